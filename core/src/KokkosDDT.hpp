@@ -1,0 +1,11 @@
+#pragma once
+// KokkosDDT: MPI derived datatypes on Kokkos. Build a Datatype with the MPI constructors (or from a View), commit it,
+// and pack/unpack it on any Kokkos execution space with one launch.
+
+#include "KokkosDDT_Error.hpp"
+#include "KokkosDDT_Datatype.hpp"
+#include "KokkosDDT_Constructors.hpp"
+#include "KokkosDDT_Primitives.hpp"
+#include "KokkosDDT_ViewDatatype.hpp"
+#include "KokkosDDT_Pack.hpp"
+#include "KokkosDDT_Version.hpp"

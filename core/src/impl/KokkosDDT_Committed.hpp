@@ -1,0 +1,72 @@
+#pragma once
+// A committed type: its serialized descriptor on the host, and copies of it in each memory space it was used from
+// (made on first use, cached, and released at Kokkos::finalize or when the type dies).
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <typeindex>
+#include <type_traits>
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+
+#include "impl/KokkosDDT_Descriptor.hpp"
+
+namespace KokkosDDT::Impl {
+
+struct TypeNode;
+
+struct CommittedType {
+  std::vector<Node> nodes;  // preorder; nodes[0] is the root
+  std::vector<std::int64_t> lookaside;
+  std::int64_t size = 0;
+  std::int64_t extent = 0;
+  int word_single = 1;    // widest word for count == 1
+  int word_repeated = 1;  // ... for count > 1 (the extent must be a multiple too)
+  std::string layout;     // the normalized layout tree, rendered (describe(), tests)
+  std::uint64_t id = 0;   // unique for the process lifetime: the device-copy cache key
+
+  CommittedType();
+  ~CommittedType();
+  CommittedType(const CommittedType&) = delete;
+  CommittedType& operator=(const CommittedType&) = delete;
+};
+
+// Normalizes and serializes (commit's work; linear in the type's description).
+std::shared_ptr<const CommittedType> commit_type(const TypeNode& type);
+
+// The descriptor as Views in MemSpace.
+template <class MemSpace>
+struct Descriptor {
+  Kokkos::View<const Node*, MemSpace> nodes;
+  Kokkos::View<const std::int64_t*, MemSpace> lookaside;
+};
+
+// Type-erased cache of device copies, keyed by (CommittedType::id, memory space).
+std::shared_ptr<const void> find_descriptor(std::uint64_t id, std::type_index space);
+std::shared_ptr<const void> store_descriptor(std::uint64_t id, std::type_index space, std::shared_ptr<const void> d);
+
+template <class MemSpace>
+Descriptor<MemSpace> descriptor(const CommittedType& type) {
+  using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  Kokkos::View<const Node*, Kokkos::HostSpace, Unmanaged> host_nodes(type.nodes.data(), type.nodes.size());
+  Kokkos::View<const std::int64_t*, Kokkos::HostSpace, Unmanaged> host_lookaside(type.lookaside.data(),
+                                                                                 type.lookaside.size());
+  if constexpr (std::is_same_v<MemSpace, Kokkos::HostSpace>) {
+    return {host_nodes, host_lookaside};  // the host arrays themselves: no copy
+  } else {
+    const std::type_index key(typeid(MemSpace));
+    if (auto found = find_descriptor(type.id, key)) return *static_cast<const Descriptor<MemSpace>*>(found.get());
+    Kokkos::View<Node*, MemSpace> nodes(Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosDDT::descriptor"),
+                                        type.nodes.size());
+    Kokkos::View<std::int64_t*, MemSpace> lookaside(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosDDT::lookaside"), type.lookaside.size());
+    Kokkos::deep_copy(nodes, host_nodes);
+    Kokkos::deep_copy(lookaside, host_lookaside);
+    auto made = std::make_shared<const Descriptor<MemSpace>>(Descriptor<MemSpace>{nodes, lookaside});
+    return *static_cast<const Descriptor<MemSpace>*>(store_descriptor(type.id, key, made).get());
+  }
+}
+
+}  // namespace KokkosDDT::Impl

@@ -1,0 +1,73 @@
+#pragma once
+// The layout tree: a type lowered to five kinds of node that say only where bytes are (no MPI combiners left), which
+// the normalization passes simplify and the serializer writes out.
+//
+//   Contig        `size` contiguous bytes at `disp`
+//   Strided       `count` blocks, block i at disp + i * stride
+//   IndexedBlock  `count` blocks, block i at disp + disps[i]
+//   Indexed       `count` blocks, block i at disp + disps[i], holding lens[i] elements
+//   Struct        fields: field i at disp + fields[i].disp, holding fields[i].len elements of its own child
+//
+// A block holds `blocklength` elements (Indexed: lens[i]) one element extent apart. An element is one instance of
+// `child`, or, when `child` is null (a terminal node), `elem` dense bytes, so a terminal block is one contiguous run.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace KokkosDDT::Impl {
+
+struct TypeNode;
+
+enum class LayoutKind { Contig, Strided, IndexedBlock, Indexed, Struct };
+
+struct LayoutNode;
+using LayoutPtr = std::unique_ptr<LayoutNode>;
+
+struct LayoutField {
+  std::int64_t len = 0;   // elements
+  std::int64_t disp = 0;  // bytes
+  LayoutPtr child;        // null: terminal, elements are `elem` dense bytes
+  std::int64_t elem = 0;
+
+  std::int64_t elem_size() const;
+  std::int64_t elem_extent() const;
+};
+
+struct LayoutNode {
+  LayoutKind kind = LayoutKind::Contig;
+  std::int64_t disp = 0;    // bytes added on entering the node
+  std::int64_t size = 0;    // packed bytes of one instance
+  std::int64_t extent = 0;  // distance between consecutive instances when a parent repeats this node
+
+  LayoutPtr child;  // Strided, IndexedBlock, Indexed; null: terminal
+  std::int64_t elem = 0;
+  std::int64_t count = 0;
+  std::int64_t blocklength = 1;     // Strided, IndexedBlock
+  std::int64_t stride = 0;          // Strided
+  std::vector<std::int64_t> lens;   // Indexed
+  std::vector<std::int64_t> disps;  // IndexedBlock, Indexed
+  std::vector<LayoutField> fields;  // Struct
+
+  bool terminal() const { return child == nullptr; }
+  std::int64_t elem_size() const { return child ? child->size : elem; }
+  std::int64_t elem_extent() const { return child ? child->extent : elem; }
+  LayoutPtr clone() const;
+};
+
+inline std::int64_t LayoutField::elem_size() const { return child ? child->size : elem; }
+inline std::int64_t LayoutField::elem_extent() const { return child ? child->extent : elem; }
+
+LayoutPtr make_contig(std::int64_t disp, std::int64_t size, std::int64_t extent);
+
+// A type's layout exactly as constructed (no simplification yet).
+LayoutPtr lower(const TypeNode& type);
+
+// A compact one-line rendering, e.g. "strided(n=4,s=64,e=16B)"; structurally equal layouts render equally.
+std::string to_string(const LayoutNode& node);
+
+// Number of nodes in the tree (what the serializer will emit).
+std::int64_t node_count(const LayoutNode& node);
+
+}  // namespace KokkosDDT::Impl

@@ -1,0 +1,139 @@
+#pragma once
+// The one pack/unpack kernel: a TeamPolicy over tiles of the packed stream. Each team copies the fixed-length
+// descriptor into level-0 scratch once, then its threads resolve positions with the point-based traversal and copy
+// words. Direction only swaps source and destination.
+
+#include <cstdint>
+#include <cstring>
+
+#include <Kokkos_Core.hpp>
+
+#include "KokkosDDT_LaunchTraits.hpp"
+#include "impl/KokkosDDT_Committed.hpp"
+#include "impl/KokkosDDT_Traversal.hpp"
+
+namespace KokkosDDT::Impl {
+
+enum class Direction { Pack, Unpack };
+
+template <int W>
+struct alignas(W) Word {
+  unsigned char bytes[W];
+};
+
+// Copies n bytes (a multiple of W; both pointers W-aligned).
+template <int W>
+KOKKOS_FORCEINLINE_FUNCTION void copy_bytes(char* dst, const char* src, std::int64_t n) {
+  KOKKOS_IF_ON_HOST((if (n >= 256) {
+    std::memcpy(dst, src, n);
+    return;
+  } for (std::int64_t i = 0; i < n; i += W) std::memcpy(dst + i, src + i, W);))
+  KOKKOS_IF_ON_DEVICE((for (std::int64_t i = 0; i < n; i += W) {
+    *reinterpret_cast<Word<W>*>(dst + i) = *reinterpret_cast<const Word<W>*>(src + i);
+  }))
+}
+
+template <class ExecSpace, Direction Dir, int W>
+struct TraversalKernel {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  using MemSpace = typename ExecSpace::memory_space;
+
+  Kokkos::View<const Node*, MemSpace> nodes;
+  Kokkos::View<const std::int64_t*, MemSpace> lookaside;
+  char* user;    // the typed buffer (origin of displacement 0)
+  char* packed;  // holds stream bytes [begin, end)
+  std::int64_t begin, end, tile;
+  bool cache_descriptor;
+
+  KOKKOS_FUNCTION void move(char* user_at, char* packed_at, std::int64_t n) const {
+    if constexpr (Dir == Direction::Pack)
+      copy_bytes<W>(packed_at, user_at, n);
+    else
+      copy_bytes<W>(user_at, packed_at, n);
+  }
+
+  KOKKOS_FUNCTION const Node* team_descriptor(const Member& team) const {
+    if (!cache_descriptor) return nodes.data();
+    const int words = static_cast<int>(nodes.extent(0) * sizeof(Node) / sizeof(Word<16>));
+    auto* scratch = static_cast<Word<16>*>(team.team_scratch(0).get_shmem(words * sizeof(Word<16>)));
+    const auto* global = reinterpret_cast<const Word<16>*>(nodes.data());
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, words), [&](int i) { scratch[i] = global[i]; });
+    team.team_barrier();
+    return reinterpret_cast<const Node*>(scratch);
+  }
+
+  // One thread, consecutive positions: locate once, then walk the terminal node's blocks.
+  KOKKOS_FUNCTION void walk_runs(const Node* desc, std::int64_t p, std::int64_t stop) const {
+    const std::int64_t* la = lookaside.data();
+    while (p < stop) {
+      const Hit h = locate_in_count(desc, la, p);
+      std::int64_t inner = h.inner;
+      for (std::int64_t b = h.block; b < h.node->count; ++b) {
+        const Span s = block_span(h.node, la, b, h.base);
+        if (s.length == 0) break;  // a derived struct field: locate again
+        const std::int64_t n = Kokkos::min(s.length - inner, stop - p);
+        move(user + s.offset + inner, packed + (p - begin), n);
+        p += n;
+        inner = 0;
+        if (p >= stop) break;
+      }
+    }
+  }
+
+  // Many threads, interleaved words: thread r takes words r, r + T, r + 2T, ... of the tile.
+  KOKKOS_FUNCTION void interleave_words(const Node* desc, std::int64_t p, std::int64_t stop, std::int64_t step) const {
+    const std::int64_t* la = lookaside.data();
+    for (; p < stop; p += step) {
+      const Hit h = locate_in_count(desc, la, p);
+      const Span s = block_span(h.node, la, h.block, h.base);
+      move(user + s.offset + h.inner, packed + (p - begin), W);
+    }
+  }
+
+  KOKKOS_FUNCTION void operator()(const Member& team) const {
+    const Node* desc = team_descriptor(team);
+    const std::int64_t first = begin + team.league_rank() * tile;
+    const std::int64_t stop = Kokkos::min(end, first + tile);
+    if (team.team_size() == 1)
+      walk_runs(desc, first, stop);
+    else
+      interleave_words(desc, first + std::int64_t(team.team_rank()) * W, stop, std::int64_t(team.team_size()) * W);
+  }
+};
+
+// Moves stream bytes [begin, end) of `type` between `user` and `packed` on `space` (asynchronously).
+template <class ExecSpace, Direction Dir, int W>
+void launch_traversal(const ExecSpace& space, const CommittedType& type, char* user, char* packed, std::int64_t begin,
+                      std::int64_t end) {
+  using Traits = LaunchTraits<ExecSpace>;
+  using Kernel = TraversalKernel<ExecSpace, Dir, W>;
+  const auto d = descriptor<typename ExecSpace::memory_space>(type);
+  const std::int64_t tile = Traits::tile_bytes(space, end - begin, W);
+  const std::int64_t teams = (end - begin + tile - 1) / tile;
+  const std::int64_t descriptor_bytes = static_cast<std::int64_t>(type.nodes.size() * sizeof(Node));
+  const bool cache = descriptor_bytes <= Traits::max_scratch_descriptor;
+  Kernel kernel{d.nodes, d.lookaside, user, packed, begin, end, tile, cache};
+  typename Kernel::Policy policy(space, static_cast<int>(teams), Traits::team_size());
+  if (cache) policy.set_scratch_size(0, Kokkos::PerTeam(descriptor_bytes));
+  Kokkos::parallel_for(Dir == Direction::Pack ? "KokkosDDT::pack" : "KokkosDDT::unpack", policy, kernel);
+}
+
+template <class ExecSpace, Direction Dir>
+void launch_traversal(const ExecSpace& space, const CommittedType& type, char* user, char* packed, std::int64_t begin,
+                      std::int64_t end, int word) {
+  switch (word) {
+    case 16:
+      return launch_traversal<ExecSpace, Dir, 16>(space, type, user, packed, begin, end);
+    case 8:
+      return launch_traversal<ExecSpace, Dir, 8>(space, type, user, packed, begin, end);
+    case 4:
+      return launch_traversal<ExecSpace, Dir, 4>(space, type, user, packed, begin, end);
+    case 2:
+      return launch_traversal<ExecSpace, Dir, 2>(space, type, user, packed, begin, end);
+    default:
+      return launch_traversal<ExecSpace, Dir, 1>(space, type, user, packed, begin, end);
+  }
+}
+
+}  // namespace KokkosDDT::Impl

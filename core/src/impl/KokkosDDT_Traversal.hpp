@@ -1,0 +1,117 @@
+#pragma once
+// The point-based traversal (jenkins-tpds14, Algorithms 1-2): from a packed byte position alone, find where that byte
+// lives in the user buffer. No state is carried between positions, so any thread can start anywhere; the same code
+// serves pack and unpack and every execution space.
+//
+// locate() descends the serialized tree, at each level dividing the position by the element size (a multiply-high,
+// see Divisor) or binary-searching a prefix sum (Indexed, Struct), until it reaches a terminal block: a contiguous
+// run. It returns that block, so that a caller walking consecutive positions can step to the next block of the same
+// node in O(1) (block_span) instead of descending again.
+
+#include <cstdint>
+
+#include <Kokkos_Macros.hpp>
+
+#include "impl/KokkosDDT_Descriptor.hpp"
+
+namespace KokkosDDT::Impl {
+
+// Position p of a type's packed stream, resolved to a terminal block.
+struct Hit {
+  const Node* node;    // the terminal node
+  std::int64_t block;  // block index within it
+  std::int64_t base;   // user-buffer offset of the node's origin (its disp included)
+  std::int64_t inner;  // bytes into the block
+};
+
+// A contiguous run of the user buffer: [offset, offset + length).
+struct Span {
+  std::int64_t offset;
+  std::int64_t length;  // 0: block `b` is not terminal (a Struct field with a derived child)
+};
+
+// Largest b in [0, count) with prefix[b] <= p (blocks are non-empty, so prefix is strictly increasing).
+KOKKOS_FORCEINLINE_FUNCTION std::int64_t find_block(const std::int64_t* prefix, std::int64_t count, std::int64_t p) {
+  std::int64_t lo = 0, hi = count;
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (prefix[mid] <= p)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+// Block b of terminal node n whose origin is at `base`.
+KOKKOS_FORCEINLINE_FUNCTION Span block_span(const Node* n, const std::int64_t* la, std::int64_t b, std::int64_t base) {
+  const std::int64_t* look = la + n->lookaside;
+  switch (n->kind) {
+    case kContig:
+      return {base, n->size};
+    case kStrided:
+      return {base + b * n->stride, n->elem};
+    case kIndexedBlock:
+      return {base + look[b], n->elem};
+    case kIndexed:
+      return {base + look[n->count + 1 + b], look[b + 1] - look[b]};
+    default:  // kStruct: terminal fields only
+      if (look[2 * n->count + 1 + b] >= 0) return {0, 0};
+      return {base + look[n->count + 1 + b], look[b + 1] - look[b]};
+  }
+}
+
+// Resolves packed byte p, 0 <= p < nodes[0].size, of one instance.
+KOKKOS_INLINE_FUNCTION Hit locate(const Node* nodes, const std::int64_t* la, std::int64_t p) {
+  const Node* n = nodes;
+  std::int64_t off = 0;
+  while (true) {
+    off += n->disp;
+    const std::int64_t* look = la + n->lookaside;
+    std::int64_t b = 0;
+    switch (n->kind) {
+      case kContig:
+        return {n, 0, off, p};
+      case kStrided:
+      case kIndexedBlock:
+        b = n->div_elem.divide(p);
+        p -= b * n->elem;
+        if (n->child < 0) return {n, b, off, p};
+        off += n->kind == kStrided ? b * n->stride : look[b];
+        n = nodes + n->child;
+        continue;
+      case kIndexed: {
+        b = find_block(look, n->count, p);
+        p -= look[b];
+        if (n->child < 0) return {n, b, off, p};
+        const std::int64_t e = n->div_elem.divide(p);
+        p -= e * n->elem;
+        off += look[n->count + 1 + b] + e * n->elem_extent;
+        n = nodes + n->child;
+        continue;
+      }
+      default: {  // kStruct
+        b = find_block(look, n->count, p);
+        p -= look[b];
+        const std::int64_t c = look[2 * n->count + 1 + b];
+        if (c < 0) return {n, b, off, p};
+        const Node* child = nodes + c;
+        const std::int64_t e = child->div_size.divide(p);
+        p -= e * child->size;
+        off += look[n->count + 1 + b] + e * child->extent;
+        n = child;
+        continue;
+      }
+    }
+  }
+}
+
+// Resolves packed byte p of `count` instances laid out one extent apart.
+KOKKOS_INLINE_FUNCTION Hit locate_in_count(const Node* nodes, const std::int64_t* la, std::int64_t p) {
+  const std::int64_t instance = nodes[0].div_size.divide(p);
+  Hit h = locate(nodes, la, p - instance * nodes[0].size);
+  h.base += instance * nodes[0].extent;
+  return h;
+}
+
+}  // namespace KokkosDDT::Impl

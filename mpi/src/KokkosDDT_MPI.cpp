@@ -1,0 +1,435 @@
+#include "KokkosDDT_MPI.hpp"
+
+#include <complex>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <vector>
+
+#include "KokkosDDT_Constructors.hpp"
+#include "KokkosDDT_Primitives.hpp"
+#include "impl/KokkosDDT_TypeNode.hpp"
+
+#if MPI_VERSION >= 4
+#define KOKKOSDDT_MPI_LARGE_COUNT 1
+#else
+#define KOKKOSDDT_MPI_LARGE_COUNT 0
+#endif
+
+namespace KokkosDDT::MPI {
+
+namespace {
+
+using Impl::throw_error;
+using Impl::TypeNode;
+
+void check(int rc, const char* where, const char* call) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  throw_error(ErrorCode::MPI, where, "", std::string(call) + " failed: " + std::string(text, len));
+}
+
+#if KOKKOSDDT_MPI_LARGE_COUNT
+using Count = MPI_Count;
+std::vector<Count> counts(const std::vector<std::int64_t>& v) { return std::vector<Count>(v.begin(), v.end()); }
+#else
+using Count = int;
+std::vector<Count> counts(const std::vector<std::int64_t>& v) {
+  std::vector<Count> out;
+  for (std::int64_t x : v) {
+    if (x > std::numeric_limits<int>::max() || x < std::numeric_limits<int>::min())
+      throw_error(ErrorCode::Unsupported, "KokkosDDT::MPI::to_mpi", "", "a count beyond int needs MPI-4");
+    out.push_back(static_cast<int>(x));
+  }
+  return out;
+}
+#endif
+[[maybe_unused]] Count count(std::int64_t x) { return counts({x})[0]; }
+
+// The MPI handles made for one export, one per type node: a child shared by several fields maps to one handle, so
+// MPI sees the same sharing (MPICH builds a struct whose fields are all one type as hindexed, without padding).
+class Builder {
+ public:
+  ~Builder() {
+    for (auto& [node, handle] : made_)
+      if (handle != result_) MPI_Type_free(&handle);
+  }
+  MPI_Datatype build(const TypeNode& n);
+  MPI_Datatype release(const TypeNode& root) {  // the root's handle now belongs to the caller
+    result_ = made_.at(&root);
+    return result_;
+  }
+
+ private:
+  MPI_Datatype make(const TypeNode& n);
+  MPI_Datatype child(const TypeNode& n, std::size_t i) { return build(n.child(i)); }
+  std::map<const TypeNode*, MPI_Datatype> made_;
+  MPI_Datatype result_ = MPI_DATATYPE_NULL;
+};
+
+MPI_Datatype Builder::build(const TypeNode& n) {
+  if (n.combiner == Combiner::Named && n.primitive != Primitive::Opaque) return to_mpi(n.primitive);
+  auto found = made_.find(&n);
+  if (found != made_.end()) return found->second;
+  MPI_Datatype t = make(n);
+  made_.emplace(&n, t);
+  return t;
+}
+
+MPI_Datatype Builder::make(const TypeNode& n) {
+  const char* where = "KokkosDDT::MPI::to_mpi";
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  switch (n.combiner) {
+    case Combiner::Named:  // Opaque
+#if KOKKOSDDT_MPI_LARGE_COUNT
+      check(MPI_Type_contiguous_c(n.size, MPI_BYTE, &t), where, "MPI_Type_contiguous_c");
+#else
+      check(MPI_Type_contiguous(count(n.size), MPI_BYTE, &t), where, "MPI_Type_contiguous");
+#endif
+      break;
+    case Combiner::Dup:
+      check(MPI_Type_dup(child(n, 0), &t), where, "MPI_Type_dup");
+      break;
+#if KOKKOSDDT_MPI_LARGE_COUNT
+    case Combiner::Contiguous:
+      check(MPI_Type_contiguous_c(n.count, child(n, 0), &t), where, "MPI_Type_contiguous_c");
+      break;
+    case Combiner::Vector:
+      check(MPI_Type_vector_c(n.count, n.blocklength, n.stride, child(n, 0), &t), where, "MPI_Type_vector_c");
+      break;
+    case Combiner::Hvector:
+      check(MPI_Type_create_hvector_c(n.count, n.blocklength, n.stride, child(n, 0), &t), where,
+            "MPI_Type_create_hvector_c");
+      break;
+    case Combiner::Indexed: {
+      auto bl = counts(n.blocklengths), d = counts(n.displacements);
+      check(MPI_Type_indexed_c(n.count, bl.data(), d.data(), child(n, 0), &t), where, "MPI_Type_indexed_c");
+      break;
+    }
+    case Combiner::Hindexed: {
+      auto bl = counts(n.blocklengths), d = counts(n.displacements);
+      check(MPI_Type_create_hindexed_c(n.count, bl.data(), d.data(), child(n, 0), &t), where,
+            "MPI_Type_create_hindexed_c");
+      break;
+    }
+    case Combiner::IndexedBlock: {
+      auto d = counts(n.displacements);
+      check(MPI_Type_create_indexed_block_c(n.count, n.blocklength, d.data(), child(n, 0), &t), where,
+            "MPI_Type_create_indexed_block_c");
+      break;
+    }
+    case Combiner::HindexedBlock: {
+      auto d = counts(n.displacements);
+      check(MPI_Type_create_hindexed_block_c(n.count, n.blocklength, d.data(), child(n, 0), &t), where,
+            "MPI_Type_create_hindexed_block_c");
+      break;
+    }
+    case Combiner::Subarray: {
+      auto sz = counts(n.sizes), sub = counts(n.subsizes), st = counts(n.starts);
+      check(MPI_Type_create_subarray_c(static_cast<int>(sz.size()), sz.data(), sub.data(), st.data(),
+                                       n.order == Order::C ? MPI_ORDER_C : MPI_ORDER_FORTRAN, child(n, 0), &t),
+            where, "MPI_Type_create_subarray_c");
+      break;
+    }
+    case Combiner::Struct: {
+      auto bl = counts(n.blocklengths), d = counts(n.displacements);
+      std::vector<MPI_Datatype> types;
+      for (std::size_t i = 0; i < n.children.size(); ++i) types.push_back(child(n, i));
+      check(MPI_Type_create_struct_c(n.count, bl.data(), d.data(), types.data(), &t), where,
+            "MPI_Type_create_struct_c");
+      break;
+    }
+    case Combiner::Resized:
+      check(MPI_Type_create_resized_c(child(n, 0), n.resized_lb, n.resized_extent, &t), where,
+            "MPI_Type_create_resized_c");
+      break;
+#else
+    case Combiner::Contiguous:
+      check(MPI_Type_contiguous(count(n.count), child(n, 0), &t), where, "MPI_Type_contiguous");
+      break;
+    case Combiner::Vector:
+      check(MPI_Type_vector(count(n.count), count(n.blocklength), count(n.stride), child(n, 0), &t), where,
+            "MPI_Type_vector");
+      break;
+    case Combiner::Hvector:
+      check(MPI_Type_create_hvector(count(n.count), count(n.blocklength), n.stride, child(n, 0), &t), where,
+            "MPI_Type_create_hvector");
+      break;
+    case Combiner::Indexed: {
+      auto bl = counts(n.blocklengths), d = counts(n.displacements);
+      check(MPI_Type_indexed(count(n.count), bl.data(), d.data(), child(n, 0), &t), where, "MPI_Type_indexed");
+      break;
+    }
+    case Combiner::Hindexed: {
+      auto bl = counts(n.blocklengths);
+      std::vector<MPI_Aint> d(n.displacements.begin(), n.displacements.end());
+      check(MPI_Type_create_hindexed(count(n.count), bl.data(), d.data(), child(n, 0), &t), where,
+            "MPI_Type_create_hindexed");
+      break;
+    }
+    case Combiner::IndexedBlock: {
+      auto d = counts(n.displacements);
+      check(MPI_Type_create_indexed_block(count(n.count), count(n.blocklength), d.data(), child(n, 0), &t), where,
+            "MPI_Type_create_indexed_block");
+      break;
+    }
+    case Combiner::HindexedBlock: {
+      std::vector<MPI_Aint> d(n.displacements.begin(), n.displacements.end());
+      check(MPI_Type_create_hindexed_block(count(n.count), count(n.blocklength), d.data(), child(n, 0), &t), where,
+            "MPI_Type_create_hindexed_block");
+      break;
+    }
+    case Combiner::Subarray: {
+      auto sz = counts(n.sizes), sub = counts(n.subsizes), st = counts(n.starts);
+      check(MPI_Type_create_subarray(static_cast<int>(sz.size()), sz.data(), sub.data(), st.data(),
+                                     n.order == Order::C ? MPI_ORDER_C : MPI_ORDER_FORTRAN, child(n, 0), &t),
+            where, "MPI_Type_create_subarray");
+      break;
+    }
+    case Combiner::Struct: {
+      auto bl = counts(n.blocklengths);
+      std::vector<MPI_Aint> d(n.displacements.begin(), n.displacements.end());
+      std::vector<MPI_Datatype> types;
+      for (std::size_t i = 0; i < n.children.size(); ++i) types.push_back(child(n, i));
+      check(MPI_Type_create_struct(count(n.count), bl.data(), d.data(), types.data(), &t), where,
+            "MPI_Type_create_struct");
+      break;
+    }
+    case Combiner::Resized:
+      check(MPI_Type_create_resized(child(n, 0), n.resized_lb, n.resized_extent, &t), where, "MPI_Type_create_resized");
+      break;
+#endif
+  }
+  return t;
+}
+
+// ------------------------------------------------------------------------------------------- import
+
+struct NamedEntry {
+  MPI_Datatype mpi;
+  Datatype (*make)();
+};
+
+template <class T>
+Datatype make_primitive() {
+  return primitive<T>();
+}
+
+Datatype named_from_mpi(MPI_Datatype t) {
+  static const NamedEntry table[] = {
+      {MPI_BYTE, [] { return byte(); }},
+      {MPI_PACKED, [] { return byte(); }},
+      {MPI_CHAR, make_primitive<char>},
+      {MPI_SIGNED_CHAR, make_primitive<signed char>},
+      {MPI_UNSIGNED_CHAR, make_primitive<unsigned char>},
+      {MPI_C_BOOL, make_primitive<bool>},
+      {MPI_CXX_BOOL, make_primitive<bool>},
+      {MPI_SHORT, make_primitive<short>},
+      {MPI_UNSIGNED_SHORT, make_primitive<unsigned short>},
+      {MPI_INT, make_primitive<int>},
+      {MPI_UNSIGNED, make_primitive<unsigned>},
+      {MPI_LONG, make_primitive<long>},
+      {MPI_UNSIGNED_LONG, make_primitive<unsigned long>},
+      {MPI_LONG_LONG, make_primitive<long long>},
+      {MPI_UNSIGNED_LONG_LONG, make_primitive<unsigned long long>},
+      {MPI_INT8_T, make_primitive<std::int8_t>},
+      {MPI_INT16_T, make_primitive<std::int16_t>},
+      {MPI_INT32_T, make_primitive<std::int32_t>},
+      {MPI_INT64_T, make_primitive<std::int64_t>},
+      {MPI_UINT8_T, make_primitive<std::uint8_t>},
+      {MPI_UINT16_T, make_primitive<std::uint16_t>},
+      {MPI_UINT32_T, make_primitive<std::uint32_t>},
+      {MPI_UINT64_T, make_primitive<std::uint64_t>},
+      {MPI_AINT, make_primitive<MPI_Aint>},
+      {MPI_OFFSET, make_primitive<MPI_Offset>},
+      {MPI_COUNT, make_primitive<MPI_Count>},
+      {MPI_FLOAT, make_primitive<float>},
+      {MPI_DOUBLE, make_primitive<double>},
+      {MPI_C_FLOAT_COMPLEX, make_primitive<std::complex<float>>},
+      {MPI_C_DOUBLE_COMPLEX, make_primitive<std::complex<double>>},
+      {MPI_CXX_FLOAT_COMPLEX, make_primitive<std::complex<float>>},
+      {MPI_CXX_DOUBLE_COMPLEX, make_primitive<std::complex<double>>},
+  };
+  for (const auto& e : table)
+    if (e.mpi == t) return e.make();
+  char name[MPI_MAX_OBJECT_NAME] = "?";
+  int len = 0;
+  MPI_Type_get_name(t, name, &len);
+  throw_error(ErrorCode::Unsupported, "KokkosDDT::MPI::from_mpi", "type",
+              std::string("is the named MPI type ") + name + ", which has no KokkosDDT primitive");
+}
+
+// MPI_Type_get_contents, with large-count (MPI-4 _c) and classic layouts read through one interface.
+struct Contents {
+  int combiner = MPI_COMBINER_NAMED;
+  std::vector<int> ints;
+  std::vector<MPI_Aint> addrs;
+  std::vector<std::int64_t> large;  // MPI_Count entries (MPI-4 types built with _c constructors)
+  std::vector<MPI_Datatype> types;
+  bool is_large() const { return !large.empty(); }
+};
+
+Contents contents(MPI_Datatype t) {
+  const char* where = "KokkosDDT::MPI::from_mpi";
+  Contents c;
+#if KOKKOSDDT_MPI_LARGE_COUNT
+  MPI_Count ni, na, nl, nt;
+  check(MPI_Type_get_envelope_c(t, &ni, &na, &nl, &nt, &c.combiner), where, "MPI_Type_get_envelope_c");
+  if (c.combiner == MPI_COMBINER_NAMED) return c;
+  c.ints.resize(ni);
+  c.addrs.resize(na);
+  std::vector<MPI_Count> l(nl);
+  c.types.resize(nt);
+  check(MPI_Type_get_contents_c(t, ni, na, nl, nt, c.ints.data(), c.addrs.data(), l.data(), c.types.data()), where,
+        "MPI_Type_get_contents_c");
+  c.large.assign(l.begin(), l.end());
+#else
+  int ni, na, nt;
+  check(MPI_Type_get_envelope(t, &ni, &na, &nt, &c.combiner), where, "MPI_Type_get_envelope");
+  if (c.combiner == MPI_COMBINER_NAMED) return c;
+  c.ints.resize(ni);
+  c.addrs.resize(na);
+  c.types.resize(nt);
+  check(MPI_Type_get_contents(t, ni, na, nt, c.ints.data(), c.addrs.data(), c.types.data()), where,
+        "MPI_Type_get_contents");
+#endif
+  return c;
+}
+
+// Imports and frees (when derived) each datatype get_contents returned. A handle returned for several fields is
+// imported once, so the fields share one type, as they do in MPI (which matters for struct padding).
+std::vector<Datatype> import_children(std::vector<MPI_Datatype>& types) {
+  std::vector<Datatype> out;
+  std::map<MPI_Datatype, Datatype> imported;
+  for (MPI_Datatype& t : types) {
+    auto found = imported.find(t);
+    const bool derived = contents(t).combiner != MPI_COMBINER_NAMED;
+    out.push_back(found != imported.end() ? found->second : imported.emplace(t, from_mpi(t)).first->second);
+    if (derived) MPI_Type_free(&t);
+  }
+  return out;
+}
+
+template <class T>
+std::vector<std::int64_t> slice(const std::vector<T>& v, std::size_t first, std::size_t n) {
+  return std::vector<std::int64_t>(v.begin() + first, v.begin() + first + n);
+}
+
+}  // namespace
+
+MPI_Datatype to_mpi(Primitive p) {
+  switch (p) {
+    case Primitive::Byte:
+      return MPI_BYTE;
+    case Primitive::Char:
+      return MPI_CHAR;
+    case Primitive::Bool:
+      return MPI_C_BOOL;
+    case Primitive::Int8:
+      return MPI_INT8_T;
+    case Primitive::Int16:
+      return MPI_INT16_T;
+    case Primitive::Int32:
+      return MPI_INT32_T;
+    case Primitive::Int64:
+      return MPI_INT64_T;
+    case Primitive::UInt8:
+      return MPI_UINT8_T;
+    case Primitive::UInt16:
+      return MPI_UINT16_T;
+    case Primitive::UInt32:
+      return MPI_UINT32_T;
+    case Primitive::UInt64:
+      return MPI_UINT64_T;
+    case Primitive::Float:
+      return MPI_FLOAT;
+    case Primitive::Double:
+      return MPI_DOUBLE;
+    case Primitive::ComplexFloat:
+      return MPI_C_FLOAT_COMPLEX;
+    case Primitive::ComplexDouble:
+      return MPI_C_DOUBLE_COMPLEX;
+    case Primitive::Opaque:
+      return MPI_DATATYPE_NULL;
+  }
+  return MPI_DATATYPE_NULL;
+}
+
+MPI_Datatype to_mpi(const Datatype& type) {
+  const TypeNode& n = type.node("KokkosDDT::MPI::to_mpi");
+  MPI_Datatype result;
+  if (n.combiner == Combiner::Named && n.primitive != Primitive::Opaque) {
+    // A named primitive: hand out a duplicate the caller can free like any other result.
+    check(MPI_Type_dup(to_mpi(n.primitive), &result), "KokkosDDT::MPI::to_mpi", "MPI_Type_dup");
+  } else {
+    Builder builder;
+    builder.build(n);
+    result = builder.release(n);
+  }
+  check(MPI_Type_commit(&result), "KokkosDDT::MPI::to_mpi", "MPI_Type_commit");
+  return result;
+}
+
+Datatype from_mpi(MPI_Datatype type) {
+  const char* where = "KokkosDDT::MPI::from_mpi";
+  if (type == MPI_DATATYPE_NULL) throw_error(ErrorCode::NullDatatype, where, "type", "is MPI_DATATYPE_NULL");
+  Contents c = contents(type);
+  if (c.combiner == MPI_COMBINER_NAMED) return named_from_mpi(type);
+  std::vector<Datatype> children = import_children(c.types);
+  const bool L = c.is_large();
+  const auto& I = c.ints;
+  const auto& A = c.addrs;
+  const auto& C = c.large;
+  switch (c.combiner) {
+    case MPI_COMBINER_DUP:
+      return dup(children[0]);
+    case MPI_COMBINER_CONTIGUOUS:
+      return contiguous(L ? C[0] : I[0], children[0]);
+    case MPI_COMBINER_VECTOR:
+      return L ? vector(C[0], C[1], C[2], children[0]) : vector(I[0], I[1], I[2], children[0]);
+    case MPI_COMBINER_HVECTOR:
+      return L ? hvector(C[0], C[1], C[2], children[0]) : hvector(I[0], I[1], A[0], children[0]);
+    case MPI_COMBINER_INDEXED: {
+      const std::size_t n = L ? C[0] : I[0];
+      return L ? indexed(slice(C, 1, n), slice(C, 1 + n, n), children[0])
+               : indexed(slice(I, 1, n), slice(I, 1 + n, n), children[0]);
+    }
+    case MPI_COMBINER_HINDEXED: {
+      const std::size_t n = L ? C[0] : I[0];
+      return L ? hindexed(slice(C, 1, n), slice(C, 1 + n, n), children[0])
+               : hindexed(slice(I, 1, n), slice(A, 0, n), children[0]);
+    }
+    case MPI_COMBINER_INDEXED_BLOCK: {
+      const std::size_t n = L ? C[0] : I[0];
+      return L ? indexed_block(C[1], slice(C, 2, n), children[0]) : indexed_block(I[1], slice(I, 2, n), children[0]);
+    }
+    case MPI_COMBINER_HINDEXED_BLOCK: {
+      const std::size_t n = L ? C[0] : I[0];
+      return L ? hindexed_block(C[1], slice(C, 2, n), children[0]) : hindexed_block(I[1], slice(A, 0, n), children[0]);
+    }
+    case MPI_COMBINER_SUBARRAY: {
+      const std::size_t d = I[0];
+      const int order = L ? I[1] : I[1 + 3 * d];
+      const Order o = order == MPI_ORDER_C ? Order::C : Order::Fortran;
+      return L ? subarray(slice(C, 0, d), slice(C, d, d), slice(C, 2 * d, d), o, children[0])
+               : subarray(slice(I, 1, d), slice(I, 1 + d, d), slice(I, 1 + 2 * d, d), o, children[0]);
+    }
+    case MPI_COMBINER_STRUCT: {
+      const std::size_t n = L ? C[0] : I[0];
+      return L ? struct_type(slice(C, 1, n), slice(C, 1 + n, n), children)
+               : struct_type(slice(I, 1, n), slice(A, 0, n), children);
+    }
+    case MPI_COMBINER_RESIZED:
+      return L ? resized(children[0], C[0], C[1]) : resized(children[0], A[0], A[1]);
+    default:
+      break;
+  }
+  throw_error(ErrorCode::Unsupported, where, "type",
+              "uses MPI combiner " + std::to_string(c.combiner) +
+                  " (darray or a Fortran-90 type), which KokkosDDT "
+                  "does not import");
+}
+
+}  // namespace KokkosDDT::MPI

@@ -1,0 +1,64 @@
+// The serialized descriptor: preorder node array plus lookaside, and the traversal over it checked byte by byte
+// against the reference flattening (no kernel involved).
+#include "support/Catch.hpp"
+#include "support/RandomTypes.hpp"
+#include "support/Reference.hpp"
+#include "impl/KokkosDDT_Committed.hpp"
+#include "impl/KokkosDDT_Traversal.hpp"
+
+using namespace KokkosDDT;
+using namespace KokkosDDT::Impl;
+
+namespace {
+std::shared_ptr<const CommittedType> committed(Datatype t) { return t.commit().committed("test"); }
+}  // namespace
+
+TEST_CASE("serialize: fixed-length nodes in preorder, variable data in the lookaside", "[serialize]") {
+  auto v = committed(vector(4, 1, 3, primitive<double>()));
+  REQUIRE(v->nodes.size() == 1);
+  CHECK(v->nodes[0].kind == kStrided);
+  CHECK(v->nodes[0].child == -1);
+  CHECK(v->nodes[0].count == 4);
+  CHECK(v->nodes[0].stride == 24);
+  CHECK(v->nodes[0].elem == 8);
+  CHECK(v->lookaside.empty());
+
+  auto x = committed(indexed({1, 3, 2}, {0, 10, 4}, primitive<double>()));
+  REQUIRE(x->nodes.size() == 1);
+  CHECK(x->nodes[0].kind == kIndexed);
+  CHECK(x->lookaside == std::vector<std::int64_t>{0, 8, 32, 48, 0, 80, 32});  // prefix bytes, then displacements
+
+  Datatype a = vector(2, 1, 2, primitive<double>()), b = vector(3, 1, 2, primitive<std::int32_t>());
+  auto s = committed(struct_type({1, 1, 1}, {0, 64, 128}, {a, primitive<char>(), b}));
+  REQUIRE(s->nodes.size() == 3);
+  CHECK(s->nodes[0].kind == kStruct);
+  CHECK(s->nodes[1].kind == kStrided);  // field 0's child, then field 2's: preorder
+  CHECK(s->nodes[2].kind == kStrided);
+  const std::int64_t la = s->nodes[0].lookaside;
+  CHECK(std::vector<std::int64_t>(s->lookaside.begin() + la, s->lookaside.begin() + la + 10) ==
+        std::vector<std::int64_t>{0, 16, 17, 29, 0, 64, 128, 1, -1, 2});
+}
+
+TEST_CASE("traversal: locate() agrees with the reference for every packed byte", "[serialize][random]") {
+  Test::TypeGenerator gen(99);
+  for (int i = 0; i < 1500; ++i) {
+    Datatype t = gen.next().type;
+    const std::int64_t count = 1 + i % 3;
+    auto c = committed(t);
+    INFO(t.describe() << " layout " << c->layout << " count " << count);
+    // Expected user offset of each packed byte.
+    std::vector<std::int64_t> expected;
+    for (const auto& r : Test::flatten(t, count))
+      for (std::int64_t k = 0; k < r.length; ++k) expected.push_back(r.offset + k);
+    REQUIRE(static_cast<std::int64_t>(expected.size()) == count * t.size());
+    for (std::int64_t p = 0; p < static_cast<std::int64_t>(expected.size()); ++p) {
+      const Hit h = locate_in_count(c->nodes.data(), c->lookaside.data(), p);
+      const Span s = block_span(h.node, c->lookaside.data(), h.block, h.base);
+      REQUIRE(s.length > h.inner);
+      REQUIRE(s.offset + h.inner == expected[p]);
+      // The rest of the run is contiguous in the reference too.
+      const std::int64_t rest = std::min<std::int64_t>(s.length - h.inner, expected.size() - p);
+      REQUIRE(expected[p + rest - 1] == expected[p] + rest - 1);
+    }
+  }
+}
