@@ -10,33 +10,47 @@ using namespace KokkosDDT;
 using namespace KokkosDDT::Impl;
 
 namespace {
-std::shared_ptr<const CommittedType> committed(Datatype t) { return t.commit().committed("test"); }
+// Keeps the types alive for the test's duration: a committed form lives as long as its type.
+std::vector<Datatype> keep;
+const CommittedType* committed(Datatype t) {
+  keep.push_back(t.commit());
+  return &t.committed("test");
+}
 }  // namespace
 
 TEST_CASE("serialize: fixed-length nodes in preorder, variable data in the lookaside", "[serialize]") {
+  // nodes[0] is always the instance level: instances one extent apart.
   auto v = committed(vector(4, 1, 3, primitive<double>()));
-  REQUIRE(v->nodes.size() == 1);
+  REQUIRE(v->nodes.size() == 2);
   CHECK(v->nodes[0].kind == kStrided);
-  CHECK(v->nodes[0].child == -1);
-  CHECK(v->nodes[0].count == 4);
-  CHECK(v->nodes[0].stride == 24);
-  CHECK(v->nodes[0].elem == 8);
+  CHECK(v->nodes[0].stride == v->extent);
+  CHECK(v->nodes[0].child == 1);
+  CHECK(v->nodes[1].kind == kStrided);
+  CHECK(v->nodes[1].child == -1);
+  CHECK(v->nodes[1].count == 4);
+  CHECK(v->nodes[1].stride == 24);
+  CHECK(v->nodes[1].elem == 8);
   CHECK(v->lookaside.empty());
 
+  // A dense type folds into the instance level: one run for any count.
+  auto c = committed(contiguous(5, primitive<double>()));
+  REQUIRE(c->nodes.size() == 1);
+  CHECK(c->nodes[0].kind == kContig);
+
   auto x = committed(indexed({1, 3, 2}, {0, 10, 4}, primitive<double>()));
-  REQUIRE(x->nodes.size() == 1);
-  CHECK(x->nodes[0].kind == kIndexed);
+  REQUIRE(x->nodes.size() == 2);
+  CHECK(x->nodes[1].kind == kIndexed);
   CHECK(x->lookaside == std::vector<std::int64_t>{0, 8, 32, 48, 0, 80, 32});  // prefix bytes, then displacements
 
   Datatype a = vector(2, 1, 2, primitive<double>()), b = vector(3, 1, 2, primitive<std::int32_t>());
   auto s = committed(struct_type({1, 1, 1}, {0, 64, 128}, {a, primitive<char>(), b}));
-  REQUIRE(s->nodes.size() == 3);
-  CHECK(s->nodes[0].kind == kStruct);
-  CHECK(s->nodes[1].kind == kStrided);  // field 0's child, then field 2's: preorder
-  CHECK(s->nodes[2].kind == kStrided);
-  const std::int64_t la = s->nodes[0].lookaside;
+  REQUIRE(s->nodes.size() == 4);
+  CHECK(s->nodes[1].kind == kStruct);
+  CHECK(s->nodes[2].kind == kStrided);  // field 0's child, then field 2's: preorder
+  CHECK(s->nodes[3].kind == kStrided);
+  const std::int64_t la = s->nodes[1].lookaside;
   CHECK(std::vector<std::int64_t>(s->lookaside.begin() + la, s->lookaside.begin() + la + 10) ==
-        std::vector<std::int64_t>{0, 16, 17, 29, 0, 64, 128, 1, -1, 2});
+        std::vector<std::int64_t>{0, 16, 17, 29, 0, 64, 128, 2, -1, 3});
 }
 
 TEST_CASE("traversal: locate() agrees with the reference for every packed byte", "[serialize][random]") {
@@ -52,7 +66,7 @@ TEST_CASE("traversal: locate() agrees with the reference for every packed byte",
       for (std::int64_t k = 0; k < r.length; ++k) expected.push_back(r.offset + k);
     REQUIRE(static_cast<std::int64_t>(expected.size()) == count * t.size());
     for (std::int64_t p = 0; p < static_cast<std::int64_t>(expected.size()); ++p) {
-      const Hit h = locate_in_count(c->nodes.data(), c->lookaside.data(), p);
+      const Hit h = locate(c->nodes.data(), c->lookaside.data(), p);
       const Span s = block_span(h.node, c->lookaside.data(), h.block, h.base);
       REQUIRE(s.length > h.inner);
       REQUIRE(s.offset + h.inner == expected[p]);

@@ -32,23 +32,23 @@ Combiner Datatype::combiner() const { return node("KokkosDDT::Datatype::combiner
 Datatype& Datatype::commit() {
   const TypeNode& n = node("KokkosDDT::Datatype::commit");
   std::lock_guard<std::mutex> lock(n.commit_mutex);
-  if (!n.committed) n.committed = Impl::commit_type(n);
+  if (!n.committed) {
+    n.committed = Impl::commit_type(n);
+    n.committed_fast.store(n.committed.get(), std::memory_order_release);
+  }
   return *this;
 }
 
 bool Datatype::is_committed() const {
-  if (!node_) return false;
-  std::lock_guard<std::mutex> lock(node_->commit_mutex);
-  return node_->committed != nullptr;
+  return node_ && node_->committed_fast.load(std::memory_order_acquire) != nullptr;
 }
 
-std::shared_ptr<const Impl::CommittedType> Datatype::committed(const char* where) const {
-  const TypeNode& n = node(where);
-  std::lock_guard<std::mutex> lock(n.commit_mutex);
-  if (!n.committed)
+const Impl::CommittedType& Datatype::committed(const char* where) const {
+  const Impl::CommittedType* c = node(where).committed_fast.load(std::memory_order_acquire);
+  if (!c)
     Impl::throw_error(ErrorCode::NotCommitted, where, "type",
                       "was not committed; call commit() on it before packing or unpacking");
-  return n.committed;
+  return *c;
 }
 
 namespace {

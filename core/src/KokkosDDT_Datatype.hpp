@@ -99,8 +99,8 @@ class Datatype {
   // For KokkosDDT's own layers (commit, mpi/, tests). Throws NullDatatype on a null handle.
   const Impl::TypeNode& node(const char* where = "KokkosDDT::Datatype") const;
   const std::shared_ptr<const Impl::TypeNode>& node_ptr() const noexcept { return node_; }
-  // The committed form; throws NotCommitted if commit() was not called.
-  std::shared_ptr<const Impl::CommittedType> committed(const char* where) const;
+  // The committed form, valid while this type lives; throws NotCommitted if commit() was not called.
+  const Impl::CommittedType& committed(const char* where) const;
 
  private:
   std::shared_ptr<const Impl::TypeNode> node_;

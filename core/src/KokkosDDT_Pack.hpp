@@ -49,10 +49,10 @@ template <class ExecSpace, Direction Dir>
 std::int64_t transfer(const ExecSpace& space, const char* where, const Datatype& type, std::int64_t count, char* user,
                       bool user_null_ok, char* packed, std::int64_t packed_bytes, const char* packed_name,
                       PackRange range) {
-  const auto committed = type.committed(where);
+  const Impl::CommittedType& committed = type.committed(where);
   require_nonnegative(count, where, "count");
   require_nonnegative(packed_bytes, where, packed_name);
-  const std::int64_t total = checked_mul(count, committed->size, where, "count");
+  const std::int64_t total = checked_mul(count, committed.size, where, "count");
   if (range.offset < 0 || range.offset > total)
     throw_error(ErrorCode::InvalidArgument, where, "range.offset",
                 "is " + std::to_string(range.offset) + "; the packed stream has " + std::to_string(total) + " bytes");
@@ -71,11 +71,11 @@ std::int64_t transfer(const ExecSpace& space, const char* where, const Datatype&
     throw_error(ErrorCode::NullPointer, where, Dir == Direction::Pack ? "src" : "dst",
                 "is null but " + std::to_string(n) + " bytes move (use KokkosDDT::bottom for absolute addresses)");
   // The widest word that keeps every copy aligned and inside one run.
-  std::int64_t word = count > 1 ? committed->word_repeated : committed->word_single;
+  std::int64_t word = count > 1 ? committed.word_repeated : committed.word_single;
   for (std::uint64_t v : {reinterpret_cast<std::uint64_t>(user), reinterpret_cast<std::uint64_t>(packed),
                           static_cast<std::uint64_t>(range.offset), static_cast<std::uint64_t>(n)})
     word = std::min(word, low_bit(v));
-  launch_traversal<ExecSpace, Dir>(space, *committed, user, packed, range.offset, range.offset + n,
+  launch_traversal<ExecSpace, Dir>(space, committed, user, packed, range.offset, range.offset + n,
                                    static_cast<int>(word));
   return n;
 }

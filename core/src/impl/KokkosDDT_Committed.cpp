@@ -65,14 +65,17 @@ std::shared_ptr<const CommittedType> commit_type(const TypeNode& type) {
   auto committed = std::make_shared<CommittedType>();
   LayoutPtr layout = lower(type);
   normalize(layout);
-  SerializedType s = serialize(*layout);
-  committed->nodes = std::move(s.nodes);
-  committed->lookaside = std::move(s.lookaside);
   committed->size = type.size;
   committed->extent = type.extent();
   committed->word_single = word_size(*layout, false);
   committed->word_repeated = word_size(*layout, true);
   committed->layout = to_string(*layout);
+  // The descriptor starts at the instance level, so one traversal serves any count.
+  LayoutPtr many = instances_of(std::move(layout));
+  normalize(many);
+  SerializedType s = serialize(*many);
+  committed->nodes = std::move(s.nodes);
+  committed->lookaside = std::move(s.lookaside);
   return committed;
 }
 

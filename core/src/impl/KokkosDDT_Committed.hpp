@@ -18,13 +18,13 @@ namespace KokkosDDT::Impl {
 struct TypeNode;
 
 struct CommittedType {
-  std::vector<Node> nodes;  // preorder; nodes[0] is the root
+  std::vector<Node> nodes;  // preorder; nodes[0] is the instance level (instances one extent apart), see instances_of
   std::vector<std::int64_t> lookaside;
   std::int64_t size = 0;
   std::int64_t extent = 0;
   int word_single = 1;    // widest word for count == 1
   int word_repeated = 1;  // ... for count > 1 (the extent must be a multiple too)
-  std::string layout;     // the normalized layout tree, rendered (describe(), tests)
+  std::string layout;     // the normalized layout of one instance, rendered (describe(), tests)
   std::uint64_t id = 0;   // unique for the process lifetime: the device-copy cache key
 
   CommittedType();

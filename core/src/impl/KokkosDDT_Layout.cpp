@@ -1,5 +1,6 @@
 #include "impl/KokkosDDT_Layout.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "impl/KokkosDDT_TypeNode.hpp"
@@ -128,6 +129,18 @@ LayoutPtr lower(const TypeNode& type) {
     }
   }
   return make_contig(0, type.size, type.extent());
+}
+
+LayoutPtr instances_of(LayoutPtr type) {
+  auto n = std::make_unique<LayoutNode>();
+  n->kind = LayoutKind::Strided;
+  n->count = type->size > 0 ? std::max<std::int64_t>(1, (std::int64_t(1) << 62) / type->size) : 1;
+  n->stride = type->extent;
+  n->size = n->count * type->size;
+  n->extent = 0;  // never stepped
+  n->elem = type->size;
+  n->child = std::move(type);
+  return n;
 }
 
 namespace {

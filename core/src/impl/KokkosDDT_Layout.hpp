@@ -64,6 +64,11 @@ LayoutPtr make_contig(std::int64_t disp, std::int64_t size, std::int64_t extent)
 // A type's layout exactly as constructed (no simplification yet).
 LayoutPtr lower(const TypeNode& type);
 
+// The layout of consecutive instances of `type` one extent apart: a strided level over it, so that the traversal
+// resolves the instance like any other level and walks from one instance into the next. Its count is the most
+// instances a packed stream can hold (2^62 bytes), so counts multiplied by normalization cannot overflow.
+LayoutPtr instances_of(LayoutPtr type);
+
 // A compact one-line rendering, e.g. "strided(n=4,s=64,e=16B)"; structurally equal layouts render equally.
 std::string to_string(const LayoutNode& node);
 

@@ -10,6 +10,7 @@
 
 #include "KokkosDDT_LaunchTraits.hpp"
 #include "impl/KokkosDDT_Committed.hpp"
+#include "impl/KokkosDDT_Cursor.hpp"
 #include "impl/KokkosDDT_Traversal.hpp"
 
 namespace KokkosDDT::Impl {
@@ -21,13 +22,26 @@ struct alignas(W) Word {
   unsigned char bytes[W];
 };
 
-// Copies n bytes (a multiple of W; both pointers W-aligned).
+// Copies n bytes (a multiple of W; both pointers W-aligned). Devices move aligned W-byte words; hosts, where
+// unaligned moves are cheap, copy short runs with inlined fixed-size moves, the last one overlapping (run lengths
+// repeat, so the branches predict), and long runs with memcpy.
 template <int W>
 KOKKOS_FORCEINLINE_FUNCTION void copy_bytes(char* dst, const char* src, std::int64_t n) {
-  KOKKOS_IF_ON_HOST((if (n >= 256) {
-    std::memcpy(dst, src, n);
-    return;
-  } for (std::int64_t i = 0; i < n; i += W) std::memcpy(dst + i, src + i, W);))
+  KOKKOS_IF_ON_HOST((
+      if (n == W) { std::memcpy(dst, src, W); } else if (n >= 256) {
+        std::memcpy(dst, src, n);
+      } else if (n >= 32) {  // 32-byte moves, the last one overlapping its predecessor (src and dst never overlap)
+        for (std::int64_t i = 0; i < n - 32; i += 32) std::memcpy(dst + i, src + i, 32);
+        std::memcpy(dst + n - 32, src + n - 32, 32);
+      } else if (n >= 16) {
+        std::memcpy(dst, src, 16);
+        std::memcpy(dst + n - 16, src + n - 16, 16);
+      } else if (n >= 8) {
+        std::memcpy(dst, src, 8);
+        std::memcpy(dst + n - 8, src + n - 8, 8);
+      } else {
+        for (std::int64_t i = 0; i < n; ++i) dst[i] = src[i];
+      }))
   KOKKOS_IF_ON_DEVICE((for (std::int64_t i = 0; i < n; i += W) {
     *reinterpret_cast<Word<W>*>(dst + i) = *reinterpret_cast<const Word<W>*>(src + i);
   }))
@@ -63,29 +77,68 @@ struct TraversalKernel {
     return reinterpret_cast<const Node*>(scratch);
   }
 
-  // One thread, consecutive positions: locate once, then walk the terminal node's blocks.
+  // One thread, consecutive positions: locate the first one, then walk each terminal node's blocks with pointer
+  // increments (a hand-written loop's inner loop) and let the cursor find the next terminal node.
   KOKKOS_FUNCTION void walk_runs(const Node* desc, std::int64_t p, std::int64_t stop) const {
-    const std::int64_t* la = lookaside.data();
-    while (p < stop) {
-      const Hit h = locate_in_count(desc, la, p);
-      std::int64_t inner = h.inner;
-      for (std::int64_t b = h.block; b < h.node->count; ++b) {
-        const Span s = block_span(h.node, la, b, h.base);
-        if (s.length == 0) break;  // a derived struct field: locate again
-        const std::int64_t n = Kokkos::min(s.length - inner, stop - p);
-        move(user + s.offset + inner, packed + (p - begin), n);
-        p += n;
-        inner = 0;
-        if (p >= stop) break;
-      }
+    Cursor cursor(desc, lookaside.data());
+    Hit h = cursor.seek(p);
+    while (true) {
+      bool exhausted = false;
+      p = walk_node(h, p, stop, exhausted);
+      if (p >= stop) return;
+      if (!exhausted || !cursor.next(h)) h = cursor.seek(p);
     }
+  }
+
+  // Copies from h on to the end of its terminal node (exhausted = true) or to `stop`, or up to a Struct field with
+  // a derived child (the caller locates that one). Returns the new position.
+  KOKKOS_FUNCTION std::int64_t walk_node(const Hit& h, std::int64_t p, std::int64_t stop, bool& exhausted) const {
+    const Node* n = h.node;
+    char* k = packed + (p - begin);
+    if (n->kind == kStrided) {
+      const std::int64_t elem = n->elem, stride = n->stride;
+      char* u = user + h.base + h.block * stride;
+      const std::int64_t len = Kokkos::min(elem - h.inner, stop - p);  // the first block may be entered midway
+      move(u + h.inner, k, len);
+      p += len;
+      if (p >= stop) return p;
+      k += len;
+      u += stride;
+      const std::int64_t left = n->count - h.block - 1;
+      const std::int64_t full = Kokkos::min(left, (stop - p) / elem);
+      if (elem == W) {
+        for (std::int64_t i = 0; i < full; ++i, u += stride, k += W) move(u, k, W);
+      } else {
+        for (std::int64_t i = 0; i < full; ++i, u += stride, k += elem) move(u, k, elem);
+      }
+      p += full * elem;
+      if (full == left) {
+        exhausted = true;
+        return p;
+      }
+      move(u, k, stop - p);  // the tile ends inside the next block
+      return stop;
+    }
+    std::int64_t inner = h.inner;  // other kinds: one block_span per block
+    for (std::int64_t b = h.block; b < n->count; ++b) {
+      const Span s = block_span(n, lookaside.data(), b, h.base);
+      if (s.length == 0) return p;  // a derived struct field
+      const std::int64_t len = Kokkos::min(s.length - inner, stop - p);
+      move(user + s.offset + inner, k, len);
+      p += len;
+      if (p >= stop) return p;
+      k += len;
+      inner = 0;
+    }
+    exhausted = true;
+    return p;
   }
 
   // Many threads, interleaved words: thread r takes words r, r + T, r + 2T, ... of the tile.
   KOKKOS_FUNCTION void interleave_words(const Node* desc, std::int64_t p, std::int64_t stop, std::int64_t step) const {
     const std::int64_t* la = lookaside.data();
     for (; p < stop; p += step) {
-      const Hit h = locate_in_count(desc, la, p);
+      const Hit h = locate(desc, la, p);
       const Span s = block_span(h.node, la, h.block, h.base);
       move(user + s.offset + h.inner, packed + (p - begin), W);
     }
@@ -114,9 +167,19 @@ void launch_traversal(const ExecSpace& space, const CommittedType& type, char* u
   const std::int64_t descriptor_bytes = static_cast<std::int64_t>(type.nodes.size() * sizeof(Node));
   const bool cache = descriptor_bytes <= Traits::max_scratch_descriptor;
   Kernel kernel{d.nodes, d.lookaside, user, packed, begin, end, tile, cache};
+  const char* label = Dir == Direction::Pack ? "KokkosDDT::pack" : "KokkosDDT::unpack";
+  if constexpr (Traits::inline_single_team) {
+    if (teams == 1) {  // one tile: the same walk on the calling thread, without a fork/join
+      const bool tools = Kokkos::Tools::profileLibraryLoaded();
+      if (tools) Kokkos::Profiling::pushRegion(label);  // tools still see the operation
+      kernel.walk_runs(d.nodes.data(), begin, end);
+      if (tools) Kokkos::Profiling::popRegion();
+      return;
+    }
+  }
   typename Kernel::Policy policy(space, static_cast<int>(teams), Traits::team_size());
   if (cache) policy.set_scratch_size(0, Kokkos::PerTeam(descriptor_bytes));
-  Kokkos::parallel_for(Dir == Direction::Pack ? "KokkosDDT::pack" : "KokkosDDT::unpack", policy, kernel);
+  Kokkos::parallel_for(label, policy, kernel);
 }
 
 template <class ExecSpace, Direction Dir>

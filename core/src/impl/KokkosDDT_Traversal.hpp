@@ -61,8 +61,22 @@ KOKKOS_FORCEINLINE_FUNCTION Span block_span(const Node* n, const std::int64_t* l
   }
 }
 
-// Resolves packed byte p, 0 <= p < nodes[0].size, of one instance.
-KOKKOS_INLINE_FUNCTION Hit locate(const Node* nodes, const std::int64_t* la, std::int64_t p) {
+// One non-terminal level on the way down to a terminal block: which element of `node` a position lies in.
+struct Level {
+  const Node* node;
+  std::int64_t block;   // block (Struct: field) index
+  std::int64_t elem;    // element within the block (Indexed, Struct; 0 where blocks hold one element)
+  std::int64_t origin;  // user-buffer offset of the node's origin (its disp included)
+};
+
+struct NoPath {
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(const Level&) const {}
+};
+
+// Resolves packed byte p, 0 <= p < nodes[0].size (the descriptor's root is the instance level, so p may lie in any
+// instance). `path` sees each non-terminal level passed on the way (Cursor records them; the default ignores them).
+template <class Path = NoPath>
+KOKKOS_INLINE_FUNCTION Hit locate(const Node* nodes, const std::int64_t* la, std::int64_t p, Path&& path = Path()) {
   const Node* n = nodes;
   std::int64_t off = 0;
   while (true) {
@@ -77,6 +91,7 @@ KOKKOS_INLINE_FUNCTION Hit locate(const Node* nodes, const std::int64_t* la, std
         b = n->div_elem.divide(p);
         p -= b * n->elem;
         if (n->child < 0) return {n, b, off, p};
+        path(Level{n, b, 0, off});
         off += n->kind == kStrided ? b * n->stride : look[b];
         n = nodes + n->child;
         continue;
@@ -86,6 +101,7 @@ KOKKOS_INLINE_FUNCTION Hit locate(const Node* nodes, const std::int64_t* la, std
         if (n->child < 0) return {n, b, off, p};
         const std::int64_t e = n->div_elem.divide(p);
         p -= e * n->elem;
+        path(Level{n, b, e, off});
         off += look[n->count + 1 + b] + e * n->elem_extent;
         n = nodes + n->child;
         continue;
@@ -98,20 +114,13 @@ KOKKOS_INLINE_FUNCTION Hit locate(const Node* nodes, const std::int64_t* la, std
         const Node* child = nodes + c;
         const std::int64_t e = child->div_size.divide(p);
         p -= e * child->size;
+        path(Level{n, b, e, off});
         off += look[n->count + 1 + b] + e * child->extent;
         n = child;
         continue;
       }
     }
   }
-}
-
-// Resolves packed byte p of `count` instances laid out one extent apart.
-KOKKOS_INLINE_FUNCTION Hit locate_in_count(const Node* nodes, const std::int64_t* la, std::int64_t p) {
-  const std::int64_t instance = nodes[0].div_size.divide(p);
-  Hit h = locate(nodes, la, p - instance * nodes[0].size);
-  h.base += instance * nodes[0].extent;
-  return h;
 }
 
 }  // namespace KokkosDDT::Impl

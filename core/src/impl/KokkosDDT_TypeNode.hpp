@@ -2,6 +2,7 @@
 // The description behind a Datatype handle: the constructor tree exactly as the user built it (what
 // MPI_Type_get_contents returns), plus the properties MPI defines on it, computed once at construction.
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -38,9 +39,11 @@ struct TypeNode {
   std::int64_t extent() const { return ub - lb; }
   const TypeNode& child(std::size_t i = 0) const { return *children[i]; }
 
-  // Commit state, shared by every handle to this node.
+  // Commit state, shared by every handle to this node. `committed_fast` mirrors `committed` once it is set, so the
+  // pack path reads it without a lock or a reference count (the node owns it for its whole life).
   mutable std::mutex commit_mutex;
   mutable std::shared_ptr<const CommittedType> committed;
+  mutable std::atomic<const CommittedType*> committed_fast{nullptr};
 };
 
 // Size, alignment and signature element of each named primitive.
