@@ -48,6 +48,7 @@ struct LaunchTraits {
       constexpr std::int64_t min_tile = std::int64_t(64) << 10;
       if (total <= min_tile) return min_tile;  // one team, and no need to ask for the thread count
       const std::int64_t threads = host_threads(space);
+      if (threads == 1) return (total + word - 1) / word * word;  // nothing to balance: one team walks it all
       const std::int64_t balanced = (total + 4 * threads - 1) / (4 * threads);
       const std::int64_t tile = std::max<std::int64_t>(min_tile, balanced);
       return (tile + word - 1) / word * word;

@@ -210,7 +210,7 @@ int main(int argc, char* argv[]) {
     auto ddt = [&](const Host& space) {
       return [&, space] {
         KokkosDDT::pack(space, src.data(), c.count, c.type, out.data(), bytes);
-        space.fence();
+        space.fence("bench");  // a short label: Kokkos builds a std::string from it on every fence
       };
     };
     // Correctness first: each producer's bytes against the hand loop's.

@@ -28,7 +28,7 @@ struct alignas(W) Word {
 template <int W>
 KOKKOS_FORCEINLINE_FUNCTION void copy_bytes(char* dst, const char* src, std::int64_t n) {
   KOKKOS_IF_ON_HOST((
-      if (n == W) { std::memcpy(dst, src, W); } else if (n >= 256) {
+      if (n == W) { std::memcpy(dst, src, W); } else if (n >= 128) {
         std::memcpy(dst, src, n);
       } else if (n >= 32) {  // 32-byte moves, the last one overlapping its predecessor (src and dst never overlap)
         for (std::int64_t i = 0; i < n - 32; i += 32) std::memcpy(dst + i, src + i, 32);
@@ -45,6 +45,17 @@ KOKKOS_FORCEINLINE_FUNCTION void copy_bytes(char* dst, const char* src, std::int
   KOKKOS_IF_ON_DEVICE((for (std::int64_t i = 0; i < n; i += W) {
     *reinterpret_cast<Word<W>*>(dst + i) = *reinterpret_cast<const Word<W>*>(src + i);
   }))
+}
+
+// Runs of 9-15 and 17-31 bytes (the seed's 17-byte struct): two overlapping moves on hosts, words on devices.
+KOKKOS_FORCEINLINE_FUNCTION void copy_8_16(char* dst, const char* src, std::int64_t n) {
+  KOKKOS_IF_ON_HOST((std::memcpy(dst, src, 8); std::memcpy(dst + n - 8, src + n - 8, 8);))
+  KOKKOS_IF_ON_DEVICE((for (std::int64_t i = 0; i < n; ++i) dst[i] = src[i];))
+}
+
+KOKKOS_FORCEINLINE_FUNCTION void copy_16_32(char* dst, const char* src, std::int64_t n) {
+  KOKKOS_IF_ON_HOST((std::memcpy(dst, src, 16); std::memcpy(dst + n - 16, src + n - 16, 16);))
+  KOKKOS_IF_ON_DEVICE((for (std::int64_t i = 0; i < n; ++i) dst[i] = src[i];))
 }
 
 template <class ExecSpace, Direction Dir, int W>
@@ -77,6 +88,18 @@ struct TraversalKernel {
     return reinterpret_cast<const Node*>(scratch);
   }
 
+  // `count` runs of `elem` bytes, `stride` apart in the user buffer, consecutive in the packed one.
+  template <class Copy>
+  KOKKOS_FUNCTION void strided_loop(char* u, char* k, std::int64_t stride, std::int64_t count, const Copy& copy,
+                                    std::int64_t elem) const {
+    for (std::int64_t i = 0; i < count; ++i, u += stride, k += elem) {
+      if constexpr (Dir == Direction::Pack)
+        copy(k, u);
+      else
+        copy(u, k);
+    }
+  }
+
   // One thread, consecutive positions: locate the first one, then walk each terminal node's blocks with pointer
   // increments (a hand-written loop's inner loop) and let the cursor find the next terminal node.
   KOKKOS_FUNCTION void walk_runs(const Node* desc, std::int64_t p, std::int64_t stop) const {
@@ -106,12 +129,22 @@ struct TraversalKernel {
       u += stride;
       const std::int64_t left = n->count - h.block - 1;
       const std::int64_t full = Kokkos::min(left, (stop - p) / elem);
-      if (elem == W) {
-        for (std::int64_t i = 0; i < full; ++i, u += stride, k += W) move(u, k, W);
-      } else {
-        for (std::int64_t i = 0; i < full; ++i, u += stride, k += elem) move(u, k, elem);
-      }
+      // The run length is fixed for the whole loop: pick its copy once, outside the loop.
+      if (elem == W)
+        strided_loop(
+            u, k, stride, full, [](char* d, const char* s) { copy_bytes<W>(d, s, W); }, W);
+      else if (elem < 16 && elem > 8)
+        strided_loop(
+            u, k, stride, full, [elem](char* d, const char* s) { copy_8_16(d, s, elem); }, elem);
+      else if (elem < 32 && elem > 16)
+        strided_loop(
+            u, k, stride, full, [elem](char* d, const char* s) { copy_16_32(d, s, elem); }, elem);
+      else
+        strided_loop(
+            u, k, stride, full, [elem](char* d, const char* s) { copy_bytes<W>(d, s, elem); }, elem);
       p += full * elem;
+      u += full * stride;
+      k += full * elem;
       if (full == left) {
         exhausted = true;
         return p;
