@@ -201,7 +201,7 @@ int main(int argc, char* argv[]) {
   bool all_correct = true, all_goals = true;
   for (const Case& c : cases) {
     const std::int64_t bytes = c.count * c.type.size();
-    MPI_Datatype m = KokkosDDT::MPI::to_mpi(c.type);
+    MPI_Datatype m = KokkosDDT::mpi::to_mpi(c.type);
     auto hand_loop = [&] { c.hand(src.data(), ref.data()); };
     auto mpi_pack = [&] {
       int position = 0;

@@ -11,8 +11,8 @@ TEST_CASE("mpi: export then import keeps every property and the layout", "[mpi]"
   Test::TypeGenerator gen(31337);
   for (int i = 0; i < 500; ++i) {
     Datatype t = gen.next().type;
-    MPI_Datatype m = KokkosDDT::MPI::to_mpi(t);
-    Datatype back = KokkosDDT::MPI::from_mpi(m);
+    MPI_Datatype m = KokkosDDT::mpi::to_mpi(t);
+    Datatype back = KokkosDDT::mpi::from_mpi(m);
     MPI_Type_free(&m);
     INFO(t.describe() << " -> " << back.describe());
     // A named primitive comes back as a dup of it (to_mpi hands out a handle the caller may free).
@@ -43,7 +43,7 @@ TEST_CASE("mpi: classic MPI constructors import", "[mpi]") {
   int ibl[3] = {1, 0, 2}, idisp[3] = {4, 0, -2};
   MPI_Type_indexed(3, ibl, idisp, MPI_SHORT, &idx);
   for (MPI_Datatype m : {v, s, sub, idx}) {
-    Datatype t = KokkosDDT::MPI::from_mpi(m);
+    Datatype t = KokkosDDT::mpi::from_mpi(m);
     MPI_Aint lb, extent;
     int size;
     MPI_Type_get_extent(m, &lb, &extent);
@@ -53,15 +53,15 @@ TEST_CASE("mpi: classic MPI constructors import", "[mpi]") {
     CHECK(t.lb() == lb);
     CHECK(t.extent() == extent);
   }
-  CHECK(KokkosDDT::MPI::from_mpi(v).combiner() == Combiner::Vector);
-  CHECK(KokkosDDT::MPI::from_mpi(sub).combiner() == Combiner::Subarray);
+  CHECK(KokkosDDT::mpi::from_mpi(v).combiner() == Combiner::Vector);
+  CHECK(KokkosDDT::mpi::from_mpi(sub).combiner() == Combiner::Subarray);
   for (MPI_Datatype* m : {&v, &s, &sub, &idx}) MPI_Type_free(m);
 }
 
 TEST_CASE("mpi: unsupported types and null handles are reported", "[mpi]") {
-  CHECK_THROWS_AS(KokkosDDT::MPI::from_mpi(MPI_DATATYPE_NULL), Error);
+  CHECK_THROWS_AS(KokkosDDT::mpi::from_mpi(MPI_DATATYPE_NULL), Error);
   try {
-    KokkosDDT::MPI::from_mpi(MPI_DOUBLE_INT);
+    KokkosDDT::mpi::from_mpi(MPI_DOUBLE_INT);
     FAIL("pair types have no KokkosDDT primitive");
   } catch (const Error& e) {
     CHECK(e.code() == ErrorCode::Unsupported);
@@ -70,11 +70,11 @@ TEST_CASE("mpi: unsupported types and null handles are reported", "[mpi]") {
   MPI_Datatype darray;
   MPI_Type_create_darray(2, 0, 1, gsizes, distribs, dargs, psizes, MPI_ORDER_C, MPI_DOUBLE, &darray);
   try {
-    KokkosDDT::MPI::from_mpi(darray);
+    KokkosDDT::mpi::from_mpi(darray);
     FAIL("darray is not imported");
   } catch (const Error& e) {
     CHECK(e.code() == ErrorCode::Unsupported);
   }
   MPI_Type_free(&darray);
-  CHECK(KokkosDDT::MPI::to_mpi(Primitive::Double) == MPI_DOUBLE);
+  CHECK(KokkosDDT::mpi::to_mpi(Primitive::Double) == MPI_DOUBLE);
 }

@@ -16,7 +16,7 @@
 #define KOKKOSDDT_MPI_LARGE_COUNT 0
 #endif
 
-namespace KokkosDDT::MPI {
+namespace KokkosDDT::mpi {
 
 namespace {
 
@@ -40,7 +40,7 @@ std::vector<Count> counts(const std::vector<std::int64_t>& v) {
   std::vector<Count> out;
   for (std::int64_t x : v) {
     if (x > std::numeric_limits<int>::max() || x < std::numeric_limits<int>::min())
-      throw_error(ErrorCode::Unsupported, "KokkosDDT::MPI::to_mpi", "", "a count beyond int needs MPI-4");
+      throw_error(ErrorCode::Unsupported, "KokkosDDT::mpi::to_mpi", "", "a count beyond int needs MPI-4");
     out.push_back(static_cast<int>(x));
   }
   return out;
@@ -79,7 +79,7 @@ MPI_Datatype Builder::build(const TypeNode& n) {
 }
 
 MPI_Datatype Builder::make(const TypeNode& n) {
-  const char* where = "KokkosDDT::MPI::to_mpi";
+  const char* where = "KokkosDDT::mpi::to_mpi";
   MPI_Datatype t = MPI_DATATYPE_NULL;
   switch (n.combiner) {
     case Combiner::Named:  // Opaque
@@ -257,7 +257,7 @@ Datatype named_from_mpi(MPI_Datatype t) {
   char name[MPI_MAX_OBJECT_NAME] = "?";
   int len = 0;
   MPI_Type_get_name(t, name, &len);
-  throw_error(ErrorCode::Unsupported, "KokkosDDT::MPI::from_mpi", "type",
+  throw_error(ErrorCode::Unsupported, "KokkosDDT::mpi::from_mpi", "type",
               std::string("is the named MPI type ") + name + ", which has no KokkosDDT primitive");
 }
 
@@ -272,7 +272,7 @@ struct Contents {
 };
 
 Contents contents(MPI_Datatype t) {
-  const char* where = "KokkosDDT::MPI::from_mpi";
+  const char* where = "KokkosDDT::mpi::from_mpi";
   Contents c;
 #if KOKKOSDDT_MPI_LARGE_COUNT
   MPI_Count ni, na, nl, nt;
@@ -358,22 +358,22 @@ MPI_Datatype to_mpi(Primitive p) {
 }
 
 MPI_Datatype to_mpi(const Datatype& type) {
-  const TypeNode& n = type.node("KokkosDDT::MPI::to_mpi");
+  const TypeNode& n = type.node("KokkosDDT::mpi::to_mpi");
   MPI_Datatype result;
   if (n.combiner == Combiner::Named && n.primitive != Primitive::Opaque) {
     // A named primitive: hand out a duplicate the caller can free like any other result.
-    check(MPI_Type_dup(to_mpi(n.primitive), &result), "KokkosDDT::MPI::to_mpi", "MPI_Type_dup");
+    check(MPI_Type_dup(to_mpi(n.primitive), &result), "KokkosDDT::mpi::to_mpi", "MPI_Type_dup");
   } else {
     Builder builder;
     builder.build(n);
     result = builder.release(n);
   }
-  check(MPI_Type_commit(&result), "KokkosDDT::MPI::to_mpi", "MPI_Type_commit");
+  check(MPI_Type_commit(&result), "KokkosDDT::mpi::to_mpi", "MPI_Type_commit");
   return result;
 }
 
 Datatype from_mpi(MPI_Datatype type) {
-  const char* where = "KokkosDDT::MPI::from_mpi";
+  const char* where = "KokkosDDT::mpi::from_mpi";
   if (type == MPI_DATATYPE_NULL) throw_error(ErrorCode::NullDatatype, where, "type", "is MPI_DATATYPE_NULL");
   Contents c = contents(type);
   if (c.combiner == MPI_COMBINER_NAMED) return named_from_mpi(type);
@@ -432,4 +432,4 @@ Datatype from_mpi(MPI_Datatype type) {
                   "does not import");
 }
 
-}  // namespace KokkosDDT::MPI
+}  // namespace KokkosDDT::mpi

@@ -6,7 +6,7 @@
 
 #include "KokkosDDT_Datatype.hpp"
 
-namespace KokkosDDT::MPI {
+namespace KokkosDDT::mpi {
 
 // A new, committed MPI datatype with the same typemap (combiner by combiner). The caller frees it with
 // MPI_Type_free. Opaque primitives become contiguous MPI_BYTEs (MPI cannot know their alignment, so a struct holding
@@ -21,4 +21,4 @@ MPI_Datatype to_mpi(Primitive p);
 // parameterized types and pair types such as MPI_DOUBLE_INT; Error(MPI) when an MPI call fails.
 Datatype from_mpi(MPI_Datatype type);
 
-}  // namespace KokkosDDT::MPI
+}  // namespace KokkosDDT::mpi

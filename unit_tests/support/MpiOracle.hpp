@@ -13,7 +13,7 @@ namespace KokkosDDT::Test {
 
 struct MpiType {
   MPI_Datatype handle;
-  explicit MpiType(const Datatype& t) : handle(KokkosDDT::MPI::to_mpi(t)) {}
+  explicit MpiType(const Datatype& t) : handle(KokkosDDT::mpi::to_mpi(t)) {}
   ~MpiType() { MPI_Type_free(&handle); }
   MpiType(const MpiType&) = delete;
   MpiType& operator=(const MpiType&) = delete;

@@ -88,16 +88,21 @@ struct TraversalKernel {
     return reinterpret_cast<const Node*>(scratch);
   }
 
-  // `count` runs of `elem` bytes, `stride` apart in the user buffer, consecutive in the packed one.
-  template <class Copy>
+  // `count` runs of `elem` bytes, `stride` apart in the user buffer, consecutive in the packed one; `Unroll`
+  // copies per iteration keep more loads in flight when each run is a single word.
+  template <int Unroll, class Copy>
   KOKKOS_FUNCTION void strided_loop(char* u, char* k, std::int64_t stride, std::int64_t count, const Copy& copy,
                                     std::int64_t elem) const {
-    for (std::int64_t i = 0; i < count; ++i, u += stride, k += elem) {
+    auto one = [&](char* user_at, char* packed_at) {
       if constexpr (Dir == Direction::Pack)
-        copy(k, u);
+        copy(packed_at, user_at);
       else
-        copy(u, k);
-    }
+        copy(user_at, packed_at);
+    };
+    std::int64_t i = 0;
+    for (; i + Unroll <= count; i += Unroll, u += Unroll * stride, k += Unroll * elem)
+      for (int r = 0; r < Unroll; ++r) one(u + r * stride, k + r * elem);
+    for (; i < count; ++i, u += stride, k += elem) one(u, k);
   }
 
   // One thread, consecutive positions: locate the first one, then walk each terminal node's blocks with pointer
@@ -129,18 +134,25 @@ struct TraversalKernel {
       u += stride;
       const std::int64_t left = n->count - h.block - 1;
       const std::int64_t full = Kokkos::min(left, (stop - p) / elem);
-      // The run length is fixed for the whole loop: pick its copy once, outside the loop.
+      // The run length is fixed for the whole loop: pick its copy once, outside the loop (constant sizes let the
+      // compiler drop copy_bytes' branches).
       if (elem == W)
-        strided_loop(
+        strided_loop<4>(
             u, k, stride, full, [](char* d, const char* s) { copy_bytes<W>(d, s, W); }, W);
+      else if (elem == 2 * W)
+        strided_loop<1>(
+            u, k, stride, full, [](char* d, const char* s) { copy_bytes<W>(d, s, 2 * W); }, elem);
+      else if (elem == 4 * W)
+        strided_loop<1>(
+            u, k, stride, full, [](char* d, const char* s) { copy_bytes<W>(d, s, 4 * W); }, elem);
       else if (elem < 16 && elem > 8)
-        strided_loop(
+        strided_loop<1>(
             u, k, stride, full, [elem](char* d, const char* s) { copy_8_16(d, s, elem); }, elem);
       else if (elem < 32 && elem > 16)
-        strided_loop(
+        strided_loop<1>(
             u, k, stride, full, [elem](char* d, const char* s) { copy_16_32(d, s, elem); }, elem);
       else
-        strided_loop(
+        strided_loop<1>(
             u, k, stride, full, [elem](char* d, const char* s) { copy_bytes<W>(d, s, elem); }, elem);
       p += full * elem;
       u += full * stride;

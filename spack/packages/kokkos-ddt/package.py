@@ -1,0 +1,57 @@
+# Spack recipe for KokkosDDT. Use it with `spack repo add <KokkosDDT>/spack` and `spack install kokkos-ddt`.
+# Conventions follow spack's cabana and kokkos-fft packages: the Kokkos backends and cuda_arch of the build are
+# requested from the kokkos dependency, and every CMake option of the project is a variant.
+
+from spack.package import *
+
+
+class KokkosDdt(CMakePackage, CudaPackage):
+    """MPI derived datatypes on Kokkos: pack and unpack noncontiguous data on GPUs and CPUs from one code."""
+
+    homepage = "https://github.com/kokkosddt/kokkos-ddt"
+    git = "https://github.com/kokkosddt/kokkos-ddt.git"
+
+    maintainers("kokkosddt")
+
+    version("main", branch="main")
+
+    variant("openmp", default=True, description="Build and test for Kokkos' OpenMP backend")
+    variant("serial", default=True, description="Build and test for Kokkos' Serial backend")
+    variant("mpi", default=True, description="MPI_Datatype import/export and the MPI_Pack reference tests")
+    variant("tests", default=False, description="Build the Catch2 unit tests")
+    variant("perf_tests", default=False, description="Build the benchmarks")
+    variant("examples", default=False, description="Build the examples")
+    variant("cxxstd", default="17", values=("17", "20"), multi=False, description="C++ standard")
+
+    depends_on("cxx", type="build")
+    depends_on("cmake@3.25:", type="build")
+    depends_on("kokkos@4.5:")
+    depends_on("mpi", when="+mpi")
+    depends_on("catch2@2.13:", type="test", when="+tests")
+
+    # Propagate the backends and the GPU architecture to Kokkos.
+    depends_on("kokkos+openmp", when="+openmp")
+    depends_on("kokkos+serial", when="+serial")
+    depends_on("kokkos+cuda+cuda_lambda+wrapper", when="+cuda")
+    for _arch in CudaPackage.cuda_arch_values:
+        depends_on(f"kokkos+cuda cuda_arch={_arch}", when=f"+cuda cuda_arch={_arch}")
+    for _std in ("17", "20"):
+        depends_on(f"kokkos cxxstd={_std}", when=f"cxxstd={_std}")
+
+    conflicts("+cuda", when="cuda_arch=none", msg="KokkosDDT+cuda needs a cuda_arch")
+
+    def cmake_args(self):
+        spec = self.spec
+        args = [
+            self.define("Kokkos_ROOT", spec["kokkos"].prefix),
+            self.define_from_variant("KokkosDDT_ENABLE_MPI", "mpi"),
+            self.define_from_variant("KokkosDDT_ENABLE_TESTS", "tests"),
+            self.define_from_variant("KokkosDDT_ENABLE_PERF_TESTS", "perf_tests"),
+            self.define_from_variant("KokkosDDT_ENABLE_EXAMPLES", "examples"),
+            self.define_from_variant("CMAKE_CXX_STANDARD", "cxxstd"),
+            self.define("KokkosDDT_FETCH_KOKKOS", False),
+        ]
+        if spec.satisfies("+cuda"):
+            # Kokkos' compiler wrapper, as the kokkos package installs it.
+            args.append(self.define("CMAKE_CXX_COMPILER", spec["kokkos"].kokkos_cxx))
+        return args
