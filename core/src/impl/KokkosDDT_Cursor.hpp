@@ -32,25 +32,27 @@ class Cursor {
   // to remember (the caller seeks instead).
   KOKKOS_FUNCTION bool next(Hit& hit) {
     if (!complete_) return false;
-    // The common case first: the parent is strided and has elements left, so the next terminal block is the same
-    // node one parent stride further (a hand-written loop nest's inner loop restarting).
-    if (depth_ > 0 && hit.node->kind != kStruct) {  // (a struct's field 0 may be derived: take the general way)
-      Level& parent = levels_[depth_ - 1];
-      const Node* n = parent.node;
-      if (n->kind == kStrided && parent.block + 1 < n->count) {
-        ++parent.block;
-        hit.base += n->stride;
-        hit.block = 0;
-        hit.inner = 0;
-        return true;
-      }
-    }
+    if (next_strided(hit)) return true;
     for (int d = depth_ - 1; d >= 0; --d) {
       if (!step(levels_[d])) continue;
       depth_ = d + 1;
       return first_terminal(levels_[d], hit);
     }
     return false;  // past the last instance: never reached inside a stream
+  }
+
+  // The common case of next(): the parent is strided and has elements left, so the next terminal block is the same
+  // node one parent stride further (a hand-written loop nest's inner loop restarting). False otherwise.
+  KOKKOS_FUNCTION bool next_strided(Hit& hit) {
+    if (depth_ == 0 || hit.node->kind == kStruct) return false;  // (a struct's field 0 may be derived)
+    Level& parent = levels_[depth_ - 1];
+    const Node* n = parent.node;
+    if (n->kind != kStrided || parent.block + 1 >= n->count) return false;
+    ++parent.block;
+    hit.base += n->stride;
+    hit.block = 0;
+    hit.inner = 0;
+    return true;
   }
 
  private:

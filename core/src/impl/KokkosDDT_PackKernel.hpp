@@ -28,7 +28,7 @@ struct alignas(W) Word {
 template <int W>
 KOKKOS_FORCEINLINE_FUNCTION void copy_bytes(char* dst, const char* src, std::int64_t n) {
   KOKKOS_IF_ON_HOST((
-      if (n == W) { std::memcpy(dst, src, W); } else if (n >= 128) {
+      if (n == W) { std::memcpy(dst, src, W); } else if (n >= 256) {
         std::memcpy(dst, src, n);
       } else if (n >= 32) {  // 32-byte moves, the last one overlapping its predecessor (src and dst never overlap)
         for (std::int64_t i = 0; i < n - 32; i += 32) std::memcpy(dst + i, src + i, 32);
@@ -112,58 +112,43 @@ struct TraversalKernel {
     Hit h = cursor.seek(p);
     while (true) {
       bool exhausted = false;
-      p = walk_node(h, p, stop, exhausted);
+      p = walk_node(cursor, h, p, stop, exhausted);
       if (p >= stop) return;
       if (!exhausted || !cursor.next(h)) h = cursor.seek(p);
     }
   }
 
   // Copies from h on to the end of its terminal node (exhausted = true) or to `stop`, or up to a Struct field with
-  // a derived child (the caller locates that one). Returns the new position.
-  KOKKOS_FUNCTION std::int64_t walk_node(const Hit& h, std::int64_t p, std::int64_t stop, bool& exhausted) const {
+  // a derived child (the caller locates that one). Returns the new position. A strided node also carries on through
+  // the following instances of itself while its parent level is strided (the loop nest of a hand-written pack).
+  KOKKOS_FUNCTION std::int64_t walk_node(Cursor& cursor, Hit& h, std::int64_t p, std::int64_t stop,
+                                         bool& exhausted) const {
     const Node* n = h.node;
-    char* k = packed + (p - begin);
     if (n->kind == kStrided) {
-      const std::int64_t elem = n->elem, stride = n->stride;
-      char* u = user + h.base + h.block * stride;
-      const std::int64_t len = Kokkos::min(elem - h.inner, stop - p);  // the first block may be entered midway
-      move(u + h.inner, k, len);
-      p += len;
-      if (p >= stop) return p;
-      k += len;
-      u += stride;
-      const std::int64_t left = n->count - h.block - 1;
-      const std::int64_t full = Kokkos::min(left, (stop - p) / elem);
-      // The run length is fixed for the whole loop: pick its copy once, outside the loop (constant sizes let the
-      // compiler drop copy_bytes' branches).
+      // The run length is fixed for the whole loop nest: pick its copy once (constant sizes let the compiler drop
+      // copy_bytes' branches).
+      const std::int64_t elem = n->elem;
       if (elem == W)
-        strided_loop<4>(
-            u, k, stride, full, [](char* d, const char* s) { copy_bytes<W>(d, s, W); }, W);
-      else if (elem == 2 * W)
-        strided_loop<1>(
-            u, k, stride, full, [](char* d, const char* s) { copy_bytes<W>(d, s, 2 * W); }, elem);
-      else if (elem == 4 * W)
-        strided_loop<1>(
-            u, k, stride, full, [](char* d, const char* s) { copy_bytes<W>(d, s, 4 * W); }, elem);
-      else if (elem < 16 && elem > 8)
-        strided_loop<1>(
-            u, k, stride, full, [elem](char* d, const char* s) { copy_8_16(d, s, elem); }, elem);
-      else if (elem < 32 && elem > 16)
-        strided_loop<1>(
-            u, k, stride, full, [elem](char* d, const char* s) { copy_16_32(d, s, elem); }, elem);
-      else
-        strided_loop<1>(
-            u, k, stride, full, [elem](char* d, const char* s) { copy_bytes<W>(d, s, elem); }, elem);
-      p += full * elem;
-      u += full * stride;
-      k += full * elem;
-      if (full == left) {
-        exhausted = true;
-        return p;
-      }
-      move(u, k, stop - p);  // the tile ends inside the next block
-      return stop;
+        return walk_strided<4>(cursor, h, p, stop, exhausted, [](char* d, const char* s) { copy_bytes<W>(d, s, W); });
+      if (elem == 2 * W)
+        return walk_strided<1>(cursor, h, p, stop, exhausted,
+                               [](char* d, const char* s) { copy_bytes<W>(d, s, 2 * W); });
+      if (elem == 4 * W)
+        return walk_strided<1>(cursor, h, p, stop, exhausted,
+                               [](char* d, const char* s) { copy_bytes<W>(d, s, 4 * W); });
+      if (elem == 8 * W)
+        return walk_strided<1>(cursor, h, p, stop, exhausted,
+                               [](char* d, const char* s) { copy_bytes<W>(d, s, 8 * W); });
+      if (elem > 8 && elem < 16)
+        return walk_strided<1>(cursor, h, p, stop, exhausted,
+                               [elem](char* d, const char* s) { copy_8_16(d, s, elem); });
+      if (elem > 16 && elem < 32)
+        return walk_strided<1>(cursor, h, p, stop, exhausted,
+                               [elem](char* d, const char* s) { copy_16_32(d, s, elem); });
+      return walk_strided<1>(cursor, h, p, stop, exhausted,
+                             [elem](char* d, const char* s) { copy_bytes<W>(d, s, elem); });
     }
+    char* k = packed + (p - begin);
     std::int64_t inner = h.inner;  // other kinds: one block_span per block
     for (std::int64_t b = h.block; b < n->count; ++b) {
       const Span s = block_span(n, lookaside.data(), b, h.base);
@@ -177,6 +162,40 @@ struct TraversalKernel {
     }
     exhausted = true;
     return p;
+  }
+
+  // The strided case of walk_node: whole blocks with `copy`, partial ones (a tile's ends) with copy_bytes.
+  template <int Unroll, class Copy>
+  KOKKOS_FUNCTION std::int64_t walk_strided(Cursor& cursor, Hit& h, std::int64_t p, std::int64_t stop, bool& exhausted,
+                                            const Copy& copy) const {
+    const Node* n = h.node;
+    const std::int64_t elem = n->elem, stride = n->stride;
+    char* k = packed + (p - begin);
+    while (true) {
+      char* u = user + h.base + h.block * stride;
+      std::int64_t left = n->count - h.block;
+      if (h.inner > 0) {  // entered midway through a block
+        const std::int64_t len = Kokkos::min(elem - h.inner, stop - p);
+        move(u + h.inner, k, len);
+        p += len;
+        if (p >= stop) return p;
+        k += len;
+        u += stride;
+        --left;
+      }
+      const std::int64_t full = Kokkos::min(left, (stop - p) / elem);
+      strided_loop<Unroll>(u, k, stride, full, copy, elem);
+      p += full * elem;
+      if (full < left) {  // the tile ends inside a block
+        if (p < stop) move(u + full * stride, k + full * elem, stop - p);
+        return stop;
+      }
+      k += full * elem;
+      if (p >= stop || !cursor.next_strided(h)) {
+        exhausted = p < stop;
+        return p;
+      }
+    }
   }
 
   // Many threads, interleaved words: thread r takes words r, r + T, r + 2T, ... of the tile.
