@@ -6,7 +6,6 @@
 
 int main(int argc, char* argv[]) {
   Kokkos::ScopeGuard guard(argc, argv);
-  using Space = Kokkos::DefaultExecutionSpace;
   Kokkos::View<double**, Kokkos::LayoutRight> a("a", 100, 80);  // 100 rows of 80 doubles
   Kokkos::parallel_for(
       "fill", Kokkos::MDRangePolicy<Kokkos::Rank<2>>({0, 0}, {100, 80}),
@@ -18,7 +17,7 @@ int main(int argc, char* argv[]) {
   column.commit();  // normalize + serialize once; reuse for every pack
 
   Kokkos::View<double*> packed("packed", 100);
-  Space space;
+  Kokkos::DefaultExecutionSpace space;
   KokkosDDT::pack(space, Kokkos::subview(a, Kokkos::ALL, 7), 1, column, packed);    // enqueued on `space`
   KokkosDDT::unpack(space, packed, Kokkos::subview(a, Kokkos::ALL, 3), 1, column);  // column 7 -> column 3
   space.fence();

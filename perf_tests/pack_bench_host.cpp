@@ -190,6 +190,18 @@ int main(int argc, char* argv[]) {
       "fill", Kokkos::RangePolicy<Host>(0, max_src), KOKKOS_LAMBDA(std::int64_t i) { src(i) = char(i * 131 + 7); });
   Kokkos::fence();
 
+  // Fixed costs, for reading the small sizes: a fence alone, and a one-word pack plus its fence.
+  {
+    Datatype word = KokkosDDT::contiguous(1, KokkosDDT::primitive<double>()).commit();
+    const std::vector<double> t = time_us({[&] { one.fence("bench"); },
+                                           [&] {
+                                             KokkosDDT::pack(one, src.data(), 1, word, out.data(), 8);
+                                             one.fence("bench");
+                                           }},
+                                          o.min_seconds);
+    std::printf("fixed costs (1 thread): fence %.3f us; 8-byte pack + fence %.3f us\n", t[0], t[1]);
+  }
+
   FILE* csv = std::fopen(o.csv.c_str(), "w");
   if (!csv) {
     std::fprintf(stderr, "cannot write %s\n", o.csv.c_str());

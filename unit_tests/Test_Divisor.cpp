@@ -1,4 +1,5 @@
 // The multiply-high division used at every level of the traversal must equal plain division everywhere.
+#include <algorithm>
 #include <limits>
 #include <random>
 
@@ -32,12 +33,14 @@ TEST_CASE("divisor: magic division equals n / d", "[divisor]") {
                                      (1ll << 62) - 1,
                                      (1ll << 62) + 1,
                                      kMax};
-  for (int i = 0; i < 2000; ++i) divisors.push_back(static_cast<std::int64_t>(rng() >> (1 + rng() % 63)) + 1);
+  for (int i = 0; i < 2000; ++i)
+    divisors.push_back(std::max<std::int64_t>(1, static_cast<std::int64_t>(rng() >> (1 + rng() % 63))));
   for (std::int64_t d : divisors) {
     const Divisor div = Divisor::make(d);
-    std::vector<std::int64_t> ns{0, 1, d - 1, d, d + 1, kMax, kMax - 1, (1ll << 62)};
+    std::vector<std::int64_t> ns{0, 1, d - 1, d, d < kMax ? d + 1 : d, kMax, kMax - 1, (1ll << 62)};
     for (std::int64_t k : {2ll, 3ll, 1000ll}) {
-      if (d <= (kMax) / k) ns.insert(ns.end(), {k * d - 1, k * d, k * d + 1});
+      if (d > kMax / k) continue;
+      for (std::int64_t delta : {-1ll, 0ll, 1ll}) ns.push_back(k * d + delta);
     }
     for (int j = 0; j < 200; ++j) ns.push_back(static_cast<std::int64_t>(rng() >> (1 + rng() % 63)));
     for (std::int64_t n : ns) {
