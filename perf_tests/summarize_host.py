@@ -28,6 +28,10 @@ def load(paths):
     return {k: {m: statistics.median(v) for m, v in e.items()} for k, e in rows.items()}, threads, len(paths)
 
 
+def us(x):
+    return f"{x:.2f}" if x < 10 else f"{x:.1f}" if x < 1000 else f"{x:.0f}"
+
+
 def size_label(b):
     return f"{b // (1 << 20)} MiB" if b >= 1 << 20 else f"{b // 1024} KiB" if b >= 1024 else f"{b} B"
 
@@ -42,8 +46,8 @@ def markdown(rows, threads, runs):
         ok = vs_mpi >= 1.0 and (block < 64 or vs_hand >= 0.9)
         met += ok
         missed += not ok
-        out.append(f"| {family} | {block or '-'} | {size_label(packed)} | {t['hand']:.1f} | {t['mpi']:.1f} "
-                   f"| {t['ddt1']:.1f} | {t['ddtn']:.1f} | {vs_hand:.2f} | {vs_mpi:.2f} "
+        out.append(f"| {family} | {block or '-'} | {size_label(packed)} | {us(t['hand'])} | {us(t['mpi'])} "
+                   f"| {us(t['ddt1'])} | {us(t['ddtn'])} | {vs_hand:.2f} | {vs_mpi:.2f} "
                    f"| {t['ddt1'] / t['ddtn']:.2f} | {'met' if ok else '**missed**'} |")
     out.append("")
     out.append(f"Medians of {runs} runs. Goal (one thread): ≥ 1.0× MPI_Pack on every case and ≥ 0.9× the hand loop "
@@ -79,6 +83,22 @@ def plot(rows, path):
     fig.suptitle("KokkosDDT host pack (OpenMP) vs hand-written loops vs MPICH MPI_Pack: time vs packed size")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
+
+    # Speed relative to MPI_Pack, one thread: every family on one chart.
+    fig, ax = plt.subplots(figsize=(9, 5))
+    ax.set_prop_cycle(color=plt.cm.tab20.colors)
+    for name in names:
+        pts = sorted(panels[name])
+        ax.semilogx([p / 1024 for p, _ in pts], [t["mpi"] / t["ddt1"] for _, t in pts], "-o", markersize=3,
+                    label=name)
+    ax.axhline(1.0, color="k", linewidth=0.8)
+    ax.set_yscale("log")
+    ax.set_xlabel("packed KiB")
+    ax.set_ylabel("MPI_Pack time / KokkosDDT time (1 thread)")
+    ax.set_title("KokkosDDT speed relative to MPICH MPI_Pack (> 1: faster)")
+    ax.legend(fontsize=7, ncol=3)
+    fig.tight_layout()
+    fig.savefig(path.replace(".png", "-vs-mpi.png"), dpi=110)
 
 
 def main():
