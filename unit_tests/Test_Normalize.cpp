@@ -103,6 +103,20 @@ TEST_CASE("normalize: struct_to_indexed and merge_adjacent_blocks", "[normalize]
   CHECK(to_string(*h) == "indexed(x=164,n=2,l=[1,2],d=[0,100],strided(x=32,n=2,s=24,contig(x=8,n=8B)))");
 }
 
+TEST_CASE("normalize: struct fields are merged only when their children are the same layout", "[normalize]") {
+  // Two indexed children that agree on their first eleven blocks and differ in the twelfth (past any rendering cut).
+  std::vector<std::int64_t> bls(12, 1), d1(12), d2(12);
+  for (int i = 0; i < 12; ++i) d1[i] = d2[i] = 3 * i + i % 2;  // uneven: stays indexed_block
+  d2[11] = 40;
+  Datatype a = indexed(bls, d1, dbl()), b = indexed(bls, d2, dbl());
+  LayoutPtr s = lowered(struct_type({1, 1}, {0, 1000}, {a, b}));
+  normalize(s);
+  CHECK(s->kind == LayoutKind::Struct);
+  LayoutPtr same = lowered(struct_type({1, 1}, {0, 1000}, {a, indexed(bls, d1, dbl())}));
+  normalize(same);
+  CHECK(same->kind != LayoutKind::Struct);
+}
+
 TEST_CASE("normalize: end to end on the seed's types", "[normalize]") {
   CHECK(normalized(contiguous(1024, dbl())) == "contig(x=8192,n=8192B)");
   CHECK(normalized(vector(100, 1, 64, dbl())) == "strided(x=50696,n=100,s=512,8B)");

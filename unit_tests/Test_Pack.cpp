@@ -21,6 +21,9 @@ std::vector<Datatype> every_constructor() {
   for (int i = 0; i < 64; ++i) disps[i] = (i * 37) % 101 - 20;
   std::vector<std::int64_t> bls(64);
   for (int i = 0; i < 64; ++i) bls[i] = i % 4;
+  std::vector<std::int64_t> ones(12, 1), d1(12), d2(12);       // two children alike but for their last block
+  for (int i = 0; i < 12; ++i) d1[i] = d2[i] = 3 * i + i % 2;  // uneven: stays indexed_block
+  d2[11] = 40;
   return {
       dbl(),
       contiguous(33, primitive<std::int16_t>()),
@@ -40,6 +43,7 @@ std::vector<Datatype> every_constructor() {
       dup(subarray({8, 8}, {3, 3}, {2, 2}, Order::C, col)),
       contiguous(0, dbl()),
       vector(3, 0, 2, dbl()),
+      struct_type({1, 1}, {0, 1000}, {indexed(ones, d1, dbl()), indexed(ones, d2, dbl())}),
   };
 }
 }  // namespace

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "impl/KokkosDDT_Committed.hpp"
+#include "impl/KokkosDDT_Format.hpp"
 #include "impl/KokkosDDT_Signature.hpp"
 #include "impl/KokkosDDT_TypeNode.hpp"
 
@@ -53,17 +54,7 @@ const Impl::CommittedType& Datatype::committed(const char* where) const {
 
 namespace {
 
-void list(std::ostream& os, const std::vector<std::int64_t>& v) {
-  os << "[";
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (i == 8 && v.size() > 10) {
-      os << ", ... (" << v.size() << " entries)";
-      break;
-    }
-    os << (i ? ", " : "") << v[i];
-  }
-  os << "]";
-}
+void list(std::ostream& os, const std::vector<std::int64_t>& v) { Impl::write_list(os, v, ", "); }
 
 void describe(std::ostream& os, const TypeNode& n) {
   switch (n.combiner) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "impl/KokkosDDT_Format.hpp"
 #include "impl/KokkosDDT_TypeNode.hpp"
 
 namespace KokkosDDT::Impl {
@@ -162,15 +163,8 @@ const char* kind_name(LayoutKind k) {
 }
 
 void list(std::ostream& os, const char* name, const std::vector<std::int64_t>& v) {
-  os << "," << name << "=[";
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (i == 8 && v.size() > 10) {
-      os << "...(" << v.size() << ")";
-      break;
-    }
-    os << (i ? "," : "") << v[i];
-  }
-  os << "]";
+  os << "," << name << "=";
+  write_list(os, v, ",");
 }
 
 void render(std::ostream& os, const LayoutNode& n) {
@@ -223,6 +217,20 @@ std::string to_string(const LayoutNode& node) {
   std::ostringstream os;
   render(os, node);
   return os.str();
+}
+
+bool same_layout(const LayoutNode& a, const LayoutNode& b) {
+  if (a.kind != b.kind || a.disp != b.disp || a.size != b.size || a.extent != b.extent || a.elem != b.elem ||
+      a.count != b.count || a.blocklength != b.blocklength || a.stride != b.stride || a.lens != b.lens ||
+      a.disps != b.disps || a.fields.size() != b.fields.size() || !a.child != !b.child)
+    return false;
+  if (a.child && !same_layout(*a.child, *b.child)) return false;
+  for (std::size_t i = 0; i < a.fields.size(); ++i) {
+    const LayoutField &f = a.fields[i], &g = b.fields[i];
+    if (f.len != g.len || f.disp != g.disp || f.elem != g.elem || !f.child != !g.child) return false;
+    if (f.child && !same_layout(*f.child, *g.child)) return false;
+  }
+  return true;
 }
 
 std::int64_t node_count(const LayoutNode& node) {

@@ -69,8 +69,11 @@ LayoutPtr lower(const TypeNode& type);
 // instances a packed stream can hold (2^62 bytes), so counts multiplied by normalization cannot overflow.
 LayoutPtr instances_of(LayoutPtr type);
 
-// A compact one-line rendering, e.g. "strided(n=4,s=64,e=16B)"; structurally equal layouts render equally.
+// A compact one-line rendering for humans, e.g. "strided(x=104,n=4,s=24,8B)"; long lists are cut short.
 std::string to_string(const LayoutNode& node);
+
+// Structural equality: the same bytes in the same order, node for node.
+bool same_layout(const LayoutNode& a, const LayoutNode& b);
 
 // Number of nodes in the tree (what the serializer will emit).
 std::int64_t node_count(const LayoutNode& node);

@@ -187,9 +187,8 @@ bool struct_to_indexed(LayoutPtr& n) {
   const bool all_terminal =
       std::all_of(n->fields.begin(), n->fields.end(), [](const LayoutField& f) { return !f.child; });
   if (!all_terminal) {
-    const std::string first = n->fields[0].child ? to_string(*n->fields[0].child) : std::string();
     for (const auto& f : n->fields)
-      if (!f.child || to_string(*f.child) != first) return false;
+      if (!f.child || !n->fields[0].child || !same_layout(*f.child, *n->fields[0].child)) return false;
   }
   auto x = std::make_unique<LayoutNode>();
   x->kind = LayoutKind::Indexed;
