@@ -11,6 +11,12 @@
 #include <mpi.h>
 #endif
 
+// Under AddressSanitizer: MPICH's transport (UCX) leaks from modules it loads and unloads, which LeakSanitizer cannot
+// attribute or suppress by name; leak checking stays off for the test binaries (also when ctest lists their tests).
+#if defined(__SANITIZE_ADDRESS__)
+extern "C" const char* __asan_default_options() { return "detect_leaks=0"; }
+#endif
+
 int main(int argc, char* argv[]) {
 #if defined(KOKKOSDDT_TEST_MPI)
   MPI_Init(&argc, &argv);

@@ -220,10 +220,10 @@ struct TraversalKernel {
 };
 
 // Moves stream bytes [begin, end) of `type` between `user` and `packed` on `space` (asynchronously).
-template <class ExecSpace, Direction Dir, int W>
+// `Traits` (LaunchTraits<ExecSpace> by default) lets the tests run the device layout on a host backend.
+template <class ExecSpace, Direction Dir, int W, class Traits>
 void launch_traversal(const ExecSpace& space, const CommittedType& type, char* user, char* packed, std::int64_t begin,
                       std::int64_t end) {
-  using Traits = LaunchTraits<ExecSpace>;
   using Kernel = TraversalKernel<ExecSpace, Dir, W>;
   const auto d = descriptor<typename ExecSpace::memory_space>(type);
   const std::int64_t tile = Traits::tile_bytes(space, end - begin, W);
@@ -246,20 +246,20 @@ void launch_traversal(const ExecSpace& space, const CommittedType& type, char* u
   Kokkos::parallel_for(label, policy, kernel);
 }
 
-template <class ExecSpace, Direction Dir>
+template <class ExecSpace, Direction Dir, class Traits = LaunchTraits<ExecSpace>>
 void launch_traversal(const ExecSpace& space, const CommittedType& type, char* user, char* packed, std::int64_t begin,
                       std::int64_t end, int word) {
   switch (word) {
     case 16:
-      return launch_traversal<ExecSpace, Dir, 16>(space, type, user, packed, begin, end);
+      return launch_traversal<ExecSpace, Dir, 16, Traits>(space, type, user, packed, begin, end);
     case 8:
-      return launch_traversal<ExecSpace, Dir, 8>(space, type, user, packed, begin, end);
+      return launch_traversal<ExecSpace, Dir, 8, Traits>(space, type, user, packed, begin, end);
     case 4:
-      return launch_traversal<ExecSpace, Dir, 4>(space, type, user, packed, begin, end);
+      return launch_traversal<ExecSpace, Dir, 4, Traits>(space, type, user, packed, begin, end);
     case 2:
-      return launch_traversal<ExecSpace, Dir, 2>(space, type, user, packed, begin, end);
+      return launch_traversal<ExecSpace, Dir, 2, Traits>(space, type, user, packed, begin, end);
     default:
-      return launch_traversal<ExecSpace, Dir, 1>(space, type, user, packed, begin, end);
+      return launch_traversal<ExecSpace, Dir, 1, Traits>(space, type, user, packed, begin, end);
   }
 }
 

@@ -1,0 +1,70 @@
+// The device layout of the kernel (wide teams, threads taking interleaved words) run on this backend, so that the
+// code path GPUs take is checked on every build: random types, whole and partial, against the host reference.
+#include <algorithm>
+
+#include "support/Catch.hpp"
+#include "support/PackCheck.hpp"
+#include "support/RandomTypes.hpp"
+#include "support/TestSpace.hpp"
+
+using namespace KokkosDDT;
+
+namespace {
+
+// LaunchTraits with the device shape: as many threads per team as the space allows (Serial: 1, so this exercises
+// the host walk with tiny tiles there), a few words per thread per tile, descriptor in scratch.
+struct DeviceLayout {
+  static constexpr bool inline_single_team = false;
+  static constexpr std::int64_t max_scratch_descriptor = 16 << 10;
+  static int team_size() {
+    return std::min(4, Kokkos::TeamPolicy<Test::ExecSpace>(1, Kokkos::AUTO)
+                           .team_size_max(Impl::TraversalKernel<Test::ExecSpace, Impl::Direction::Pack, 1>{},
+                                          Kokkos::ParallelForTag()));
+  }
+  static std::int64_t tile_bytes(const Test::ExecSpace&, std::int64_t, int word) { return 3 * word * team_size(); }
+};
+
+template <Impl::Direction Dir>
+void run(const Datatype& t, std::int64_t count, char* user, char* packed, std::int64_t begin, std::int64_t end) {
+  Test::ExecSpace space;
+  const auto& c = t.committed("test");
+  std::int64_t word = count > 1 ? c.word_repeated : c.word_single;
+  for (std::uint64_t v : {reinterpret_cast<std::uint64_t>(user), reinterpret_cast<std::uint64_t>(packed),
+                          static_cast<std::uint64_t>(begin), static_cast<std::uint64_t>(end - begin)})
+    word = std::min(word, Impl::low_bit(v));
+  Impl::launch_traversal<Test::ExecSpace, Dir, DeviceLayout>(space, c, user, packed, begin, end,
+                                                             static_cast<int>(word));
+  space.fence();
+}
+
+}  // namespace
+
+TEST_CASE("device layout: interleaved words match the reference", "[pack][random]") {
+  Test::TypeGenerator gen(777);
+  for (int i = 0; i < 600; ++i) {
+    Datatype t = gen.next().type.commit();
+    const std::int64_t count = gen.pick(1, 3), total = count * t.size();
+    if (total == 0) continue;
+    INFO(t.describe() << " count " << count);
+    const auto runs = Test::flatten(t, count);
+    const auto [lo, hi] = Test::footprint(runs);
+    Test::GuardedBuffer src(hi - lo, static_cast<int>(gen.pick(0, 15)));
+    src.fill_pattern(i);
+    std::vector<char> expected(total);
+    Test::reference_pack(runs, src.data() - lo, expected.data());
+    // Pack in two ranges, so a tile boundary and a range boundary fall mid-run.
+    const std::int64_t cut = gen.pick(0, total);
+    Test::GuardedBuffer packed(total);
+    run<Impl::Direction::Pack>(t, count, src.data() - lo, packed.data(), 0, cut);
+    run<Impl::Direction::Pack>(t, count, src.data() - lo, packed.data() + cut, cut, total);
+    KOKKOSDDT_REQUIRE_BYTES(packed.data(), expected.data(), total);
+    REQUIRE(packed.guards_intact());
+    if (!Test::runs_disjoint(runs)) continue;
+    std::vector<char> want(hi - lo + 1, static_cast<char>(Test::kPoison));
+    Test::reference_unpack(runs, expected.data(), want.data() - lo);
+    Test::GuardedBuffer dst(hi - lo);
+    run<Impl::Direction::Unpack>(t, count, dst.data() - lo, expected.data(), 0, total);
+    KOKKOSDDT_REQUIRE_BYTES(dst.data(), want.data(), hi - lo);
+    REQUIRE(dst.guards_intact());
+  }
+}
