@@ -225,29 +225,29 @@ using namespace Impl;
 
 // ---------------------------------------------------------------------------------------------------- primitives
 
+static Datatype make_named(Primitive p) {
+  auto n = std::make_shared<TypeNode>();
+  n->combiner = Combiner::Named;
+  n->primitive = p;
+  n->size = n->ub = n->true_ub = primitive_size(p);
+  n->num_primitives = 1;
+  n->alignment = primitive_alignment(p);
+  n->signature = signature_of(p);
+  return Datatype(std::move(n));
+}
+
 Datatype named(Primitive p) {
-  static const Datatype table[] = {
-#define KOKKOSDDT_NAMED(P)                            \
-  [] {                                                \
-    auto n = std::make_shared<TypeNode>();            \
-    n->combiner = Combiner::Named;                    \
-    n->primitive = Primitive::P;                      \
-    n->size = primitive_size(Primitive::P);           \
-    n->ub = n->true_ub = n->size;                     \
-    n->num_primitives = 1;                            \
-    n->alignment = primitive_alignment(Primitive::P); \
-    n->signature = signature_of(Primitive::P);        \
-    return Datatype(std::move(n));                    \
-  }()
-      KOKKOSDDT_NAMED(Byte),   KOKKOSDDT_NAMED(Char),         KOKKOSDDT_NAMED(Bool),         KOKKOSDDT_NAMED(Int8),
-      KOKKOSDDT_NAMED(Int16),  KOKKOSDDT_NAMED(Int32),        KOKKOSDDT_NAMED(Int64),        KOKKOSDDT_NAMED(UInt8),
-      KOKKOSDDT_NAMED(UInt16), KOKKOSDDT_NAMED(UInt32),       KOKKOSDDT_NAMED(UInt64),       KOKKOSDDT_NAMED(Float),
-      KOKKOSDDT_NAMED(Double), KOKKOSDDT_NAMED(ComplexFloat), KOKKOSDDT_NAMED(ComplexDouble)
-#undef KOKKOSDDT_NAMED
-  };
-  if (p == Primitive::Opaque)
-    throw_error(ErrorCode::InvalidArgument, "KokkosDDT::named", "p", "is Opaque; use KokkosDDT::opaque(size, align)");
-  return table[static_cast<int>(p)];
+  constexpr int kNamed = static_cast<int>(Primitive::Opaque);  // the named kinds precede Opaque
+  const int index = static_cast<int>(p);
+  if (index < 0 || index >= kNamed)
+    throw_error(ErrorCode::InvalidArgument, "KokkosDDT::named", "p",
+                "is not a named primitive (Opaque types come from KokkosDDT::opaque(size, alignment))");
+  static const std::vector<Datatype> table = [] {  // one handle per primitive
+    std::vector<Datatype> t;
+    for (int i = 0; i < kNamed; ++i) t.push_back(make_named(static_cast<Primitive>(i)));
+    return t;
+  }();
+  return table[index];
 }
 
 Datatype opaque(std::int64_t size, std::int64_t alignment) {
