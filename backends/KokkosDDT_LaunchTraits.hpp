@@ -53,7 +53,7 @@ struct LaunchTraits {
       const std::int64_t tile = std::max<std::int64_t>(min_tile, balanced);
       return (tile + word - 1) / word * word;
     }
-    return std::int64_t(team_size()) * word * 4;
+    return std::int64_t(team_size()) * word * 8;  // 8 words per thread: two rounds of 4 in flight
   }
 
   // Largest descriptor (bytes) copied into level-0 team scratch; larger ones are read from memory directly.

@@ -11,6 +11,7 @@ using namespace KokkosDDT;
 namespace {
 #if defined(KOKKOSDDT_TEST_MPI)
 void require_like_mpich(const Datatype& t) {
+  if (!Test::mpi_is_reference()) return;  // the MPI library is not MPICH: its bounds rules differ
   INFO(t.describe());
   const Test::MpiBounds m = Test::mpi_bounds(t);
   CHECK(t.size() == m.size);
@@ -111,7 +112,7 @@ TEST_CASE("constructors: properties match MPICH on edge cases", "[types][mpi]") 
 
 TEST_CASE("constructors: properties match MPICH on random nested types", "[types][mpi][random]") {
   Test::TypeGenerator gen(7);
-  for (int i = 0; i < 3000; ++i) {
+  for (int i = 0; i < Test::scaled(3000); ++i) {
     auto r = gen.next();
     if (r.mpich_safe) require_like_mpich(r.type);
   }

@@ -41,30 +41,33 @@ void run(const Datatype& t, std::int64_t count, char* user, char* packed, std::i
 
 TEST_CASE("device layout: interleaved words match the reference", "[pack][random]") {
   Test::TypeGenerator gen(777);
-  for (int i = 0; i < 600; ++i) {
+  for (int i = 0; i < Test::scaled(600); ++i) {
     Datatype t = gen.next().type.commit();
     const std::int64_t count = gen.pick(1, 3), total = count * t.size();
     if (total == 0) continue;
     INFO(t.describe() << " count " << count);
+    using Mem = Test::ExecSpace::memory_space;
     const auto runs = Test::flatten(t, count);
     const auto [lo, hi] = Test::footprint(runs);
-    Test::GuardedBuffer src(hi - lo, static_cast<int>(gen.pick(0, 15)));
+    Test::GuardedBuffer<Mem> src(hi - lo, static_cast<int>(gen.pick(0, 15)));
     src.fill_pattern(i);
     std::vector<char> expected(total);
-    Test::reference_pack(runs, src.data() - lo, expected.data());
+    Test::reference_pack(runs, src.host() - lo, expected.data());
     // Pack in two ranges, so a tile boundary and a range boundary fall mid-run.
     const std::int64_t cut = gen.pick(0, total);
-    Test::GuardedBuffer packed(total);
-    run<Impl::Direction::Pack>(t, count, src.data() - lo, packed.data(), 0, cut);
-    run<Impl::Direction::Pack>(t, count, src.data() - lo, packed.data() + cut, cut, total);
-    KOKKOSDDT_REQUIRE_BYTES(packed.data(), expected.data(), total);
+    Test::GuardedBuffer<Mem> packed(total);
+    run<Impl::Direction::Pack>(t, count, src.device() - lo, packed.device(), 0, cut);
+    run<Impl::Direction::Pack>(t, count, src.device() - lo, packed.device() + cut, cut, total);
+    packed.pull();
+    KOKKOSDDT_REQUIRE_BYTES(packed.host(), expected.data(), total);
     REQUIRE(packed.guards_intact());
     if (!Test::runs_disjoint(runs)) continue;
     std::vector<char> want(hi - lo + 1, static_cast<char>(Test::kPoison));
     Test::reference_unpack(runs, expected.data(), want.data() - lo);
-    Test::GuardedBuffer dst(hi - lo);
-    run<Impl::Direction::Unpack>(t, count, dst.data() - lo, expected.data(), 0, total);
-    KOKKOSDDT_REQUIRE_BYTES(dst.data(), want.data(), hi - lo);
+    Test::GuardedBuffer<Mem> dst(hi - lo);
+    run<Impl::Direction::Unpack>(t, count, dst.device() - lo, packed.device(), 0, total);
+    dst.pull();
+    KOKKOSDDT_REQUIRE_BYTES(dst.host(), want.data(), hi - lo);
     REQUIRE(dst.guards_intact());
   }
 }

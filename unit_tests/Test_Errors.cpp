@@ -98,34 +98,34 @@ TEST_CASE("errors: buffers, pointers and ranges, with nothing written", "[errors
   Kokkos::DefaultHostExecutionSpace space;
   Datatype col = vector(4, 1, 3, dbl()).commit();  // 32 packed bytes
   std::vector<double> src(12, 2.0);
-  Test::GuardedBuffer dst(64);
+  Test::GuardedBuffer<> dst(64);
   auto untouched = [&] {
     space.fence();
-    for (int i = 0; i < 64; ++i) REQUIRE(static_cast<unsigned char>(dst.data()[i]) == Test::kPoison);
+    for (int i = 0; i < 64; ++i) REQUIRE(static_cast<unsigned char>(dst.host()[i]) == Test::kPoison);
     REQUIRE(dst.guards_intact());
   };
-  require_error([&] { pack(space, src.data(), 1, col, dst.data(), 31); }, E::BufferTooSmall, "dst_bytes");
-  require_error([&] { pack(space, src.data(), 2, col, dst.data(), 63); }, E::BufferTooSmall, "dst_bytes");
-  require_error([&] { pack(space, src.data(), -1, col, dst.data(), 64); }, E::InvalidArgument, "count");
-  require_error([&] { pack(space, nullptr, 1, col, dst.data(), 64); }, E::NullPointer, "src");
+  require_error([&] { pack(space, src.data(), 1, col, dst.host(), 31); }, E::BufferTooSmall, "dst_bytes");
+  require_error([&] { pack(space, src.data(), 2, col, dst.host(), 63); }, E::BufferTooSmall, "dst_bytes");
+  require_error([&] { pack(space, src.data(), -1, col, dst.host(), 64); }, E::InvalidArgument, "count");
+  require_error([&] { pack(space, nullptr, 1, col, dst.host(), 64); }, E::NullPointer, "src");
   require_error([&] { pack(space, src.data(), 1, col, nullptr, 64); }, E::NullPointer, "dst_bytes");
   require_error(
       [&] {
-        pack(space, src.data(), 1, col, dst.data(), 64, PackRange{33, 1});
+        pack(space, src.data(), 1, col, dst.host(), 64, PackRange{33, 1});
       },
       E::InvalidArgument, "range.offset");
   require_error(
       [&] {
-        pack(space, src.data(), 1, col, dst.data(), 64, PackRange{-1, 1});
+        pack(space, src.data(), 1, col, dst.host(), 64, PackRange{-1, 1});
       },
       E::InvalidArgument, "range.offset");
   require_error(
       [&] {
-        pack(space, src.data(), 1, col, dst.data(), 64, PackRange{0, -2});
+        pack(space, src.data(), 1, col, dst.host(), 64, PackRange{0, -2});
       },
       E::InvalidArgument, "range.max_bytes");
-  require_error([&] { unpack(space, dst.data(), 16, src.data(), 1, col); }, E::BufferTooSmall, "src_bytes");
-  require_error([&] { unpack(space, dst.data(), 32, nullptr, 1, col); }, E::NullPointer, "dst");
+  require_error([&] { unpack(space, dst.host(), 16, src.data(), 1, col); }, E::BufferTooSmall, "src_bytes");
+  require_error([&] { unpack(space, dst.host(), 32, nullptr, 1, col); }, E::NullPointer, "dst");
   untouched();
   // Nothing to move: null pointers are fine.
   CHECK(pack(space, nullptr, 0, col, nullptr, 0) == 0);

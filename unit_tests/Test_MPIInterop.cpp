@@ -9,7 +9,7 @@ using namespace KokkosDDT;
 
 TEST_CASE("mpi: export then import keeps every property and the layout", "[mpi]") {
   Test::TypeGenerator gen(31337);
-  for (int i = 0; i < 500; ++i) {
+  for (int i = 0; i < Test::scaled(500); ++i) {
     Datatype t = gen.next().type;
     MPI_Datatype m = KokkosDDT::mpi::to_mpi(t);
     Datatype back = KokkosDDT::mpi::from_mpi(m);

@@ -11,7 +11,8 @@ using namespace KokkosDDT;
 TEST_CASE("random nested types match MPI_Pack byte for byte", "[random][mpi]") {
   Test::TypeGenerator gen(20261120);
   int compared = 0;
-  for (int i = 0; i < 2500; ++i) {
+  const int cases = Test::scaled(2500);
+  for (int i = 0; i < cases; ++i) {
     Test::RandomType r = gen.next();
     r.type.commit();
     Test::CheckOptions opt;
@@ -21,5 +22,5 @@ TEST_CASE("random nested types match MPI_Pack byte for byte", "[random][mpi]") {
     Test::check_pack_unpack<Test::ExecSpace>(r.type, gen.pick(0, 3), 1000 + i, opt);
     compared += r.mpich_safe;
   }
-  CHECK(compared > 2300);  // the MPICH workaround must not hollow the test out
+  CHECK(compared > cases * 9 / 10);  // the MPICH workaround must not hollow the test out
 }

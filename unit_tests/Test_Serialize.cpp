@@ -55,7 +55,7 @@ TEST_CASE("serialize: fixed-length nodes in preorder, variable data in the looka
 
 TEST_CASE("traversal: locate() agrees with the reference for every packed byte", "[serialize][random]") {
   Test::TypeGenerator gen(99);
-  for (int i = 0; i < 1500; ++i) {
+  for (int i = 0; i < Test::scaled(1500); ++i) {
     Datatype t = gen.next().type;
     const std::int64_t count = 1 + i % 3;
     auto c = committed(t);

@@ -53,7 +53,7 @@ void expand(const Impl::TypeNode& n, TypeSignature& s) {
 
 TEST_CASE("signature: composed hash equals the expanded typemap's", "[signature]") {
   Test::TypeGenerator gen(2024, 3);
-  for (int i = 0; i < 500; ++i) {
+  for (int i = 0; i < Test::scaled(500); ++i) {
     Datatype t = gen.next().type;
     TypeSignature brute;
     expand(t.node(), brute);

@@ -21,6 +21,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "KokkosDDT_Datatype.hpp"
+#include "KokkosDDT_PointerCheck.hpp"
 #include "KokkosDDT_ViewDatatype.hpp"
 #include "impl/KokkosDDT_PackKernel.hpp"
 
@@ -70,6 +71,10 @@ std::int64_t transfer(const ExecSpace& space, const char* where, const Datatype&
   if (user == nullptr && !user_null_ok)
     throw_error(ErrorCode::NullPointer, where, Dir == Direction::Pack ? "src" : "dst",
                 "is null but " + std::to_string(n) + " bytes move (use KokkosDDT::bottom for absolute addresses)");
+  // Raw pointers: refuse memory this execution space cannot reach, where the backend can tell (checked at the first
+  // byte each side touches, inside its allocation even when the type's origin is not).
+  if (user) check_pointer<ExecSpace>(user + committed.true_lb, where, Dir == Direction::Pack ? "src" : "dst");
+  check_pointer<ExecSpace>(packed, where, packed_name);
   // The widest word that keeps every copy aligned and inside one run.
   std::int64_t word = count > 1 ? committed.word_repeated : committed.word_single;
   for (std::uint64_t v : {reinterpret_cast<std::uint64_t>(user), reinterpret_cast<std::uint64_t>(packed),

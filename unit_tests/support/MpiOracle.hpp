@@ -4,12 +4,25 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "KokkosDDT.hpp"
 #include "KokkosDDT_MPI.hpp"
 
 namespace KokkosDDT::Test {
+
+// Our bounds and extents follow MPICH (see TypeNode.cpp); other MPI libraries differ (sticky resized bounds, struct
+// padding), so the byte-for-byte comparisons run only against MPICH.
+inline bool mpi_is_reference() {
+  static const bool mpich = [] {
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    MPI_Get_library_version(version, &len);
+    return std::string(version, len).find("MPICH") != std::string::npos;
+  }();
+  return mpich;
+}
 
 struct MpiType {
   MPI_Datatype handle;

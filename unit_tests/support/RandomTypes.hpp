@@ -4,6 +4,7 @@
 // heterogeneous structs. Footprints stay small so thousands of cases run in seconds.
 
 #include <cstdint>
+#include <algorithm>
 #include <cstdlib>
 #include <random>
 #include <string>
@@ -12,6 +13,15 @@
 #include "KokkosDDT.hpp"
 
 namespace KokkosDDT::Test {
+
+// How many random cases to run: `n` times KOKKOSDDT_TEST_SCALE (default 1; the sanitizer runs use less).
+inline int scaled(int n) {
+  static const double scale = [] {
+    const char* s = std::getenv("KOKKOSDDT_TEST_SCALE");
+    return s ? std::atof(s) : 1.0;
+  }();
+  return std::max(1, static_cast<int>(n * scale));
+}
 
 struct RandomType {
   Datatype type;

@@ -67,6 +67,7 @@ std::shared_ptr<const CommittedType> commit_type(const TypeNode& type) {
   normalize(layout);
   committed->size = type.size;
   committed->extent = type.extent();
+  committed->true_lb = type.true_lb;
   committed->word_single = word_size(*layout, false);
   committed->word_repeated = word_size(*layout, true);
   committed->layout = to_string(*layout);
@@ -77,6 +78,15 @@ std::shared_ptr<const CommittedType> commit_type(const TypeNode& type) {
   committed->nodes = std::move(s.nodes);
   committed->lookaside = std::move(s.lookaside);
   return committed;
+}
+
+void prepare_default_descriptor(const CommittedType& type) {
+  using Mem = Kokkos::DefaultExecutionSpace::memory_space;
+  if constexpr (!std::is_same_v<Mem, Kokkos::HostSpace>) {
+    if (Kokkos::is_initialized() && !Kokkos::is_finalized()) (void)descriptor<Mem>(type);
+  } else {
+    (void)type;
+  }
 }
 
 }  // namespace KokkosDDT::Impl

@@ -22,10 +22,11 @@ struct CommittedType {
   std::vector<std::int64_t> lookaside;
   std::int64_t size = 0;
   std::int64_t extent = 0;
-  int word_single = 1;    // widest word for count == 1
-  int word_repeated = 1;  // ... for count > 1 (the extent must be a multiple too)
-  std::string layout;     // the normalized layout of one instance, rendered (describe(), tests)
-  std::uint64_t id = 0;   // unique for the process lifetime: the device-copy cache key
+  std::int64_t true_lb = 0;  // first byte one instance touches, relative to its origin
+  int word_single = 1;       // widest word for count == 1
+  int word_repeated = 1;     // ... for count > 1 (the extent must be a multiple too)
+  std::string layout;        // the normalized layout of one instance, rendered (describe(), tests)
+  std::uint64_t id = 0;      // unique for the process lifetime: the device-copy cache key
 
   CommittedType();
   ~CommittedType();
@@ -68,5 +69,9 @@ Descriptor<MemSpace> descriptor(const CommittedType& type) {
     return *static_cast<const Descriptor<MemSpace>*>(store_descriptor(type.id, key, made).get());
   }
 }
+
+// Makes the descriptor copy for the default execution space's memory space now, at commit, so that packs there
+// never allocate or synchronize (a no-op on host-only builds and before Kokkos::initialize).
+void prepare_default_descriptor(const CommittedType& type);
 
 }  // namespace KokkosDDT::Impl

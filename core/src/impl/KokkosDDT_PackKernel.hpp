@@ -47,6 +47,21 @@ KOKKOS_FORCEINLINE_FUNCTION void copy_bytes(char* dst, const char* src, std::int
   }))
 }
 
+// One aligned word, loaded and stored as such (host: memcpy, which compiles to the same move).
+template <int W>
+KOKKOS_FORCEINLINE_FUNCTION Word<W> load_word(const char* src) {
+  Word<W> w;
+  KOKKOS_IF_ON_HOST((std::memcpy(&w, src, W);))
+  KOKKOS_IF_ON_DEVICE((w = *reinterpret_cast<const Word<W>*>(src);))
+  return w;
+}
+
+template <int W>
+KOKKOS_FORCEINLINE_FUNCTION void store_word(char* dst, const Word<W>& w) {
+  KOKKOS_IF_ON_HOST((std::memcpy(dst, &w, W);))
+  KOKKOS_IF_ON_DEVICE((*reinterpret_cast<Word<W>*>(dst) = w;))
+}
+
 // Runs of 9-15 and 17-31 bytes (the seed's 17-byte struct): two overlapping moves on hosts, words on devices.
 KOKKOS_FORCEINLINE_FUNCTION void copy_8_16(char* dst, const char* src, std::int64_t n) {
   KOKKOS_IF_ON_HOST((std::memcpy(dst, src, 8); std::memcpy(dst + n - 8, src + n - 8, 8);))
@@ -81,7 +96,9 @@ struct TraversalKernel {
   KOKKOS_FUNCTION const Node* team_descriptor(const Member& team) const {
     if (!cache_descriptor) return nodes.data();
     const int words = static_cast<int>(nodes.extent(0) * sizeof(Node) / sizeof(Word<16>));
-    auto* scratch = static_cast<Word<16>*>(team.team_scratch(0).get_shmem(words * sizeof(Word<16>)));
+    auto* scratch =
+        static_cast<Word<16>*>(team.team_scratch(0).get_shmem_aligned(words * sizeof(Word<16>), alignof(Node)));
+    if (scratch == nullptr) return nodes.data();  // (cannot happen: launch_traversal reserves it)
     const auto* global = reinterpret_cast<const Word<16>*>(nodes.data());
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, words), [&](int i) { scratch[i] = global[i]; });
     team.team_barrier();
@@ -198,13 +215,27 @@ struct TraversalKernel {
     }
   }
 
-  // Many threads, interleaved words: thread r takes words r, r + T, r + 2T, ... of the tile.
+  // Many threads, interleaved words: thread r takes words r, r + T, r + 2T, ... of the tile, kWordsInFlight at a
+  // time, all loads issued before the stores so that several memory requests per thread are in flight.
+  static constexpr int kWordsInFlight = 4;
+
   KOKKOS_FUNCTION void interleave_words(const Node* desc, std::int64_t p, std::int64_t stop, std::int64_t step) const {
     const std::int64_t* la = lookaside.data();
-    for (; p < stop; p += step) {
-      const Hit h = locate(desc, la, p);
-      const Span s = block_span(h.node, la, h.block, h.base);
-      move(user + s.offset + h.inner, packed + (p - begin), W);
+    for (; p < stop; p += kWordsInFlight * step) {
+      Word<W> words[kWordsInFlight];
+      char* to[kWordsInFlight];
+      for (int i = 0; i < kWordsInFlight; ++i) {
+        const std::int64_t q = p + i * step;
+        to[i] = nullptr;
+        if (q >= stop) continue;
+        const Hit h = locate(desc, la, q);
+        char* u = user + block_span(h.node, la, h.block, h.base).offset + h.inner;
+        char* k = packed + (q - begin);
+        to[i] = Dir == Direction::Pack ? k : u;
+        words[i] = load_word<W>(Dir == Direction::Pack ? u : k);
+      }
+      for (int i = 0; i < kWordsInFlight; ++i)
+        if (to[i]) store_word<W>(to[i], words[i]);
     }
   }
 
@@ -242,7 +273,7 @@ void launch_traversal(const ExecSpace& space, const CommittedType& type, char* u
     }
   }
   typename Kernel::Policy policy(space, static_cast<int>(teams), Traits::team_size());
-  if (cache) policy.set_scratch_size(0, Kokkos::PerTeam(descriptor_bytes));
+  if (cache) policy.set_scratch_size(0, Kokkos::PerTeam(descriptor_bytes + alignof(Node)));  // + room to align
   Kokkos::parallel_for(label, policy, kernel);
 }
 

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# One session on a GPU machine, run from the repository root: build with the `cuda` preset, run the unit tests (Cuda,
+# OpenMP and Serial), compute-sanitizer, the demo and the GPU benchmark. Stages run in the order given:
+#
+#   bash perf_tests/gpu_session.sh env build test sanitize demo bench-quick bench
+#
+# Inputs (not in git): .carry/kokkos-cuda, a CUDA+OpenMP+Serial Kokkos install (copied to /opt/kokkos/cuda, where
+# the preset looks); .carry/catch2 (a Catch2 install) when the machine has none; .carry/yaksa (optional contender).
+# Outputs go to $OUT (default ./gpu-out): logs and the benchmark CSV.
+set -uo pipefail
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+root=$PWD
+if [ ! -e /opt/kokkos/cuda ] && [ -d .carry/kokkos-cuda ]; then
+  mkdir -p /opt/kokkos && cp -r .carry/kokkos-cuda /opt/kokkos/cuda
+fi
+[ -d .carry/catch2 ] && export Catch2_ROOT=$root/.carry/catch2
+if [ -d .carry/yaksa ]; then
+  export YAKSA_ROOT=$root/.carry/yaksa
+  export LD_LIBRARY_PATH=$root/.carry/yaksa/lib:${LD_LIBRARY_PATH:-}
+fi
+jobs=$(nproc)
+status=0
+run() {  # run a step, keep its log, remember a failure
+  local name=$1
+  shift
+  echo "==== $name: $*"
+  "$@" 2>&1 | tee "$OUT/$name.log"
+  local rc=${PIPESTATUS[0]}
+  echo "==== $name: exit $rc"
+  [ "$rc" -eq 0 ] || status=1
+}
+for stage in "$@"; do
+  case $stage in
+    env)
+      run env bash -c 'nvidia-smi; nvcc --version | tail -2; cmake --version | head -1; g++ --version | head -1;
+                      (command -v mpicxx && mpicxx --version | head -1) || echo "no MPI"; nproc; date -u' ;;
+    build)
+      run configure cmake --preset cuda
+      run build cmake --build --preset cuda -j "$jobs" ;;
+    test)
+      run test ctest --preset cuda -j 8 --timeout 600 ;;
+    sanitize)
+      # A fraction of the random cases: the sanitizers slow every kernel down by orders of magnitude.
+      export KOKKOSDDT_TEST_SCALE=${KOKKOSDDT_TEST_SCALE:-0.04}
+      run memcheck compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 \
+        build/cuda/unit_tests/kokkosddt_unit_tests_Cuda
+      run racecheck compute-sanitizer --tool racecheck --error-exitcode 1 build/cuda/unit_tests/kokkosddt_unit_tests_Cuda
+      run memcheck-demo compute-sanitizer --tool memcheck --error-exitcode 1 build/cuda/examples/halo_demo 32 3
+      unset KOKKOSDDT_TEST_SCALE ;;
+    demo)
+      run demo build/cuda/examples/halo_demo 128 50 ;;
+    bench-quick)
+      run bench-quick build/cuda/perf_tests/pack_bench_gpu --quick --csv "$OUT/bench-quick.csv" ;;
+    bench)
+      run bench build/cuda/perf_tests/pack_bench_gpu --csv "$OUT/bench.csv" ;;
+    bench-*)
+      run "$stage" build/cuda/perf_tests/pack_bench_gpu --only "${stage#bench-}" --csv "$OUT/$stage.csv" ;;
+    *)
+      echo "unknown stage $stage" >&2
+      status=2 ;;
+  esac
+done
+exit $status
