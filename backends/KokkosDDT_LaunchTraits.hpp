@@ -53,7 +53,12 @@ struct LaunchTraits {
       const std::int64_t tile = std::max<std::int64_t>(min_tile, balanced);
       return (tile + word - 1) / word * word;
     }
-    return std::int64_t(team_size()) * word * 8;  // 8 words per thread: two rounds of 4 in flight
+    // Devices: enough threads to fill the device first (concurrency() = resident threads), then up to 8 words per
+    // thread (two rounds of 4 in flight) so that each thread amortizes its start.
+    const std::int64_t words = (total + word - 1) / word;
+    const std::int64_t threads = std::max<std::int64_t>(1, space.concurrency());
+    const std::int64_t per_thread = std::clamp<std::int64_t>((words + threads - 1) / threads, 1, 8);
+    return std::int64_t(team_size()) * word * per_thread;
   }
 
   // Largest descriptor (bytes) copied into level-0 team scratch; larger ones are read from memory directly.

@@ -65,6 +65,11 @@ TEST_CASE("traversal: locate() agrees with the reference for every packed byte",
     for (const auto& r : Test::flatten(t, count))
       for (std::int64_t k = 0; k < r.length; ++k) expected.push_back(r.offset + k);
     REQUIRE(static_cast<std::int64_t>(expected.size()) == count * t.size());
+    if (t.size() > 0) {  // the committed data bounds are exactly the bytes one instance moves
+      const auto [lo, hi] = Test::footprint(Test::flatten(t, 1));
+      REQUIRE(c->data_lb == lo);
+      REQUIRE(c->data_ub == hi);
+    }
     for (std::int64_t p = 0; p < static_cast<std::int64_t>(expected.size()); ++p) {
       const Hit h = locate(c->nodes.data(), c->lookaside.data(), p);
       const Span s = block_span(h.node, c->lookaside.data(), h.block, h.base);

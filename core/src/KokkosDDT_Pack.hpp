@@ -73,7 +73,7 @@ std::int64_t transfer(const ExecSpace& space, const char* where, const Datatype&
                 "is null but " + std::to_string(n) + " bytes move (use KokkosDDT::bottom for absolute addresses)");
   // Raw pointers: refuse memory this execution space cannot reach, where the backend can tell (checked at the first
   // byte each side touches, inside its allocation even when the type's origin is not).
-  if (user) check_pointer<ExecSpace>(user + committed.true_lb, where, Dir == Direction::Pack ? "src" : "dst");
+  if (user) check_pointer<ExecSpace>(user + committed.data_lb, where, Dir == Direction::Pack ? "src" : "dst");
   check_pointer<ExecSpace>(packed, where, packed_name);
   // The widest word that keeps every copy aligned and inside one run.
   std::int64_t word = count > 1 ? committed.word_repeated : committed.word_single;
@@ -99,13 +99,14 @@ std::int64_t contiguous_bytes(const View& v, const char* where, const char* argu
   return static_cast<std::int64_t>(v.span() * sizeof(typename View::value_type));
 }
 
-// Every byte `count` instances of `type` touch must lie inside the View's allocation.
+// Every byte `count` instances of `type` move must lie inside the View's allocation.
 template <class View>
 void require_inside(const View& v, const Datatype& type, std::int64_t count, const char* where, const char* argument) {
   if (count == 0 || type.size() == 0) return;
-  const std::int64_t reach = checked_mul(count - 1, type.extent(), where, "count");
-  const std::int64_t lo = type.true_lb() + std::min<std::int64_t>(0, reach);
-  const std::int64_t hi = type.true_lb() + type.true_extent() + std::max<std::int64_t>(0, reach);
+  const CommittedType& c = type.committed(where);
+  const std::int64_t reach = checked_mul(count - 1, c.extent, where, "count");
+  const std::int64_t lo = c.data_lb + std::min<std::int64_t>(0, reach);
+  const std::int64_t hi = c.data_ub + std::max<std::int64_t>(0, reach);
   const std::int64_t bytes = static_cast<std::int64_t>(v.span() * sizeof(typename View::value_type));
   if (lo < 0 || hi > bytes)
     throw_error(ErrorCode::BufferTooSmall, where, argument,

@@ -57,10 +57,18 @@ struct MpiBounds {
 
 inline MpiBounds mpi_bounds(const Datatype& t) {
   MpiType m(t);
+#if MPI_VERSION >= 4
   MPI_Count size, lb, extent, tlb, textent;
   MPI_Type_size_c(m.handle, &size);
   MPI_Type_get_extent_c(m.handle, &lb, &extent);
   MPI_Type_get_true_extent_c(m.handle, &tlb, &textent);
+#else
+  int size;
+  MPI_Aint lb, extent, tlb, textent;
+  MPI_Type_size(m.handle, &size);
+  MPI_Type_get_extent(m.handle, &lb, &extent);
+  MPI_Type_get_true_extent(m.handle, &tlb, &textent);
+#endif
   return {size, lb, extent, tlb, textent};
 }
 

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <tuple>
 
 #include "impl/KokkosDDT_Layout.hpp"
 #include "impl/KokkosDDT_Normalize.hpp"
@@ -67,10 +68,10 @@ std::shared_ptr<const CommittedType> commit_type(const TypeNode& type) {
   normalize(layout);
   committed->size = type.size;
   committed->extent = type.extent();
-  committed->true_lb = type.true_lb;
   committed->word_single = word_size(*layout, false);
   committed->word_repeated = word_size(*layout, true);
   committed->layout = to_string(*layout);
+  if (type.size > 0) std::tie(committed->data_lb, committed->data_ub) = data_bounds(*layout);
   // The descriptor starts at the instance level, so one traversal serves any count.
   LayoutPtr many = instances_of(std::move(layout));
   normalize(many);

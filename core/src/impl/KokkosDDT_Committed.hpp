@@ -22,11 +22,12 @@ struct CommittedType {
   std::vector<std::int64_t> lookaside;
   std::int64_t size = 0;
   std::int64_t extent = 0;
-  std::int64_t true_lb = 0;  // first byte one instance touches, relative to its origin
-  int word_single = 1;       // widest word for count == 1
-  int word_repeated = 1;     // ... for count > 1 (the extent must be a multiple too)
-  std::string layout;        // the normalized layout of one instance, rendered (describe(), tests)
-  std::uint64_t id = 0;      // unique for the process lifetime: the device-copy cache key
+  std::int64_t data_lb = 0;  // [data_lb, data_ub): the bytes one instance moves, relative to its origin
+  std::int64_t data_ub = 0;
+  int word_single = 1;    // widest word for count == 1
+  int word_repeated = 1;  // ... for count > 1 (the extent must be a multiple too)
+  std::string layout;     // the normalized layout of one instance, rendered (describe(), tests)
+  std::uint64_t id = 0;   // unique for the process lifetime: the device-copy cache key
 
   CommittedType();
   ~CommittedType();

@@ -219,6 +219,51 @@ std::string to_string(const LayoutNode& node) {
   return os.str();
 }
 
+namespace {
+// The span of `count` elements starting at `first`, `step` apart, each covering [lo, hi) of itself.
+std::pair<std::int64_t, std::int64_t> repeat_span(std::int64_t first, std::int64_t count, std::int64_t step,
+                                                  std::pair<std::int64_t, std::int64_t> one) {
+  const std::int64_t last = first + (count - 1) * step;
+  return {std::min(first, last) + one.first, std::max(first, last) + one.second};
+}
+
+void widen(std::pair<std::int64_t, std::int64_t>& acc, std::pair<std::int64_t, std::int64_t> b, bool& any) {
+  acc = any ? std::make_pair(std::min(acc.first, b.first), std::max(acc.second, b.second)) : b;
+  any = true;
+}
+}  // namespace
+
+std::pair<std::int64_t, std::int64_t> data_bounds(const LayoutNode& n) {
+  using Span = std::pair<std::int64_t, std::int64_t>;
+  const Span elem = n.child ? data_bounds(*n.child) : Span{0, n.elem};
+  Span out{0, 0};
+  bool any = false;
+  switch (n.kind) {
+    case LayoutKind::Contig:
+      out = {0, n.size};
+      break;
+    case LayoutKind::Strided: {
+      const Span block = repeat_span(0, n.blocklength, n.elem_extent(), elem);
+      out = repeat_span(0, n.count, n.stride, block);
+      break;
+    }
+    case LayoutKind::IndexedBlock:
+      for (std::int64_t d : n.disps) widen(out, repeat_span(d, n.blocklength, n.elem_extent(), elem), any);
+      break;
+    case LayoutKind::Indexed:
+      for (std::size_t i = 0; i < n.disps.size(); ++i)
+        if (n.lens[i] > 0) widen(out, repeat_span(n.disps[i], n.lens[i], n.elem_extent(), elem), any);
+      break;
+    case LayoutKind::Struct:
+      for (const auto& f : n.fields) {
+        const Span e = f.child ? data_bounds(*f.child) : Span{0, f.elem};
+        widen(out, repeat_span(f.disp, f.len, f.elem_extent(), e), any);
+      }
+      break;
+  }
+  return {out.first + n.disp, out.second + n.disp};
+}
+
 bool same_layout(const LayoutNode& a, const LayoutNode& b) {
   if (a.kind != b.kind || a.disp != b.disp || a.size != b.size || a.extent != b.extent || a.elem != b.elem ||
       a.count != b.count || a.blocklength != b.blocklength || a.stride != b.stride || a.lens != b.lens ||

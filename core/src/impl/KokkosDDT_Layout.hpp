@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace KokkosDDT::Impl {
@@ -74,6 +75,10 @@ std::string to_string(const LayoutNode& node);
 
 // Structural equality: the same bytes in the same order, node for node.
 bool same_layout(const LayoutNode& a, const LayoutNode& b);
+
+// [lo, hi): the bytes one instance actually moves, relative to its origin (MPI's true bounds can be wider: zero-length
+// blocks still count there). Meaningless for an empty layout.
+std::pair<std::int64_t, std::int64_t> data_bounds(const LayoutNode& node);
 
 // Number of nodes in the tree (what the serializer will emit).
 std::int64_t node_count(const LayoutNode& node);
