@@ -11,6 +11,14 @@
 
 #include <Kokkos_Core.hpp>
 
+// Tuning knobs for device launches (defaults measured on the H100; see perf_tests/results). Override with -D.
+#ifndef KOKKOSDDT_FLAT_LAUNCH_TEAMS
+#define KOKKOSDDT_FLAT_LAUNCH_TEAMS 64
+#endif
+#ifndef KOKKOSDDT_THREAD_BYTES
+#define KOKKOSDDT_THREAD_BYTES 8
+#endif
+
 namespace KokkosDDT::Impl {
 
 // Threads of this instance. OpenMP's concurrency() reports the whole pool even for a partition_space instance (and
@@ -38,6 +46,14 @@ template <class ExecSpace, class Enable = void>
 struct LaunchTraits {
   static constexpr bool host = Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible;
 
+  // Hosts walk runs in order, one thread per team; devices interleave words across a team.
+  static constexpr bool sequential = host;
+
+  // Devices: up to this many teams' work goes out as a flat RangePolicy (same mapping, descriptor read in place),
+  // because a TeamPolicy launch costs more host time (measured on the H100: 1.2 us more than a RangePolicy's, from
+  // Kokkos' per-launch team-size check and scratch bookkeeping); bigger launches amortize it and use team scratch.
+  static constexpr std::int64_t flat_launch_teams = KOKKOSDDT_FLAT_LAUNCH_TEAMS;
+
   // Threads per team: 1 on hosts (each thread walks runs), a block of 256 on devices (threads interleave words).
   static int team_size() { return host ? 1 : 256; }
 
@@ -53,11 +69,13 @@ struct LaunchTraits {
       const std::int64_t tile = std::max<std::int64_t>(min_tile, balanced);
       return (tile + word - 1) / word * word;
     }
-    // Devices: enough threads to fill the device first (concurrency() = resident threads), then up to 8 words per
-    // thread (two rounds of 4 in flight) so that each thread amortizes its start.
+    // Devices: enough threads to fill the device first (concurrency() = resident threads); beyond that, more work per
+    // thread only for narrow words (up to KOKKOSDDT_THREAD_BYTES bytes' worth): measured on the H100, one
+    // 8- or 16-byte word per thread packs fastest, while 1-byte words want 8 per thread.
     const std::int64_t words = (total + word - 1) / word;
     const std::int64_t threads = std::max<std::int64_t>(1, space.concurrency());
-    const std::int64_t per_thread = std::clamp<std::int64_t>((words + threads - 1) / threads, 1, 8);
+    const std::int64_t most = std::max<std::int64_t>(1, KOKKOSDDT_THREAD_BYTES / word);
+    const std::int64_t per_thread = std::clamp<std::int64_t>((words + threads - 1) / threads, 1, most);
     return std::int64_t(team_size()) * word * per_thread;
   }
 

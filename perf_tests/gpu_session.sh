@@ -54,6 +54,19 @@ for stage in "$@"; do
       run bench-quick build/cuda/perf_tests/pack_bench_gpu --quick --csv "$OUT/bench-quick.csv" ;;
     bench)
       run bench build/cuda/perf_tests/pack_bench_gpu --csv "$OUT/bench.csv" ;;
+    tune)
+      # Launch-shape variants of the benchmark (KOKKOSDDT_* macros) on the sections in $TUNE_ONLY, into one log.
+      for variant in ${TUNE_VARIANTS:-"base:"}; do
+        name=${variant%%:*}
+        flags=${variant#*:}
+        echo "==== tune variant $name: $flags" | tee -a "$OUT/tune.log"
+        cmake --preset cuda -B "build/tune-$name" -DCMAKE_CXX_FLAGS="-arch=sm_90 $flags" > /dev/null 2>&1
+        cmake --build "build/tune-$name" --target pack_bench_gpu -j "$jobs" > /dev/null 2>&1 || status=1
+        for section in ${TUNE_ONLY:-vector}; do
+          "build/tune-$name/perf_tests/pack_bench_gpu" --only "$section" --csv /dev/null 2>&1 | grep -v OMP |
+            tee -a "$OUT/tune.log"
+        done
+      done ;;
     bench-*)
       run "$stage" build/cuda/perf_tests/pack_bench_gpu --only "${stage#bench-}" --csv "$OUT/$stage.csv" ;;
     *)

@@ -14,11 +14,13 @@ namespace {
 // LaunchTraits with the device shape: as many threads per team as the space allows (Serial: 1, so this exercises
 // the host walk with tiny tiles there), a few words per thread per tile, descriptor in scratch.
 struct DeviceLayout {
+  static constexpr bool sequential = false;
+  static constexpr std::int64_t flat_launch_teams = 2;  // both launch forms get exercised
   static constexpr bool inline_single_team = false;
   static constexpr std::int64_t max_scratch_descriptor = 16 << 10;
   static int team_size() {
     return std::min(4, Kokkos::TeamPolicy<Test::ExecSpace>(1, Kokkos::AUTO)
-                           .team_size_max(Impl::TraversalKernel<Test::ExecSpace, Impl::Direction::Pack, 1>{},
+                           .team_size_max(Impl::TraversalKernel<Test::ExecSpace, Impl::Direction::Pack, 1, false>{},
                                           Kokkos::ParallelForTag()));
   }
   static std::int64_t tile_bytes(const Test::ExecSpace&, std::int64_t, int word) { return 3 * word * team_size(); }

@@ -1,5 +1,8 @@
 // The serialized descriptor: preorder node array plus lookaside, and the traversal over it checked byte by byte
 // against the reference flattening (no kernel involved).
+#include <algorithm>
+#include <random>
+
 #include "support/Catch.hpp"
 #include "support/RandomTypes.hpp"
 #include "support/Reference.hpp"
@@ -79,5 +82,24 @@ TEST_CASE("traversal: locate() agrees with the reference for every packed byte",
       const std::int64_t rest = std::min<std::int64_t>(s.length - h.inner, expected.size() - p);
       REQUIRE(expected[p + rest - 1] == expected[p] + rest - 1);
     }
+  }
+}
+
+TEST_CASE("traversal: find_block on even, skewed and random block lengths", "[serialize]") {
+  std::mt19937_64 rng(5);
+  for (int trial = 0; trial < 200; ++trial) {
+    const std::int64_t count = 1 + static_cast<std::int64_t>(rng() % 3000);
+    std::vector<std::int64_t> prefix{0};
+    for (std::int64_t b = 0; b < count; ++b) {
+      const std::int64_t len = trial % 3 == 0 ? 8 : trial % 3 == 1 ? (b < count / 2 ? 1 : 1000) : 1 + rng() % 100;
+      prefix.push_back(prefix.back() + len);
+    }
+    for (int probe = 0; probe < 200; ++probe) {
+      const std::int64_t p = static_cast<std::int64_t>(rng() % prefix.back());
+      const std::int64_t expected = std::upper_bound(prefix.begin(), prefix.end(), p) - prefix.begin() - 1;
+      REQUIRE(find_block(prefix.data(), count, p) == expected);
+    }
+    REQUIRE(find_block(prefix.data(), count, 0) == 0);
+    REQUIRE(find_block(prefix.data(), count, prefix.back() - 1) == count - 1);
   }
 }

@@ -27,6 +27,7 @@ DescriptorCache& cache() {
 }
 
 std::atomic<std::uint64_t> next_id{1};
+std::atomic<std::uint64_t> generation{1};
 
 }  // namespace
 
@@ -37,6 +38,8 @@ CommittedType::~CommittedType() {
   std::lock_guard<std::mutex> lock(c.mutex);
   c.entries.erase(id);
 }
+
+std::uint64_t descriptor_generation() { return generation.load(std::memory_order_acquire); }
 
 std::shared_ptr<const void> find_descriptor(std::uint64_t id, std::type_index space) {
   DescriptorCache& c = cache();
@@ -53,6 +56,7 @@ std::shared_ptr<const void> store_descriptor(std::uint64_t id, std::type_index s
   if (!c.hook_installed) {
     Kokkos::push_finalize_hook([] {
       DescriptorCache& c = cache();
+      generation.fetch_add(1);  // every fast_descriptor goes stale with the cache
       std::lock_guard<std::mutex> lock(c.mutex);
       c.entries.clear();
       c.hook_installed = false;

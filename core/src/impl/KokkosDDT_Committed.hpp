@@ -3,6 +3,7 @@
 // (made on first use, cached, and released at Kokkos::finalize or when the type dies).
 
 #include <cstdint>
+#include <atomic>
 #include <memory>
 #include <string>
 #include <typeindex>
@@ -29,6 +30,11 @@ struct CommittedType {
   std::string layout;     // the normalized layout of one instance, rendered (describe(), tests)
   std::uint64_t id = 0;   // unique for the process lifetime: the device-copy cache key
 
+  // The default memory space's copy, found without the cache's lock (valid while `fast_generation` matches
+  // descriptor_generation(), which Kokkos::finalize bumps).
+  mutable std::atomic<const void*> fast_descriptor{nullptr};
+  mutable std::atomic<std::uint64_t> fast_generation{0};
+
   CommittedType();
   ~CommittedType();
   CommittedType(const CommittedType&) = delete;
@@ -46,6 +52,7 @@ struct Descriptor {
 };
 
 // Type-erased cache of device copies, keyed by (CommittedType::id, memory space).
+std::uint64_t descriptor_generation();
 std::shared_ptr<const void> find_descriptor(std::uint64_t id, std::type_index space);
 std::shared_ptr<const void> store_descriptor(std::uint64_t id, std::type_index space, std::shared_ptr<const void> d);
 
@@ -58,8 +65,20 @@ Descriptor<MemSpace> descriptor(const CommittedType& type) {
   if constexpr (std::is_same_v<MemSpace, Kokkos::HostSpace>) {
     return {host_nodes, host_lookaside};  // the host arrays themselves: no copy
   } else {
+    constexpr bool fast = std::is_same_v<MemSpace, Kokkos::DefaultExecutionSpace::memory_space>;
+    if constexpr (fast) {
+      const void* d = type.fast_descriptor.load(std::memory_order_acquire);
+      if (d && type.fast_generation.load(std::memory_order_acquire) == descriptor_generation())
+        return *static_cast<const Descriptor<MemSpace>*>(d);
+    }
     const std::type_index key(typeid(MemSpace));
-    if (auto found = find_descriptor(type.id, key)) return *static_cast<const Descriptor<MemSpace>*>(found.get());
+    if (auto found = find_descriptor(type.id, key)) {
+      if constexpr (fast) {
+        type.fast_generation.store(descriptor_generation(), std::memory_order_release);
+        type.fast_descriptor.store(found.get(), std::memory_order_release);
+      }
+      return *static_cast<const Descriptor<MemSpace>*>(found.get());
+    }
     Kokkos::View<Node*, MemSpace> nodes(Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosDDT::descriptor"),
                                         type.nodes.size());
     Kokkos::View<std::int64_t*, MemSpace> lookaside(

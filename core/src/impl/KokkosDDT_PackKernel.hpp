@@ -73,9 +73,17 @@ KOKKOS_FORCEINLINE_FUNCTION void copy_16_32(char* dst, const char* src, std::int
   KOKKOS_IF_ON_DEVICE((for (std::int64_t i = 0; i < n; ++i) dst[i] = src[i];))
 }
 
-template <class ExecSpace, Direction Dir, int W>
+// `Sequential`: each thread walks a tile's runs in order (hosts); otherwise the threads of a team interleave words
+// (devices). The choice is made at compile time, so a device kernel carries no host-walk code (and its registers).
+template <class ExecSpace, Direction Dir, int W, bool Sequential>
 struct TraversalKernel {
-  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  // Device occupancy knob: KOKKOSDDT_MIN_BLOCKS_PER_SM > 0 caps registers so that many 256-thread blocks fit.
+#ifndef KOKKOSDDT_MIN_BLOCKS_PER_SM
+#define KOKKOSDDT_MIN_BLOCKS_PER_SM 0
+#endif
+  using Bounds = Kokkos::LaunchBounds<KOKKOSDDT_MIN_BLOCKS_PER_SM ? 256 : 0, KOKKOSDDT_MIN_BLOCKS_PER_SM>;
+  using Policy = Kokkos::TeamPolicy<ExecSpace, Bounds>;
+  using FlatPolicy = Kokkos::RangePolicy<ExecSpace, Bounds, Kokkos::IndexType<std::int64_t>>;
   using Member = typename Policy::member_type;
   using MemSpace = typename ExecSpace::memory_space;
 
@@ -85,6 +93,7 @@ struct TraversalKernel {
   char* packed;  // holds stream bytes [begin, end)
   std::int64_t begin, end, tile;
   bool cache_descriptor;
+  std::int64_t threads_per_team;  // the flat (RangePolicy) launch of small transfers
 
   KOKKOS_FUNCTION void move(char* user_at, char* packed_at, std::int64_t n) const {
     if constexpr (Dir == Direction::Pack)
@@ -216,8 +225,11 @@ struct TraversalKernel {
   }
 
   // Many threads, interleaved words: thread r takes words r, r + T, r + 2T, ... of the tile, kWordsInFlight at a
-  // time, all loads issued before the stores so that several memory requests per thread are in flight.
-  static constexpr int kWordsInFlight = 4;
+  // time, all loads issued before the stores (more in flight per thread costs registers, hence resident threads).
+#ifndef KOKKOSDDT_WORDS_IN_FLIGHT  // 1 measured best on the H100 (fewer registers, more resident threads)
+#define KOKKOSDDT_WORDS_IN_FLIGHT 1
+#endif
+  static constexpr int kWordsInFlight = KOKKOSDDT_WORDS_IN_FLIGHT;
 
   KOKKOS_FUNCTION void interleave_words(const Node* desc, std::int64_t p, std::int64_t stop, std::int64_t step) const {
     const std::int64_t* la = lookaside.data();
@@ -243,10 +255,17 @@ struct TraversalKernel {
     const Node* desc = team_descriptor(team);
     const std::int64_t first = begin + team.league_rank() * tile;
     const std::int64_t stop = Kokkos::min(end, first + tile);
-    if (team.team_size() == 1)
+    if constexpr (Sequential)
       walk_runs(desc, first, stop);
     else
       interleave_words(desc, first + std::int64_t(team.team_rank()) * W, stop, std::int64_t(team.team_size()) * W);
+  }
+
+  // The same work without teams: thread i is rank i % T of tile i / T; the descriptor is read in place.
+  KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
+    const std::int64_t team = i / threads_per_team, rank = i - team * threads_per_team;
+    const std::int64_t first = begin + team * tile;
+    interleave_words(nodes.data(), first + rank * W, Kokkos::min(end, first + tile), threads_per_team * W);
   }
 };
 
@@ -255,15 +274,16 @@ struct TraversalKernel {
 template <class ExecSpace, Direction Dir, int W, class Traits>
 void launch_traversal(const ExecSpace& space, const CommittedType& type, char* user, char* packed, std::int64_t begin,
                       std::int64_t end) {
-  using Kernel = TraversalKernel<ExecSpace, Dir, W>;
+  using Kernel = TraversalKernel<ExecSpace, Dir, W, Traits::sequential>;
   const auto d = descriptor<typename ExecSpace::memory_space>(type);
   const std::int64_t tile = Traits::tile_bytes(space, end - begin, W);
   const std::int64_t teams = (end - begin + tile - 1) / tile;
   const std::int64_t descriptor_bytes = static_cast<std::int64_t>(type.nodes.size() * sizeof(Node));
   const bool cache = descriptor_bytes <= Traits::max_scratch_descriptor;
-  Kernel kernel{d.nodes, d.lookaside, user, packed, begin, end, tile, cache};
+  const int team_size = Traits::team_size();
+  Kernel kernel{d.nodes, d.lookaside, user, packed, begin, end, tile, cache, team_size};
   const char* label = Dir == Direction::Pack ? "KokkosDDT::pack" : "KokkosDDT::unpack";
-  if constexpr (Traits::inline_single_team) {
+  if constexpr (Traits::sequential && Traits::inline_single_team) {
     if (teams == 1) {  // one tile: the same walk on the calling thread, without a fork/join
       const bool tools = Kokkos::Tools::profileLibraryLoaded();
       if (tools) Kokkos::Profiling::pushRegion(label);  // tools still see the operation
@@ -272,7 +292,13 @@ void launch_traversal(const ExecSpace& space, const CommittedType& type, char* u
       return;
     }
   }
-  typename Kernel::Policy policy(space, static_cast<int>(teams), Traits::team_size());
+  if constexpr (!Traits::sequential) {
+    if (teams <= Traits::flat_launch_teams) {  // small: skip the team machinery's launch cost
+      Kokkos::parallel_for(label, typename Kernel::FlatPolicy(space, 0, teams * team_size), kernel);
+      return;
+    }
+  }
+  typename Kernel::Policy policy(space, static_cast<int>(teams), team_size);
   if (cache) policy.set_scratch_size(0, Kokkos::PerTeam(descriptor_bytes + alignof(Node)));  // + room to align
   Kokkos::parallel_for(label, policy, kernel);
 }

@@ -31,8 +31,34 @@ struct Span {
 };
 
 // Largest b in [0, count) with prefix[b] <= p (blocks are non-empty, so prefix is strictly increasing).
-KOKKOS_FORCEINLINE_FUNCTION std::int64_t find_block(const std::int64_t* prefix, std::int64_t count, std::int64_t p) {
-  std::int64_t lo = 0, hi = count;
+//
+// The search starts where the block would be if all blocks had the same length and gallops outwards from there
+// before bisecting: O(1) probes when block lengths are even, O(log distance) otherwise, never worse than O(log count).
+// On a GPU each probe is a dependent load, so the probes saved are latency saved.
+KOKKOS_INLINE_FUNCTION std::int64_t find_block(const std::int64_t* prefix, std::int64_t count, std::int64_t p) {
+  const double fraction = static_cast<double>(p) / static_cast<double>(prefix[count]);
+  std::int64_t guess = static_cast<std::int64_t>(fraction * static_cast<double>(count));
+  guess = guess < 0 ? 0 : guess >= count ? count - 1 : guess;
+  std::int64_t lo, hi;  // invariant: prefix[lo] <= p < prefix[hi]
+  if (prefix[guess] <= p) {
+    lo = guess;
+    std::int64_t step = 1;
+    hi = lo + 1;
+    while (hi < count && prefix[hi] <= p) {
+      lo = hi;
+      step *= 2;
+      hi = lo + step < count ? lo + step : count;
+    }
+  } else {
+    hi = guess;
+    std::int64_t step = 1;
+    lo = hi - 1;
+    while (lo > 0 && prefix[lo] > p) {
+      hi = lo;
+      step *= 2;
+      lo = hi - step > 0 ? hi - step : 0;
+    }
+  }
   while (hi - lo > 1) {
     const std::int64_t mid = lo + (hi - lo) / 2;
     if (prefix[mid] <= p)
