@@ -11,6 +11,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "cuda/KokkosDDT_CudaLaunch.hpp"
+
 // Tuning knobs for device launches (defaults measured on the H100; see perf_tests/results). Override with -D.
 #ifndef KOKKOSDDT_FLAT_LAUNCH_TEAMS
 #define KOKKOSDDT_FLAT_LAUNCH_TEAMS 64
@@ -20,6 +22,14 @@
 #endif
 
 namespace KokkosDDT::Impl {
+
+// Runs kernel(i) for i in [0, threads) on `space`: a Kokkos RangePolicy. Backends may launch it their own way
+// (cuda/KokkosDDT_CudaLaunch.hpp).
+template <class ExecSpace, class Kernel>
+void launch_flat(const ExecSpace& space, const char* label, std::int64_t threads, const Kernel& kernel) {
+  Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, threads),
+                       kernel);
+}
 
 // Threads of this instance. OpenMP's concurrency() reports the whole pool even for a partition_space instance (and
 // constructs a default instance to do so), so ask the instance itself.

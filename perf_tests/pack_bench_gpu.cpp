@@ -350,6 +350,88 @@ void limits(const Kokkos::Cuda& exec) {
   record("limits", "ddt_pack8_enqueue", 0, 8, "wall", ddt_enqueue);
 }
 
+// Occupies the stream for `ns` nanoseconds of device time, so that work queued behind it runs back to back.
+__global__ void spin_kernel(long long ns) {
+  long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < ns);
+}
+
+__global__ void empty_kernel() {}
+
+// Where a small pack's time goes. For each way of moving 4 KiB (or of launching nothing):
+//   from_idle: events around one operation on an idle stream (what the other tables report);
+//   gpu:       device time per operation when 50 of them wait behind a busy kernel and then run back to back;
+//   enqueue:   host time to issue one operation (the same 50, timed on the host);
+//   wall:      issue + wait for completion.
+void latency_section(const Kokkos::Cuda& exec) {
+  const std::vector<const char*> cols{"from_idle", "gpu", "enqueue", "wall"};
+  print_header("latency of a 4 KiB pack, broken down", cols);
+  const std::int64_t packed = 4 << 10, bl = 8, stride = 512, n = packed / bl;
+  DeviceBuffer src(n * stride), ours(packed), theirs(packed);
+  const auto& dbl = KokkosDDT::primitive<double>();
+  Datatype vec = KokkosDDT::vector(n, 1, stride / 8, dbl).commit();
+  Datatype contig = KokkosDDT::contiguous(packed / 8, dbl).commit();
+  using V2 = Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::CudaSpace, Kokkos::MemoryUnmanaged>;
+  V2 s2(reinterpret_cast<double*>(src.p), n, stride / 8), d2(reinterpret_cast<double*>(theirs.p), n, 1);
+  auto sub = Kokkos::subview(s2, Kokkos::ALL, std::make_pair(0, 1));
+  const std::vector<std::pair<std::string, std::function<void()>>> ops = {
+      {"raw empty kernel", [&] { empty_kernel<<<1, 256, 0, g_stream>>>(); }},
+      {"Kokkos empty pfor",
+       [&] { Kokkos::parallel_for("empty", Kokkos::RangePolicy<Kokkos::Cuda>(exec, 0, 256), KOKKOS_LAMBDA(int){}); }},
+      {"hand vector8",
+       [&] {
+         hand_vector<<<blocks_for(n), 256, 0, g_stream>>>(reinterpret_cast<const double*>(src.p),
+                                                          reinterpret_cast<double*>(theirs.p), n, 1, stride / 8);
+       }},
+      {"deep_copy vector8", [&] { Kokkos::deep_copy(exec, d2, sub); }},
+      {"kokkosddt vector8", [&] { KokkosDDT::pack(exec, src.p, 1, vec, ours.p, packed); }},
+      {"cudaMemcpy contig", [&] { CK(cudaMemcpyAsync(theirs.p, src.p, packed, cudaMemcpyDeviceToDevice, g_stream)); }},
+      {"kokkosddt contig", [&] { KokkosDDT::pack(exec, src.p, 1, contig, ours.p, packed); }},
+  };
+  constexpr int queued = 50;
+  for (const auto& entry : ops) {
+    const std::string& name = entry.first;
+    const std::function<void()>& op = entry.second;
+    Case c{"latency", name, 0, packed, {}};
+    c.time("from_idle", op, 50);
+    std::vector<double> gpu, host;
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    for (int rep = 0; rep < 11; ++rep) {
+      spin_kernel<<<1, 1, 0, g_stream>>>(2000000);  // 2 ms: far longer than issuing 50 operations
+      Kokkos::Timer timer;
+      CK(cudaEventRecord(a, g_stream));
+      for (int i = 0; i < queued; ++i) op();
+      CK(cudaEventRecord(b, g_stream));
+      host.push_back(timer.seconds() * 1e6 / queued);
+      CK(cudaEventSynchronize(b));
+      float ms = 0;
+      CK(cudaEventElapsedTime(&ms, a, b));
+      gpu.push_back(ms * 1000.0 / queued);
+    }
+    CK(cudaEventDestroy(a));
+    CK(cudaEventDestroy(b));
+    std::sort(gpu.begin(), gpu.end());
+    std::sort(host.begin(), host.end());
+    c.us["gpu"] = gpu[gpu.size() / 2];
+    c.us["enqueue"] = host[host.size() / 2];
+    record("latency", name, 0, packed, "gpu", c.us["gpu"]);
+    record("latency", name, 0, packed, "enqueue", c.us["enqueue"]);
+    c.time_wall(
+        "wall",
+        [&] {
+          op();
+          CK(cudaStreamSynchronize(g_stream));
+        },
+        200);
+    print_row(c, cols);
+  }
+}
+
 void contiguous_section(const Kokkos::Cuda& exec) {
   const std::vector<const char*> cols{"kokkosddt", "cudaMemcpy", "ddt_wall", "yaksa_wall"};
   print_header("contiguous D2D", cols);
@@ -710,9 +792,13 @@ int main(int argc, char* argv[]) {
     }
     std::fprintf(g_csv, "section,type,block_bytes,packed_bytes,contender,us\n");
     const std::vector<std::pair<const char*, void (*)(const Kokkos::Cuda&)>> sections = {
-        {"limits", limits},           {"contiguous", contiguous_section},
-        {"vector", vector_section},   {"subarray", subarray_section},
-        {"indexed", indexed_section}, {"struct", struct_section},
+        {"limits", limits},
+        {"latency", latency_section},
+        {"contiguous", contiguous_section},
+        {"vector", vector_section},
+        {"subarray", subarray_section},
+        {"indexed", indexed_section},
+        {"struct", struct_section},
         {"d2h", d2h_section}};
     for (const auto& [name, run] : sections)
       if (only.empty() || only == name) {

@@ -22,6 +22,8 @@ const char* to_string(ErrorCode code) noexcept {
       return "unsupported";
     case ErrorCode::MPI:
       return "MPI error";
+    case ErrorCode::Backend:
+      return "backend error";
   }
   return "unknown error";
 }

@@ -17,7 +17,8 @@ enum class ErrorCode {
   NullPointer,      // a null pointer where bytes must be read or written
   Inaccessible,     // memory the execution space cannot access
   Unsupported,      // a valid request this build cannot serve (e.g. an MPI combiner without an equivalent)
-  MPI               // an MPI call failed
+  MPI,              // an MPI call failed
+  Backend           // the backend's runtime refused work (e.g. a CUDA kernel launch failed)
 };
 
 const char* to_string(ErrorCode code) noexcept;

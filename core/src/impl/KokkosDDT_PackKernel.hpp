@@ -77,13 +77,7 @@ KOKKOS_FORCEINLINE_FUNCTION void copy_16_32(char* dst, const char* src, std::int
 // (devices). The choice is made at compile time, so a device kernel carries no host-walk code (and its registers).
 template <class ExecSpace, Direction Dir, int W, bool Sequential>
 struct TraversalKernel {
-  // Device occupancy knob: KOKKOSDDT_MIN_BLOCKS_PER_SM > 0 caps registers so that many 256-thread blocks fit.
-#ifndef KOKKOSDDT_MIN_BLOCKS_PER_SM
-#define KOKKOSDDT_MIN_BLOCKS_PER_SM 0
-#endif
-  using Bounds = Kokkos::LaunchBounds<KOKKOSDDT_MIN_BLOCKS_PER_SM ? 256 : 0, KOKKOSDDT_MIN_BLOCKS_PER_SM>;
-  using Policy = Kokkos::TeamPolicy<ExecSpace, Bounds>;
-  using FlatPolicy = Kokkos::RangePolicy<ExecSpace, Bounds, Kokkos::IndexType<std::int64_t>>;
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
   using MemSpace = typename ExecSpace::memory_space;
 
@@ -294,7 +288,7 @@ void launch_traversal(const ExecSpace& space, const CommittedType& type, char* u
   }
   if constexpr (!Traits::sequential) {
     if (teams <= Traits::flat_launch_teams) {  // small: skip the team machinery's launch cost
-      Kokkos::parallel_for(label, typename Kernel::FlatPolicy(space, 0, teams * team_size), kernel);
+      launch_flat(space, label, teams * team_size, kernel);
       return;
     }
   }
