@@ -20,6 +20,9 @@
 #ifndef KOKKOSDDT_THREAD_BYTES
 #define KOKKOSDDT_THREAD_BYTES 8
 #endif
+#ifndef KOKKOSDDT_RESIDENT_WAVES
+#define KOKKOSDDT_RESIDENT_WAVES 1
+#endif
 
 namespace KokkosDDT::Impl {
 
@@ -87,6 +90,14 @@ struct LaunchTraits {
     const std::int64_t most = std::max<std::int64_t>(1, KOKKOSDDT_THREAD_BYTES / word);
     const std::int64_t per_thread = std::clamp<std::int64_t>((words + threads - 1) / threads, 1, most);
     return std::int64_t(team_size()) * word * per_thread;
+  }
+
+  // Teams launched for `tiles` tiles. Hosts: one per tile. Devices: no more than can be resident at once
+  // (KOKKOSDDT_RESIDENT_WAVES times), each looping over tiles, so that a team's descriptor copy serves many tiles.
+  static std::int64_t league_size(const ExecSpace& space, std::int64_t tiles) {
+    if (host) return tiles;
+    const std::int64_t resident = std::max<std::int64_t>(1, space.concurrency() / team_size());
+    return std::min<std::int64_t>(tiles, resident * KOKKOSDDT_RESIDENT_WAVES);
   }
 
   // Largest descriptor (bytes) copied into level-0 team scratch; larger ones are read from memory directly.

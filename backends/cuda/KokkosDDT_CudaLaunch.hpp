@@ -31,6 +31,7 @@ __global__ void __launch_bounds__(kDirectBlock) direct_flat_kernel(const Kernel 
 
 template <class Kernel>
 void launch_flat(const Kokkos::Cuda& space, const char* label, std::int64_t threads, const Kernel& kernel) {
+  if (threads <= 0) return;  // a launch of zero blocks is an error
   const std::int64_t blocks = (threads + kDirectBlock - 1) / kDirectBlock;
   if (Kokkos::Tools::profileLibraryLoaded() || blocks > INT_MAX) {
     Kokkos::parallel_for(label, Kokkos::RangePolicy<Kokkos::Cuda, Kokkos::IndexType<std::int64_t>>(space, 0, threads),

@@ -245,14 +245,19 @@ struct TraversalKernel {
     }
   }
 
+  // A team copies the descriptor once and then takes tiles league_rank, league_rank + league_size, ...: on devices the
+  // league is what stays resident, so the copy and its barrier are paid once per team, not once per tile.
   KOKKOS_FUNCTION void operator()(const Member& team) const {
     const Node* desc = team_descriptor(team);
-    const std::int64_t first = begin + team.league_rank() * tile;
-    const std::int64_t stop = Kokkos::min(end, first + tile);
-    if constexpr (Sequential)
-      walk_runs(desc, first, stop);
-    else
-      interleave_words(desc, first + std::int64_t(team.team_rank()) * W, stop, std::int64_t(team.team_size()) * W);
+    const std::int64_t tiles = (end - begin + tile - 1) / tile;
+    for (std::int64_t t = team.league_rank(); t < tiles; t += team.league_size()) {
+      const std::int64_t first = begin + t * tile;
+      const std::int64_t stop = Kokkos::min(end, first + tile);
+      if constexpr (Sequential)
+        walk_runs(desc, first, stop);
+      else
+        interleave_words(desc, first + std::int64_t(team.team_rank()) * W, stop, std::int64_t(team.team_size()) * W);
+    }
   }
 
   // The same work without teams: thread i is rank i % T of tile i / T; the descriptor is read in place.
@@ -269,6 +274,7 @@ template <class ExecSpace, Direction Dir, int W, class Traits>
 void launch_traversal(const ExecSpace& space, const CommittedType& type, char* user, char* packed, std::int64_t begin,
                       std::int64_t end) {
   using Kernel = TraversalKernel<ExecSpace, Dir, W, Traits::sequential>;
+  if (end <= begin) return;  // nothing to move (and a launch of zero blocks is an error on CUDA)
   const auto d = descriptor<typename ExecSpace::memory_space>(type);
   const std::int64_t tile = Traits::tile_bytes(space, end - begin, W);
   const std::int64_t teams = (end - begin + tile - 1) / tile;
@@ -292,7 +298,7 @@ void launch_traversal(const ExecSpace& space, const CommittedType& type, char* u
       return;
     }
   }
-  typename Kernel::Policy policy(space, static_cast<int>(teams), team_size);
+  typename Kernel::Policy policy(space, static_cast<int>(Traits::league_size(space, teams)), team_size);
   if (cache) policy.set_scratch_size(0, Kokkos::PerTeam(descriptor_bytes + alignof(Node)));  // + room to align
   Kokkos::parallel_for(label, policy, kernel);
 }
