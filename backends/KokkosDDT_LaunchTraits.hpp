@@ -14,14 +14,11 @@
 #include "cuda/KokkosDDT_CudaLaunch.hpp"
 
 // Tuning knobs for device launches (defaults measured on the H100; see perf_tests/results). Override with -D.
-#ifndef KOKKOSDDT_FLAT_LAUNCH_TEAMS
-#define KOKKOSDDT_FLAT_LAUNCH_TEAMS 64
+#ifndef KOKKOSDDT_FLAT_LAUNCH_TEAMS  // device launches of more tiles than this use the TeamPolicy (default: none)
+#define KOKKOSDDT_FLAT_LAUNCH_TEAMS INT64_MAX
 #endif
 #ifndef KOKKOSDDT_THREAD_BYTES
 #define KOKKOSDDT_THREAD_BYTES 8
-#endif
-#ifndef KOKKOSDDT_RESIDENT_WAVES
-#define KOKKOSDDT_RESIDENT_WAVES 1
 #endif
 
 namespace KokkosDDT::Impl {
@@ -62,9 +59,12 @@ struct LaunchTraits {
   // Hosts walk runs in order, one thread per team; devices interleave words across a team.
   static constexpr bool sequential = host;
 
-  // Devices: up to this many teams' work goes out as a flat RangePolicy (same mapping, descriptor read in place),
-  // because a TeamPolicy launch costs more host time (measured on the H100: 1.2 us more than a RangePolicy's, from
-  // Kokkos' per-launch team-size check and scratch bookkeeping); bigger launches amortize it and use team scratch.
+  // Devices: up to this many tiles go out as a flat RangePolicy (the same mapping: thread i is rank i % T of tile
+  // i / T, descriptor read from the kernel's parameters or memory) instead of a TeamPolicy with the descriptor in team
+  // scratch. Measured on the H100 (perf_tests/results/gpu-2026-11-21.md), the flat form is as fast or faster at every
+  // size: a TeamPolicy launch costs ~1 us more host time, and each 2-KiB tile's scratch copy and barrier cost 1-5 %
+  // of bandwidth at 256 MiB (resident teams looping over tiles were slower still). The TeamPolicy form stays for
+  // hosts, for the fused kernel, and behind this knob; the device-layout tests run both forms on every backend.
   static constexpr std::int64_t flat_launch_teams = KOKKOSDDT_FLAT_LAUNCH_TEAMS;
 
   // Threads per team: 1 on hosts (each thread walks runs), a block of 256 on devices (threads interleave words).
@@ -90,14 +90,6 @@ struct LaunchTraits {
     const std::int64_t most = std::max<std::int64_t>(1, KOKKOSDDT_THREAD_BYTES / word);
     const std::int64_t per_thread = std::clamp<std::int64_t>((words + threads - 1) / threads, 1, most);
     return std::int64_t(team_size()) * word * per_thread;
-  }
-
-  // Teams launched for `tiles` tiles. Hosts: one per tile. Devices: no more than can be resident at once
-  // (KOKKOSDDT_RESIDENT_WAVES times), each looping over tiles, so that a team's descriptor copy serves many tiles.
-  static std::int64_t league_size(const ExecSpace& space, std::int64_t tiles) {
-    if (host) return tiles;
-    const std::int64_t resident = std::max<std::int64_t>(1, space.concurrency() / team_size());
-    return std::min<std::int64_t>(tiles, resident * KOKKOSDDT_RESIDENT_WAVES);
   }
 
   // Largest descriptor (bytes) copied into level-0 team scratch; larger ones are read from memory directly.

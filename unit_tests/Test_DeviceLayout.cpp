@@ -24,10 +24,6 @@ struct DeviceLayout {
                                           Kokkos::ParallelForTag()));
   }
   static std::int64_t tile_bytes(const Test::ExecSpace&, std::int64_t, int word) { return 3 * word * team_size(); }
-  // Fewer teams than tiles: teams loop over tiles as resident teams do on a device.
-  static std::int64_t league_size(const Test::ExecSpace&, std::int64_t tiles) {
-    return std::min<std::int64_t>(tiles, 3);
-  }
 };
 
 template <Impl::Direction Dir>

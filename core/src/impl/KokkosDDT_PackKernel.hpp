@@ -3,6 +3,7 @@
 // descriptor into level-0 scratch once, then its threads resolve positions with the point-based traversal and copy
 // words. Direction only swaps source and destination.
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -87,7 +88,17 @@ struct TraversalKernel {
   char* packed;  // holds stream bytes [begin, end)
   std::int64_t begin, end, tile;
   bool cache_descriptor;
-  std::int64_t threads_per_team;  // the flat (RangePolicy) launch of small transfers
+  std::int64_t threads_per_team;  // the flat (RangePolicy) launch
+
+  // Descriptors of up to KOKKOSDDT_INLINE_NODES nodes also travel inside the kernel object, i.e. in a CUDA launch's
+  // parameters: flat launches then read them through the constant cache instead of making every thread wait for a
+  // load from device memory before its first copy (most of a small pack's time on the GPU).
+#ifndef KOKKOSDDT_INLINE_NODES
+#define KOKKOSDDT_INLINE_NODES 4
+#endif
+  static constexpr int kInlineNodes = KOKKOSDDT_INLINE_NODES;
+  int inline_count = 0;  // 0: read `nodes`
+  Node inline_nodes[kInlineNodes > 0 ? kInlineNodes : 1] = {};
 
   KOKKOS_FUNCTION void move(char* user_at, char* packed_at, std::int64_t n) const {
     if constexpr (Dir == Direction::Pack)
@@ -245,26 +256,22 @@ struct TraversalKernel {
     }
   }
 
-  // A team copies the descriptor once and then takes tiles league_rank, league_rank + league_size, ...: on devices the
-  // league is what stays resident, so the copy and its barrier are paid once per team, not once per tile.
   KOKKOS_FUNCTION void operator()(const Member& team) const {
     const Node* desc = team_descriptor(team);
-    const std::int64_t tiles = (end - begin + tile - 1) / tile;
-    for (std::int64_t t = team.league_rank(); t < tiles; t += team.league_size()) {
-      const std::int64_t first = begin + t * tile;
-      const std::int64_t stop = Kokkos::min(end, first + tile);
-      if constexpr (Sequential)
-        walk_runs(desc, first, stop);
-      else
-        interleave_words(desc, first + std::int64_t(team.team_rank()) * W, stop, std::int64_t(team.team_size()) * W);
-    }
+    const std::int64_t first = begin + team.league_rank() * tile;
+    const std::int64_t stop = Kokkos::min(end, first + tile);
+    if constexpr (Sequential)
+      walk_runs(desc, first, stop);
+    else
+      interleave_words(desc, first + std::int64_t(team.team_rank()) * W, stop, std::int64_t(team.team_size()) * W);
   }
 
   // The same work without teams: thread i is rank i % T of tile i / T; the descriptor is read in place.
   KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
     const std::int64_t team = i / threads_per_team, rank = i - team * threads_per_team;
     const std::int64_t first = begin + team * tile;
-    interleave_words(nodes.data(), first + rank * W, Kokkos::min(end, first + tile), threads_per_team * W);
+    const Node* desc = inline_count > 0 ? inline_nodes : nodes.data();
+    interleave_words(desc, first + rank * W, Kokkos::min(end, first + tile), threads_per_team * W);
   }
 };
 
@@ -294,11 +301,15 @@ void launch_traversal(const ExecSpace& space, const CommittedType& type, char* u
   }
   if constexpr (!Traits::sequential) {
     if (teams <= Traits::flat_launch_teams) {  // small: skip the team machinery's launch cost
+      if (type.nodes.size() <= static_cast<std::size_t>(Kernel::kInlineNodes)) {
+        kernel.inline_count = static_cast<int>(type.nodes.size());
+        std::copy(type.nodes.begin(), type.nodes.end(), kernel.inline_nodes);
+      }
       launch_flat(space, label, teams * team_size, kernel);
       return;
     }
   }
-  typename Kernel::Policy policy(space, static_cast<int>(Traits::league_size(space, teams)), team_size);
+  typename Kernel::Policy policy(space, static_cast<int>(teams), team_size);
   if (cache) policy.set_scratch_size(0, Kokkos::PerTeam(descriptor_bytes + alignof(Node)));  // + room to align
   Kokkos::parallel_for(label, policy, kernel);
 }
