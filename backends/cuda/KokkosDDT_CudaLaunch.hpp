@@ -23,11 +23,8 @@ namespace KokkosDDT::Impl {
 
 inline constexpr int kDirectBlock = 256;
 
-// __grid_constant__: the kernel object stays in parameter space even where its address is taken (the inline
-// descriptor), instead of being copied to each thread's local memory.
 template <class Kernel>
-__global__ void __launch_bounds__(kDirectBlock)
-    direct_flat_kernel(const __grid_constant__ Kernel kernel, std::int64_t threads) {
+__global__ void __launch_bounds__(kDirectBlock) direct_flat_kernel(const Kernel kernel, std::int64_t threads) {
   const std::int64_t i = std::int64_t(blockIdx.x) * kDirectBlock + threadIdx.x;
   if (i < threads) kernel(i);
 }

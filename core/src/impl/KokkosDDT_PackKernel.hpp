@@ -3,7 +3,6 @@
 // descriptor into level-0 scratch once, then its threads resolve positions with the point-based traversal and copy
 // words. Direction only swaps source and destination.
 
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -89,16 +88,6 @@ struct TraversalKernel {
   std::int64_t begin, end, tile;
   bool cache_descriptor;
   std::int64_t threads_per_team;  // the flat (RangePolicy) launch
-
-  // Descriptors of up to KOKKOSDDT_INLINE_NODES nodes also travel inside the kernel object, i.e. in a CUDA launch's
-  // parameters: flat launches then read them through the constant cache instead of making every thread wait for a
-  // load from device memory before its first copy (most of a small pack's time on the GPU).
-#ifndef KOKKOSDDT_INLINE_NODES
-#define KOKKOSDDT_INLINE_NODES 4
-#endif
-  static constexpr int kInlineNodes = KOKKOSDDT_INLINE_NODES;
-  int inline_count = 0;  // 0: read `nodes`
-  Node inline_nodes[kInlineNodes > 0 ? kInlineNodes : 1] = {};
 
   KOKKOS_FUNCTION void move(char* user_at, char* packed_at, std::int64_t n) const {
     if constexpr (Dir == Direction::Pack)
@@ -270,8 +259,7 @@ struct TraversalKernel {
   KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
     const std::int64_t team = i / threads_per_team, rank = i - team * threads_per_team;
     const std::int64_t first = begin + team * tile;
-    const Node* desc = inline_count > 0 ? inline_nodes : nodes.data();
-    interleave_words(desc, first + rank * W, Kokkos::min(end, first + tile), threads_per_team * W);
+    interleave_words(nodes.data(), first + rank * W, Kokkos::min(end, first + tile), threads_per_team * W);
   }
 };
 
@@ -300,11 +288,7 @@ void launch_traversal(const ExecSpace& space, const CommittedType& type, char* u
     }
   }
   if constexpr (!Traits::sequential) {
-    if (teams <= Traits::flat_launch_teams) {  // small: skip the team machinery's launch cost
-      if (type.nodes.size() <= static_cast<std::size_t>(Kernel::kInlineNodes)) {
-        kernel.inline_count = static_cast<int>(type.nodes.size());
-        std::copy(type.nodes.begin(), type.nodes.end(), kernel.inline_nodes);
-      }
+    if (teams <= Traits::flat_launch_teams) {  // see LaunchTraits::flat_launch_teams
       launch_flat(space, label, teams * team_size, kernel);
       return;
     }
