@@ -23,7 +23,8 @@ struct DeviceLayout {
                            .team_size_max(Impl::TraversalKernel<Test::ExecSpace, Impl::Direction::Pack, 1, false>{},
                                           Kokkos::ParallelForTag()));
   }
-  static std::int64_t tile_bytes(const Test::ExecSpace&, std::int64_t, int word) { return 3 * word * team_size(); }
+  // 8 words per thread: tiles are multiples of the packed-side word, so narrow types take that path when aligned.
+  static std::int64_t tile_bytes(const Test::ExecSpace&, std::int64_t, int word) { return 8 * word * team_size(); }
 };
 
 template <Impl::Direction Dir>

@@ -245,6 +245,53 @@ struct TraversalKernel {
     }
   }
 
+  // The packed side of a tile is contiguous, so narrow types (W < KOKKOSDDT_PACKED_WORD) move it in PW-byte words:
+  // thread r takes packed words r, r + T, ... and gathers (pack) or scatters (unpack) their W-byte units on the typed
+  // side. The typed side's loads stay in cache; the packed side's stores, which cross PCIe when packing into pinned
+  // host memory, become PW bytes each instead of W. Needs the packed buffer PW-aligned and tiles a multiple of PW.
+#ifndef KOKKOSDDT_PACKED_WORD
+#define KOKKOSDDT_PACKED_WORD 8
+#endif
+  static constexpr int PW = W < KOKKOSDDT_PACKED_WORD ? KOKKOSDDT_PACKED_WORD : W;
+  bool packed_wide = false;  // set at launch when the alignment allows it
+
+  KOKKOS_FUNCTION char* typed_at(const Node* desc, std::int64_t q) const {
+    const Hit h = locate(desc, lookaside.data(), q);
+    return user + block_span(h.node, lookaside.data(), h.block, h.base).offset + h.inner;
+  }
+
+  KOKKOS_FUNCTION void interleave_packed_words(const Node* desc, std::int64_t g, std::int64_t stop,
+                                               std::int64_t step) const {
+    for (; g < stop; g += step) {
+      if (stop - g < PW) return interleave_words(desc, g, stop, W);  // the range's last partial word: by units
+      char* k = packed + (g - begin);
+      if constexpr (Dir == Direction::Pack) {
+        Word<PW> out;
+        for (int j = 0; j < PW / W; ++j) {
+          const Word<W> w = load_word<W>(typed_at(desc, g + j * W));
+          for (int b = 0; b < W; ++b) out.bytes[j * W + b] = w.bytes[b];
+        }
+        store_word<PW>(k, out);
+      } else {
+        const Word<PW> in = load_word<PW>(k);
+        for (int j = 0; j < PW / W; ++j) {
+          Word<W> w;
+          for (int b = 0; b < W; ++b) w.bytes[b] = in.bytes[j * W + b];
+          store_word<W>(typed_at(desc, g + j * W), w);
+        }
+      }
+    }
+  }
+
+  // Rank r of T threads moves its share of stream bytes [first, stop).
+  KOKKOS_FUNCTION void interleave(const Node* desc, std::int64_t first, std::int64_t stop, std::int64_t r,
+                                  std::int64_t T) const {
+    if constexpr (PW > W) {
+      if (packed_wide) return interleave_packed_words(desc, first + r * PW, stop, T * PW);
+    }
+    interleave_words(desc, first + r * W, stop, T * W);
+  }
+
   KOKKOS_FUNCTION void operator()(const Member& team) const {
     const Node* desc = team_descriptor(team);
     const std::int64_t first = begin + team.league_rank() * tile;
@@ -252,14 +299,14 @@ struct TraversalKernel {
     if constexpr (Sequential)
       walk_runs(desc, first, stop);
     else
-      interleave_words(desc, first + std::int64_t(team.team_rank()) * W, stop, std::int64_t(team.team_size()) * W);
+      interleave(desc, first, stop, team.team_rank(), team.team_size());
   }
 
   // The same work without teams: thread i is rank i % T of tile i / T; the descriptor is read in place.
   KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
     const std::int64_t team = i / threads_per_team, rank = i - team * threads_per_team;
     const std::int64_t first = begin + team * tile;
-    interleave_words(nodes.data(), first + rank * W, Kokkos::min(end, first + tile), threads_per_team * W);
+    interleave(nodes.data(), first, Kokkos::min(end, first + tile), rank, threads_per_team);
   }
 };
 
@@ -277,6 +324,7 @@ void launch_traversal(const ExecSpace& space, const CommittedType& type, char* u
   const bool cache = descriptor_bytes <= Traits::max_scratch_descriptor;
   const int team_size = Traits::team_size();
   Kernel kernel{d.nodes, d.lookaside, user, packed, begin, end, tile, cache, team_size};
+  kernel.packed_wide = reinterpret_cast<std::uintptr_t>(packed) % Kernel::PW == 0 && tile % Kernel::PW == 0;
   const char* label = Dir == Direction::Pack ? "KokkosDDT::pack" : "KokkosDDT::unpack";
   if constexpr (Traits::sequential && Traits::inline_single_team) {
     if (teams == 1) {  // one tile: the same walk on the calling thread, without a fork/join
