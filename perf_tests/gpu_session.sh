@@ -2,7 +2,7 @@
 # One session on a GPU machine, run from the repository root: build with the `cuda` preset, run the unit tests (Cuda,
 # OpenMP and Serial), compute-sanitizer, the demo and the GPU benchmark. Stages run in the order given:
 #
-#   bash perf_tests/gpu_session.sh env build test sanitize demo bench-quick bench
+#   bash perf_tests/gpu_session.sh env build test sanitize demo bench-quick bench profile
 #
 # Inputs (not in git): .carry/kokkos-cuda, a CUDA+OpenMP+Serial Kokkos install (copied to /opt/kokkos/cuda, where
 # the preset looks); .carry/catch2 (a Catch2 install) when the machine has none; .carry/yaksa (optional contender).
@@ -50,6 +50,14 @@ for stage in "$@"; do
       unset KOKKOSDDT_TEST_SCALE ;;
     demo)
       run demo build/cuda/examples/halo_demo 128 50 ;;
+    profile)
+      # Nsight Compute on the 4 KiB vector pack of the latency section: the library's kernel, then the hand-written one,
+      # caches left warm as in the benchmark loop.
+      for k in direct_flat hand_vector; do
+        run "profile-$k" ncu --cache-control none --section SpeedOfLight --section LaunchStats --section WarpStateStats \
+          --section InstructionStats --section MemoryWorkloadAnalysis -k "regex:$k" --launch-skip 10 --launch-count 1 \
+          build/cuda/perf_tests/pack_bench_gpu --only latency --csv /dev/null
+      done ;;
     bench-quick)
       run bench-quick build/cuda/perf_tests/pack_bench_gpu --quick --csv "$OUT/bench-quick.csv" ;;
     bench)
