@@ -31,7 +31,7 @@ def main():
     panels = OrderedDict()
     with open(a.csv) as f:
         for r in csv.DictReader(f):
-            if r["section"] == "limits":
+            if r["section"] in ("limits", "latency"):
                 continue
             block = int(r["block_bytes"])
             name = f"{r['section']}: {r['type']}" + (f" {block} B" if r["section"] in ("vector", "d2h") else "")
