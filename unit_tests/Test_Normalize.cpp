@@ -153,4 +153,10 @@ TEST_CASE("normalize: word size", "[normalize]") {
   CHECK(word(s, false) == 1);
   CHECK(word(resized(contiguous(4, dbl()), 0, 40), false) == 16);
   CHECK(word(resized(contiguous(4, dbl()), 0, 40), true) == 8);  // instances 40 bytes apart
+  // Irregular blocks of doubles: the runs' lengths and offsets decide, not the 1-byte element of a normalized
+  // indexed node (which once made this a byte-by-byte copy).
+  CHECK(word(indexed({1, 8, 3, 2}, {0, 9, 64, 70}, dbl()), false) == 8);
+  CHECK(word(indexed({2, 4, 6}, {0, 8, 64}, dbl()), false) == 16);
+  CHECK(word(indexed({1, 2}, {0, 3}, primitive<char>()), false) == 1);
+  CHECK(word(indexed_block(2, {0, 5, 9}, i32()), false) == 4);
 }

@@ -297,11 +297,14 @@ void gcd_visit(const LayoutNode& n, std::uint64_t& g) {
       return;
   }
   for (std::int64_t d : n.disps) add(d);
-  if (n.blocklength > 1) add(n.elem_extent());
-  if (n.child)
+  if (n.child) {  // elements of a block step by the child's extent
+    if (n.blocklength > 1) add(n.elem_extent());
     gcd_visit(*n.child, g);
-  else
-    add(n.elem);
+  } else if (n.kind != LayoutKind::Indexed) {
+    // A terminal block is one dense run of blocklength elements: only its length matters, not the element size
+    // (an Indexed node's runs, lens[b] * elem, are added above; its elem is 1 once normalized).
+    add(n.blocklength * n.elem);
+  }
 }
 
 }  // namespace
