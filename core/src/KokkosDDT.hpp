@@ -8,4 +8,5 @@
 #include "KokkosDDT_Primitives.hpp"
 #include "KokkosDDT_ViewDatatype.hpp"
 #include "KokkosDDT_Pack.hpp"
+#include "KokkosDDT_FusionQueue.hpp"
 #include "KokkosDDT_Version.hpp"

@@ -46,10 +46,21 @@ using enable_if_view = std::enable_if_t<Kokkos::is_view_v<V>, int>;
 inline std::int64_t low_bit(std::uint64_t v) { return v == 0 ? 16 : static_cast<std::int64_t>(v & (~v + 1)); }
 
 // The checks shared by every entry point, then one launch. `user_null_ok`: MPI_BOTTOM-style absolute addressing.
+// A checked transfer, ready to launch: stream bytes [begin, end) of `count` instances of `type` between `user` and
+// `packed`, in `word`-byte words. Single packs launch it at once; the fusion queue batches several.
+struct Transfer {
+  const CommittedType* type = nullptr;
+  std::int64_t count = 0;
+  char* user = nullptr;
+  char* packed = nullptr;
+  std::int64_t begin = 0, end = 0;
+  int word = 1;
+};
+
+// Checks every argument (nothing is launched or written if one is wrong) and chooses the word.
 template <class ExecSpace, Direction Dir>
-std::int64_t transfer(const ExecSpace& space, const char* where, const Datatype& type, std::int64_t count, char* user,
-                      bool user_null_ok, char* packed, std::int64_t packed_bytes, const char* packed_name,
-                      PackRange range) {
+Transfer prepare_transfer(const char* where, const Datatype& type, std::int64_t count, char* user, bool user_null_ok,
+                          char* packed, std::int64_t packed_bytes, const char* packed_name, PackRange range) {
   const Impl::CommittedType& committed = type.committed(where);
   require_nonnegative(count, where, "count");
   require_nonnegative(packed_bytes, where, packed_name);
@@ -65,7 +76,8 @@ std::int64_t transfer(const ExecSpace& space, const char* where, const Datatype&
   if (packed_bytes < n)
     throw_error(ErrorCode::BufferTooSmall, where, packed_name,
                 "holds " + std::to_string(packed_bytes) + " bytes but " + std::to_string(n) + " are needed");
-  if (n == 0) return 0;
+  Transfer t{&committed, count, user, packed, range.offset, range.offset + n, 1};
+  if (n == 0) return t;
   if (packed == nullptr)
     throw_error(ErrorCode::NullPointer, where, packed_name, "is null but " + std::to_string(n) + " bytes move");
   if (user == nullptr && !user_null_ok)
@@ -80,9 +92,18 @@ std::int64_t transfer(const ExecSpace& space, const char* where, const Datatype&
   for (std::uint64_t v : {reinterpret_cast<std::uint64_t>(user), reinterpret_cast<std::uint64_t>(packed),
                           static_cast<std::uint64_t>(range.offset), static_cast<std::uint64_t>(n)})
     word = std::min(word, low_bit(v));
-  launch_traversal<ExecSpace, Dir>(space, committed, user, packed, range.offset, range.offset + n,
-                                   static_cast<int>(word));
-  return n;
+  t.word = static_cast<int>(word);
+  return t;
+}
+
+template <class ExecSpace, Direction Dir>
+std::int64_t transfer(const ExecSpace& space, const char* where, const Datatype& type, std::int64_t count, char* user,
+                      bool user_null_ok, char* packed, std::int64_t packed_bytes, const char* packed_name,
+                      PackRange range) {
+  const Transfer t = prepare_transfer<ExecSpace, Dir>(where, type, count, user, user_null_ok, packed, packed_bytes,
+                                                      packed_name, range);
+  launch_traversal<ExecSpace, Dir>(space, *t.type, t.user, t.packed, t.begin, t.end, t.word);
+  return t.end - t.begin;
 }
 
 template <class ExecSpace, class MemSpace>

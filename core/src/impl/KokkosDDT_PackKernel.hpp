@@ -292,14 +292,18 @@ struct TraversalKernel {
     interleave_words(desc, first + r * W, stop, T * W);
   }
 
-  KOKKOS_FUNCTION void operator()(const Member& team) const {
-    const Node* desc = team_descriptor(team);
-    const std::int64_t first = begin + team.league_rank() * tile;
+  // Tile `t` of this transfer, by the whole team (the fused kernel calls this for its requests' tiles too).
+  KOKKOS_FUNCTION void run_tile(const Member& team, const Node* desc, std::int64_t t) const {
+    const std::int64_t first = begin + t * tile;
     const std::int64_t stop = Kokkos::min(end, first + tile);
     if constexpr (Sequential)
       walk_runs(desc, first, stop);
     else
       interleave(desc, first, stop, team.team_rank(), team.team_size());
+  }
+
+  KOKKOS_FUNCTION void operator()(const Member& team) const {
+    run_tile(team, team_descriptor(team), team.league_rank());
   }
 
   // The same work without teams: thread i is rank i % T of tile i / T; the descriptor is read in place.

@@ -1,0 +1,121 @@
+#pragma once
+// The fusion queue (chu-fusion21, Sec. IV): pack and unpack requests collected on one execution-space instance and
+// run as one fused launch, with completion reported through host-readable flags written by the kernel itself.
+//
+//   KokkosDDT::FusionQueue<Kokkos::Cuda> q(instance);       // or any execution space (instance)
+//   auto r1 = q.pack(field, 1, face_x, buf_x, bytes_x);     // returns at once; nothing launched yet
+//   auto r2 = q.unpack(recv_y, bytes_y, field, 1, face_y);  // types, directions and memory spaces mix freely
+//   q.wait(r1);                                              // launches what is pending, then polls r1's flag
+//
+// A fused launch happens when the pending bytes reach threshold_bytes(), when a pending request is tested or waited
+// on, on flush(), and when the ring of request slots is full. Requests that touch the same bytes as a pending one
+// (a destination written by both, or read by one and written by the other) go into the next launch, so nothing is
+// reordered. Buffers must stay untouched until the request tests complete; the queue keeps the types alive.
+
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+
+#include "KokkosDDT_Error.hpp"
+#include "KokkosDDT_Pack.hpp"
+#include "impl/KokkosDDT_FusedKernel.hpp"
+
+namespace KokkosDDT {
+
+struct FusionOptions {
+  int capacity = 64;                  // request slots in the ring
+  std::int64_t threshold_bytes = -1;  // launch when pending bytes reach this; -1: derived from measurements
+};
+
+// A handle to one enqueued request. Default-constructed handles are empty; a handle is valid only with its queue.
+class FusionRequest {
+ public:
+  FusionRequest() = default;
+  bool empty() const { return queue_ == nullptr; }
+
+ private:
+  template <class>
+  friend class FusionQueue;
+  FusionRequest(const void* queue, int slot, std::uint64_t ticket) : queue_(queue), slot_(slot), ticket_(ticket) {}
+  const void* queue_ = nullptr;
+  int slot_ = -1;  // -1: nothing to move (complete at once)
+  std::uint64_t ticket_ = 0;
+};
+
+template <class ExecSpace = Kokkos::DefaultExecutionSpace>
+class FusionQueue {
+  using MemSpace = typename ExecSpace::memory_space;
+  static constexpr bool host_memory = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
+  // Request records are written by the host and read by the kernel; completion flags the other way round.
+  using HostVisible = std::conditional_t<host_memory, MemSpace, Kokkos::SharedHostPinnedSpace>;
+
+ public:
+  explicit FusionQueue(const ExecSpace& space = ExecSpace(), FusionOptions options = {});
+  ~FusionQueue();
+  FusionQueue(const FusionQueue&) = delete;
+  FusionQueue& operator=(const FusionQueue&) = delete;
+
+  // Same arguments as KokkosDDT::pack / unpack without the execution space; every check happens here, at enqueue.
+  FusionRequest pack(const void* src, std::int64_t count, const Datatype& type, void* dst, std::int64_t dst_bytes,
+                     PackRange range = {});
+  FusionRequest unpack(const void* src, std::int64_t src_bytes, void* dst, std::int64_t count, const Datatype& type,
+                       PackRange range = {});
+  template <class SrcView, class DstView, Impl::enable_if_view<SrcView> = 0, Impl::enable_if_view<DstView> = 0>
+  FusionRequest pack(const SrcView& src, std::int64_t count, const Datatype& type, const DstView& dst,
+                     PackRange range = {});
+  template <class SrcView, class DstView, Impl::enable_if_view<SrcView> = 0, Impl::enable_if_view<DstView> = 0>
+  FusionRequest unpack(const SrcView& src, const DstView& dst, std::int64_t count, const Datatype& type,
+                       PackRange range = {});
+
+  void flush();                       // launch everything pending (returns at once)
+  bool test(const FusionRequest& r);  // a host load; launches r first if it is still pending
+  void wait(const FusionRequest& r);  // test until true; waiting twice is a no-op
+  void wait_all();
+
+  std::int64_t threshold_bytes() const { return threshold_; }
+  std::int64_t pending_bytes() const { return pending_bytes_; }
+  std::int64_t pending_requests() const { return pending_count_; }
+  std::int64_t launches() const { return launches_; }
+  int capacity() const { return capacity_; }
+  const ExecSpace& space() const { return space_; }
+
+ private:
+  enum class State { Free, Pending, InFlight };
+  struct Slot {
+    State state = State::Free;
+    std::uint64_t ticket = 0;
+    Datatype type;                              // keeps the descriptor alive while the kernel may read it
+    std::uintptr_t read_lo = 0, read_hi = 0;    // bytes the request reads
+    std::uintptr_t write_lo = 0, write_hi = 0;  // and writes
+  };
+
+  template <Impl::Direction Dir>
+  FusionRequest enqueue(const char* where, const Datatype& type, std::int64_t count, char* user, char* packed,
+                        std::int64_t packed_bytes, const char* packed_name, PackRange range);
+  bool conflicts(const Slot& s) const;
+  void take_slot();  // makes the slot at tail_ free, launching and waiting as needed
+  bool complete(int slot, std::uint64_t ticket) const;
+  void reclaim();  // frees completed slots from the oldest on
+  void check(const FusionRequest& r, const char* where) const;
+  void measure_threshold();
+
+  ExecSpace space_;
+  int capacity_;
+  std::int64_t threshold_;
+  std::vector<Slot> slots_;
+  int head_ = 0, used_ = 0;  // the ring: slots head_ .. head_ + used_ - 1 are taken, oldest first
+  int pending_begin_ = 0, pending_count_ = 0;
+  std::int64_t pending_bytes_ = 0, launches_ = 0;
+  std::uint64_t next_ticket_ = 1;
+  Kokkos::View<Impl::FusedItem*, HostVisible> staging_;  // per slot
+  Kokkos::View<Impl::FusedItem*, MemSpace> items_;       // per slot, where the kernel reads it
+  Kokkos::View<std::int64_t*, MemSpace> done_;
+  Kokkos::View<std::uint64_t*, HostVisible> flags_;
+};
+
+}  // namespace KokkosDDT
+
+#include "impl/KokkosDDT_FusionQueue_impl.hpp"

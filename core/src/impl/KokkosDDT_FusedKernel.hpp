@@ -1,0 +1,112 @@
+#pragma once
+// The fusion queue's kernel (chu-fusion21, Sec. IV-A3): one TeamPolicy launch over the tiles of many pending
+// requests. Teams go to requests in proportion to their size (a prefix sum of tile counts; a team finds its request by
+// binary search), each team copies its request's fixed-length descriptor into level-0 scratch and runs the same
+// per-tile traversal as a single pack (TraversalKernel::run_tile). The last team to finish a request writes the
+// request's ticket into a host-readable flag, so the host learns of completion without synchronizing the stream.
+
+#include <cstdint>
+
+#include <Kokkos_Core.hpp>
+#include <desul/atomics.hpp>
+
+#include "impl/KokkosDDT_PackKernel.hpp"
+
+namespace KokkosDDT::Impl {
+
+// One request of a fused launch, as the kernel reads it (from the execution space's memory).
+struct FusedItem {
+  const Node* nodes = nullptr;  // the request's descriptor, in the execution space's memory
+  const std::int64_t* lookaside = nullptr;
+  std::int64_t node_count = 0, lookaside_count = 0;
+  char* user = nullptr;
+  char* packed = nullptr;
+  std::int64_t begin = 0, end = 0, tile = 0;  // stream bytes [begin, end), in tiles of `tile` bytes
+  std::int64_t first_team = 0;                // teams of the launch's earlier requests
+  std::int64_t teams = 0;                     // this request's
+  std::uint64_t ticket = 0;                   // written to flags[slot] once the request is done
+  std::int32_t word = 1, direction = 0, slot = 0, cache = 0;
+};
+
+template <class ExecSpace, class Traits = LaunchTraits<ExecSpace>>
+struct FusedKernel {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  using MemSpace = typename ExecSpace::memory_space;
+
+  Kokkos::View<const FusedItem*, MemSpace> items;  // a ring of `capacity`; this launch's requests at [start, start+n)
+  std::int64_t start = 0, n = 0, capacity = 1;
+  Kokkos::View<std::int64_t*, MemSpace> done;  // per slot: teams finished so far (reset by the last one)
+  std::uint64_t* flags = nullptr;              // per slot, readable by the host
+
+  KOKKOS_FUNCTION const FusedItem& item(std::int64_t i) const { return items((start + i) % capacity); }
+
+  // The request of league rank `team`: the last one whose first team is not after it.
+  KOKKOS_FUNCTION std::int64_t find(std::int64_t team) const {
+    std::int64_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      if (item(mid).first_team <= team)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    return lo;
+  }
+
+  template <Direction Dir, int W>
+  KOKKOS_FUNCTION void run(const Member& team, const FusedItem& it, std::int64_t t) const {
+    using Kernel = TraversalKernel<ExecSpace, Dir, W, Traits::sequential>;
+    Kernel k{Kokkos::View<const Node*, MemSpace>(it.nodes, it.node_count),
+             Kokkos::View<const std::int64_t*, MemSpace>(it.lookaside, it.lookaside_count),
+             it.user,
+             it.packed,
+             it.begin,
+             it.end,
+             it.tile,
+             it.cache != 0,
+             team.team_size()};
+    k.packed_wide = reinterpret_cast<std::uintptr_t>(it.packed) % Kernel::PW == 0 && it.tile % Kernel::PW == 0 &&
+                    it.tile >= std::int64_t(team.team_size()) * Kernel::PW;
+    k.run_tile(team, k.team_descriptor(team), t);
+  }
+
+  template <Direction Dir>
+  KOKKOS_FUNCTION void run_word(const Member& team, const FusedItem& it, std::int64_t t) const {
+    switch (it.word) {
+      case 16:
+        return run<Dir, 16>(team, it, t);
+      case 8:
+        return run<Dir, 8>(team, it, t);
+      case 4:
+        return run<Dir, 4>(team, it, t);
+      case 2:
+        return run<Dir, 2>(team, it, t);
+      default:
+        return run<Dir, 1>(team, it, t);
+    }
+  }
+
+  KOKKOS_FUNCTION void operator()(const Member& team) const {
+    const FusedItem& it = item(find(team.league_rank()));
+    const std::int64_t t = team.league_rank() - it.first_team;
+    if (it.direction == static_cast<std::int32_t>(Direction::Pack))
+      run_word<Direction::Pack>(team, it, t);
+    else
+      run_word<Direction::Unpack>(team, it, t);
+    // Every thread's writes (possibly to pinned host memory) before the count; the last team's release of the flag
+    // then publishes the whole request to the host.
+    desul::atomic_thread_fence(desul::MemoryOrderRelease(), desul::MemoryScopeSystem());
+    team.team_barrier();
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      const std::int64_t before = desul::atomic_fetch_add(&done(it.slot), std::int64_t(1), desul::MemoryOrderAcqRel(),
+                                                          desul::MemoryScopeSystem());
+      if (before + 1 == it.teams) {
+        done(it.slot) = 0;  // nothing touches it again before the slot's next launch, which is stream-ordered
+        desul::atomic_store(&flags[it.slot], it.ticket, desul::MemoryOrderRelease(), desul::MemoryScopeSystem());
+      }
+    });
+  }
+};
+
+}  // namespace KokkosDDT::Impl

@@ -1,0 +1,272 @@
+#pragma once
+// FusionQueue's member functions (included by KokkosDDT_FusionQueue.hpp).
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <string>
+#include <thread>
+#include <utility>
+
+namespace KokkosDDT {
+
+template <class ExecSpace>
+FusionQueue<ExecSpace>::FusionQueue(const ExecSpace& space, FusionOptions options)
+    : space_(space), capacity_(options.capacity), threshold_(options.threshold_bytes) {
+  const char* where = "KokkosDDT::FusionQueue";
+  if (capacity_ < 1)
+    Impl::throw_error(ErrorCode::InvalidArgument, where, "options.capacity",
+                      "is " + std::to_string(capacity_) + "; must be >= 1");
+  if (threshold_ < -1)
+    Impl::throw_error(ErrorCode::InvalidArgument, where, "options.threshold_bytes",
+                      "is " + std::to_string(threshold_) + "; must be >= 0, or -1 to derive it from measurements");
+  slots_.resize(capacity_);
+  staging_ = decltype(staging_)(Kokkos::view_alloc("KokkosDDT::FusionQueue::staging"), capacity_);
+  if constexpr (std::is_same_v<HostVisible, MemSpace>)
+    items_ = staging_;  // the kernel reads the host's records in place
+  else
+    items_ = decltype(items_)(Kokkos::view_alloc("KokkosDDT::FusionQueue::items"), capacity_);
+  done_ = decltype(done_)(Kokkos::view_alloc("KokkosDDT::FusionQueue::done"), capacity_);
+  flags_ = decltype(flags_)(Kokkos::view_alloc("KokkosDDT::FusionQueue::flags"), capacity_);
+  Kokkos::fence("KokkosDDT::FusionQueue: zeroed counters and flags");
+  if (threshold_ < 0) measure_threshold();
+}
+
+template <class ExecSpace>
+FusionQueue<ExecSpace>::~FusionQueue() {
+  try {
+    wait_all();
+  } catch (...) {
+    space_.fence("KokkosDDT::FusionQueue::~FusionQueue");  // never leave a kernel reading freed memory
+  }
+}
+
+// The threshold where fusing stops paying (chu-fusion21 leaves this "model-based prediction" as future work): a fused
+// launch is worth waiting for while its data would take less time to move than the launch costs, so launch once the
+// pending bytes would take as long as one launch: threshold = launch cost x throughput, both measured here on this
+// instance (median of a few runs; a few milliseconds once per queue).
+template <class ExecSpace>
+void FusionQueue<ExecSpace>::measure_threshold() {
+  threshold_ = 0;  // measure with every request launched at once
+  const std::int64_t big = std::int64_t(4) << 20;
+  Kokkos::View<char*, MemSpace> a(Kokkos::view_alloc("KokkosDDT::FusionQueue::probe_a"), big);
+  Kokkos::View<char*, MemSpace> b(Kokkos::view_alloc("KokkosDDT::FusionQueue::probe_b"), big);
+  Datatype byte_type = KokkosDDT::byte();
+  byte_type.commit();
+  auto time_us = [&](std::int64_t n) {
+    std::vector<double> t;
+    for (int i = 0; i < 7; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      wait(pack(a.data(), n, byte_type, b.data(), n));
+      t.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  };
+  const double launch_us = time_us(8);
+  const double big_us = std::max(time_us(big) - launch_us, 1e-3);
+  const double bytes_per_us = static_cast<double>(big) / big_us;
+  threshold_ = std::max<std::int64_t>(4096, static_cast<std::int64_t>(launch_us * bytes_per_us));
+}
+
+template <class ExecSpace>
+FusionRequest FusionQueue<ExecSpace>::pack(const void* src, std::int64_t count, const Datatype& type, void* dst,
+                                           std::int64_t dst_bytes, PackRange range) {
+  return enqueue<Impl::Direction::Pack>("KokkosDDT::FusionQueue::pack", type, count,
+                                        const_cast<char*>(static_cast<const char*>(src)), static_cast<char*>(dst),
+                                        dst_bytes, "dst_bytes", range);
+}
+
+template <class ExecSpace>
+FusionRequest FusionQueue<ExecSpace>::unpack(const void* src, std::int64_t src_bytes, void* dst, std::int64_t count,
+                                             const Datatype& type, PackRange range) {
+  return enqueue<Impl::Direction::Unpack>("KokkosDDT::FusionQueue::unpack", type, count, static_cast<char*>(dst),
+                                          const_cast<char*>(static_cast<const char*>(src)), src_bytes, "src_bytes",
+                                          range);
+}
+
+template <class ExecSpace>
+template <class SrcView, class DstView, Impl::enable_if_view<SrcView>, Impl::enable_if_view<DstView>>
+FusionRequest FusionQueue<ExecSpace>::pack(const SrcView& src, std::int64_t count, const Datatype& type,
+                                           const DstView& dst, PackRange range) {
+  const char* where = "KokkosDDT::FusionQueue::pack";
+  Impl::require_accessible<ExecSpace, typename SrcView::memory_space>(where, "src");
+  Impl::require_accessible<ExecSpace, typename DstView::memory_space>(where, "dst");
+  Impl::require_inside(src, type, count, where, "src");
+  return pack(static_cast<const void*>(src.data()), count, type, Impl::bytes_of(dst),
+              Impl::contiguous_bytes(dst, where, "dst"), range);
+}
+
+template <class ExecSpace>
+template <class SrcView, class DstView, Impl::enable_if_view<SrcView>, Impl::enable_if_view<DstView>>
+FusionRequest FusionQueue<ExecSpace>::unpack(const SrcView& src, const DstView& dst, std::int64_t count,
+                                             const Datatype& type, PackRange range) {
+  const char* where = "KokkosDDT::FusionQueue::unpack";
+  Impl::require_accessible<ExecSpace, typename SrcView::memory_space>(where, "src");
+  Impl::require_accessible<ExecSpace, typename DstView::memory_space>(where, "dst");
+  Impl::require_inside(dst, type, count, where, "dst");
+  return unpack(static_cast<const void*>(src.data()), Impl::contiguous_bytes(src, where, "src"), Impl::bytes_of(dst),
+                count, type, range);
+}
+
+template <class ExecSpace>
+template <Impl::Direction Dir>
+FusionRequest FusionQueue<ExecSpace>::enqueue(const char* where, const Datatype& type, std::int64_t count, char* user,
+                                              char* packed, std::int64_t packed_bytes, const char* packed_name,
+                                              PackRange range) {
+  const Impl::Transfer t =
+      Impl::prepare_transfer<ExecSpace, Dir>(where, type, count, user, false, packed, packed_bytes, packed_name, range);
+  if (t.end == t.begin) return FusionRequest(this, -1, 0);  // nothing moves: complete already
+  // The bytes it touches: the packed range, and the typed side's footprint (all instances' data bounds).
+  const Impl::CommittedType& c = *t.type;
+  const std::int64_t reach = (t.count - 1) * c.extent;
+  const auto typed_lo = reinterpret_cast<std::uintptr_t>(t.user + c.data_lb + std::min<std::int64_t>(0, reach));
+  const auto typed_hi = reinterpret_cast<std::uintptr_t>(t.user + c.data_ub + std::max<std::int64_t>(0, reach));
+  const auto packed_lo = reinterpret_cast<std::uintptr_t>(t.packed);
+  const auto packed_hi = packed_lo + static_cast<std::uintptr_t>(t.end - t.begin);
+  Slot candidate;
+  candidate.read_lo = Dir == Impl::Direction::Pack ? typed_lo : packed_lo;
+  candidate.read_hi = Dir == Impl::Direction::Pack ? typed_hi : packed_hi;
+  candidate.write_lo = Dir == Impl::Direction::Pack ? packed_lo : typed_lo;
+  candidate.write_hi = Dir == Impl::Direction::Pack ? packed_hi : typed_hi;
+  if (conflicts(candidate)) flush();  // keep the earlier request's effect ordered before this one
+  take_slot();
+  const int slot = (head_ + used_) % capacity_;
+  ++used_;
+  Slot& s = slots_[slot];
+  s = candidate;
+  s.state = State::Pending;
+  s.ticket = next_ticket_++;
+  s.type = type;
+  const auto d = Impl::descriptor<MemSpace>(c);
+  const std::int64_t bytes = t.end - t.begin;
+  Impl::FusedItem& it = staging_(slot);
+  it.nodes = d.nodes.data();
+  it.lookaside = d.lookaside.data();
+  it.node_count = static_cast<std::int64_t>(d.nodes.extent(0));
+  it.lookaside_count = static_cast<std::int64_t>(d.lookaside.extent(0));
+  it.user = t.user;
+  it.packed = t.packed;
+  it.begin = t.begin;
+  it.end = t.end;
+  it.tile = Impl::LaunchTraits<ExecSpace>::tile_bytes(space_, bytes, t.word);
+  it.teams = (bytes + it.tile - 1) / it.tile;
+  it.ticket = s.ticket;
+  it.word = t.word;
+  it.direction = static_cast<std::int32_t>(Dir);
+  it.slot = slot;
+  it.cache = static_cast<std::int64_t>(c.nodes.size() * sizeof(Impl::Node)) <=
+             Impl::LaunchTraits<ExecSpace>::max_scratch_descriptor;
+  if (pending_count_ == 0) pending_begin_ = slot;
+  ++pending_count_;
+  pending_bytes_ += bytes;
+  const FusionRequest request(this, slot, s.ticket);
+  if (pending_bytes_ >= threshold_) flush();
+  return request;
+}
+
+template <class ExecSpace>
+bool FusionQueue<ExecSpace>::conflicts(const Slot& s) const {
+  auto overlap = [](std::uintptr_t a_lo, std::uintptr_t a_hi, std::uintptr_t b_lo, std::uintptr_t b_hi) {
+    return a_lo < b_hi && b_lo < a_hi;
+  };
+  for (int i = 0; i < pending_count_; ++i) {
+    const Slot& p = slots_[(pending_begin_ + i) % capacity_];
+    if (overlap(s.write_lo, s.write_hi, p.write_lo, p.write_hi) ||
+        overlap(s.write_lo, s.write_hi, p.read_lo, p.read_hi) || overlap(s.read_lo, s.read_hi, p.write_lo, p.write_hi))
+      return true;
+  }
+  return false;
+}
+
+template <class ExecSpace>
+void FusionQueue<ExecSpace>::flush() {
+  if (pending_count_ == 0) return;
+  std::int64_t teams = 0, scratch = 0;
+  for (int i = 0; i < pending_count_; ++i) {
+    Impl::FusedItem& it = staging_((pending_begin_ + i) % capacity_);
+    it.first_team = teams;
+    teams += it.teams;
+    if (it.cache) scratch = std::max<std::int64_t>(scratch, it.node_count * sizeof(Impl::Node) + alignof(Impl::Node));
+    slots_[it.slot].state = State::InFlight;
+  }
+  if (teams > std::numeric_limits<int>::max())
+    Impl::throw_error(ErrorCode::Overflow, "KokkosDDT::FusionQueue::flush", "pending requests",
+                      "need " + std::to_string(teams) + " teams in one launch (at most 2^31 - 1)");
+  if constexpr (!std::is_same_v<HostVisible, MemSpace>) {
+    // The pending records sit at ring positions [pending_begin_, + pending_count_), possibly wrapping around.
+    const int first = std::min(pending_count_, capacity_ - pending_begin_);
+    const std::pair<int, int> a{pending_begin_, pending_begin_ + first}, b{0, pending_count_ - first};
+    Kokkos::deep_copy(space_, Kokkos::subview(items_, a), Kokkos::subview(staging_, a));
+    if (b.second > 0) Kokkos::deep_copy(space_, Kokkos::subview(items_, b), Kokkos::subview(staging_, b));
+  }
+  Impl::FusedKernel<ExecSpace> kernel{items_, pending_begin_, pending_count_, capacity_, done_, flags_.data()};
+  using Traits = Impl::LaunchTraits<ExecSpace>;
+  Kokkos::TeamPolicy<ExecSpace> policy(space_, static_cast<int>(teams), Traits::team_size());
+  if (scratch > 0) policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
+  pending_count_ = 0;
+  pending_bytes_ = 0;
+  ++launches_;
+  Kokkos::parallel_for("KokkosDDT::FusionQueue::fused", policy, kernel);
+}
+
+template <class ExecSpace>
+bool FusionQueue<ExecSpace>::complete(int slot, std::uint64_t ticket) const {
+  return desul::atomic_load(&flags_(slot), desul::MemoryOrderAcquire(), desul::MemoryScopeSystem()) == ticket;
+}
+
+template <class ExecSpace>
+void FusionQueue<ExecSpace>::reclaim() {
+  while (used_ > 0) {
+    Slot& s = slots_[head_];
+    if (s.state != State::InFlight || !complete(head_, s.ticket)) return;
+    s.state = State::Free;
+    s.type = Datatype();
+    head_ = (head_ + 1) % capacity_;
+    --used_;
+  }
+}
+
+template <class ExecSpace>
+void FusionQueue<ExecSpace>::take_slot() {
+  reclaim();
+  if (used_ < capacity_) return;
+  flush();  // a full ring: launch what is pending, then wait for the oldest request
+  while (true) {
+    reclaim();
+    if (used_ < capacity_) return;
+    std::this_thread::yield();
+  }
+}
+
+template <class ExecSpace>
+void FusionQueue<ExecSpace>::check(const FusionRequest& r, const char* where) const {
+  if (r.empty()) Impl::throw_error(ErrorCode::InvalidArgument, where, "request", "is empty (default-constructed)");
+  if (r.queue_ != this) Impl::throw_error(ErrorCode::InvalidArgument, where, "request", "belongs to another queue");
+}
+
+template <class ExecSpace>
+bool FusionQueue<ExecSpace>::test(const FusionRequest& r) {
+  check(r, "KokkosDDT::FusionQueue::test");
+  if (r.slot_ < 0) return true;
+  const Slot& s = slots_[r.slot_];
+  if (s.ticket != r.ticket_ || s.state == State::Free) return true;  // completed, and its slot reused or freed
+  if (s.state == State::Pending) flush();
+  if (!complete(r.slot_, r.ticket_)) return false;
+  reclaim();
+  return true;
+}
+
+template <class ExecSpace>
+void FusionQueue<ExecSpace>::wait(const FusionRequest& r) {
+  while (!test(r)) std::this_thread::yield();
+}
+
+template <class ExecSpace>
+void FusionQueue<ExecSpace>::wait_all() {
+  flush();
+  space_.fence("KokkosDDT::FusionQueue::wait_all");
+  reclaim();
+}
+
+}  // namespace KokkosDDT

@@ -1,0 +1,210 @@
+// The fusion queue on every enabled execution space: random mixes of packs and unpacks in one launch against the
+// reference, a long stream of requests through a small ring (none lost), ordering of requests that touch the same
+// bytes, concurrent queues on two instances, and bad input.
+#include <memory>
+#include <numeric>
+
+#include "support/Catch.hpp"
+#include "support/PackCheck.hpp"
+#include "support/RandomTypes.hpp"
+#include "support/TestSpace.hpp"
+
+using namespace KokkosDDT;
+using Queue = FusionQueue<Test::ExecSpace>;
+using Mem = Test::ExecSpace::memory_space;
+
+namespace {
+
+template <class F>
+void require_error(ErrorCode code, const std::string& argument, F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    INFO(e.what());
+    CHECK(e.code() == code);
+    CHECK(e.argument() == argument);
+    return;
+  }
+  FAIL("no KokkosDDT::Error thrown (expected argument '" << argument << "')");
+}
+
+FusionOptions fuse_everything(int capacity = 256) {
+  FusionOptions o;
+  o.capacity = capacity;
+  o.threshold_bytes = std::int64_t(1) << 40;  // launch only when asked (or when the ring is full)
+  return o;
+}
+
+// One random type with its buffers: a source to pack from, a packed buffer, and, for unpacking, an expected packed
+// stream on the device and a destination.
+struct Case {
+  Datatype type;
+  std::int64_t count = 0, total = 0, lo = 0, hi = 0;
+  std::vector<Test::Run> runs;
+  std::unique_ptr<Test::GuardedBuffer<Mem>> src, packed, stream, dst;
+  std::vector<char> expected_packed, expected_user;
+  bool unpackable = false;
+};
+
+Case make_case(Test::TypeGenerator& gen, int i) {
+  Case c;
+  c.type = gen.next().type.commit();
+  c.count = gen.pick(1, 3);
+  c.total = c.count * c.type.size();
+  c.runs = Test::flatten(c.type, c.count);
+  std::tie(c.lo, c.hi) = Test::footprint(c.runs);
+  c.src = std::make_unique<Test::GuardedBuffer<Mem>>(c.hi - c.lo, static_cast<int>(gen.pick(0, 15)));
+  c.src->fill_pattern(i);
+  c.expected_packed.assign(c.total + 1, 0);
+  Test::reference_pack(c.runs, c.src->host() - c.lo, c.expected_packed.data());
+  c.packed = std::make_unique<Test::GuardedBuffer<Mem>>(c.total + 1, static_cast<int>(gen.pick(0, 15)));
+  c.unpackable = Test::runs_disjoint(c.runs);
+  if (c.unpackable) {
+    c.stream = std::make_unique<Test::GuardedBuffer<Mem>>(c.total + 1);
+    std::copy(c.expected_packed.begin(), c.expected_packed.end(), c.stream->host());
+    c.stream->push();
+    c.expected_user.assign(c.hi - c.lo + 1, static_cast<char>(Test::kPoison));
+    Test::reference_unpack(c.runs, c.expected_packed.data(), c.expected_user.data() - c.lo);
+    c.dst = std::make_unique<Test::GuardedBuffer<Mem>>(c.hi - c.lo);
+  }
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("fusion queue: random mixes of packs and unpacks in one launch match the reference", "[fusion][random]") {
+  Test::TypeGenerator gen(4242);
+  const int rounds = std::max(1, Test::scaled(12));
+  for (int round = 0; round < rounds; ++round) {
+    Queue q(Test::ExecSpace(), fuse_everything());
+    std::vector<Case> cases;
+    std::vector<FusionRequest> requests;
+    for (int i = 0; i < 40; ++i) cases.push_back(make_case(gen, 100 * round + i));
+    for (auto& c : cases) {
+      requests.push_back(q.pack(c.src->device() - c.lo, c.count, c.type, c.packed->device(), c.total));
+      if (c.unpackable)
+        requests.push_back(q.unpack(c.stream->device(), c.total, c.dst->device() - c.lo, c.count, c.type));
+    }
+    CHECK(q.launches() == 0);
+    q.flush();
+    CHECK(q.launches() == 1);  // everything went out together
+    for (auto& r : requests) q.wait(r);
+    for (auto& c : cases) {
+      INFO(c.type.describe() << " count " << c.count);
+      c.packed->pull();
+      KOKKOSDDT_REQUIRE_BYTES(c.packed->host(), c.expected_packed.data(), c.total);
+      REQUIRE(c.packed->guards_intact());
+      if (!c.unpackable) continue;
+      c.dst->pull();
+      KOKKOSDDT_REQUIRE_BYTES(c.dst->host(), c.expected_user.data(), c.hi - c.lo);
+      REQUIRE(c.dst->guards_intact());
+    }
+  }
+}
+
+TEST_CASE("fusion queue: a long stream through a 64-slot ring loses and repeats nothing", "[fusion]") {
+  // Request i copies word (7 i) mod M of `src` into word i mod M of `dst`; at the end every dst word holds what its
+  // last writer copied, and every request tests complete.
+  const std::int64_t n = std::max<std::int64_t>(1000, Test::scaled(1000000)), m = 4096;
+  Kokkos::View<std::uint64_t*, Mem> src("src", m), dst("dst", m);
+  auto src_h = Kokkos::create_mirror_view(src);
+  for (std::int64_t j = 0; j < m; ++j) src_h(j) = 0x9E3779B97F4A7C15ull * (j + 1);
+  Kokkos::deep_copy(src, src_h);
+  Datatype word = primitive<std::uint64_t>();
+  word.commit();
+  Queue q(Test::ExecSpace(), fuse_everything(64));
+  std::int64_t completed = 0;
+  std::vector<FusionRequest> recent;
+  for (std::int64_t i = 0; i < n; ++i) {
+    recent.push_back(q.pack(src.data() + (7 * i) % m, 1, word, dst.data() + i % m, 8));
+    if (recent.size() == 1000) {
+      for (auto& r : recent) completed += q.test(r) ? 1 : 0;  // any not yet done is counted by the wait below
+      for (auto& r : recent) q.wait(r);
+      recent.clear();
+    }
+  }
+  q.wait_all();
+  for (auto& r : recent) REQUIRE(q.test(r));
+  auto dst_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dst);
+  std::uint64_t sum = 0, want = 0;
+  for (std::int64_t j = 0; j < m; ++j) {
+    std::int64_t last = (n - 1) - ((n - 1 - j) % m + m) % m;  // the last i < n with i mod m == j
+    sum += dst_h(j);
+    want += last >= 0 ? src_h((7 * last) % m) : 0;
+  }
+  REQUIRE(sum == want);
+  REQUIRE(q.launches() >= n / 64);  // the ring (64 slots) forced a launch at least every 64 requests
+  CHECK(completed <= n);
+}
+
+TEST_CASE("fusion queue: requests touching the same bytes keep their order", "[fusion]") {
+  Kokkos::View<double*, Mem> a("a", 8), b("b", 8), packed("packed", 8);
+  Kokkos::deep_copy(a, 1.0);
+  Kokkos::deep_copy(b, 2.0);
+  Datatype d = primitive<double>();
+  d.commit();
+  Queue q(Test::ExecSpace(), fuse_everything());
+  q.pack(a.data(), 8, d, packed.data(), 64);                // packed <- a
+  q.pack(b.data(), 8, d, packed.data(), 64);                // then packed <- b: same destination, next launch
+  auto last = q.unpack(packed.data(), 64, a.data(), 8, d);  // then a <- packed: reads what the last pack wrote
+  q.wait(last);
+  CHECK(q.launches() == 3);
+  auto a_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+  for (int i = 0; i < 8; ++i) CHECK(a_h(i) == 2.0);
+}
+
+TEST_CASE("fusion queue: two queues on two instances run side by side", "[fusion]") {
+  auto instances = Kokkos::Experimental::partition_space(Test::ExecSpace(), 1, 1);
+  Test::TypeGenerator gen(99);
+  std::vector<Case> cases;
+  for (int i = 0; i < 20; ++i) cases.push_back(make_case(gen, i));
+  {
+    Queue q0(instances[0], fuse_everything()), q1(instances[1], fuse_everything());
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      Case& c = cases[i];
+      (i % 2 ? q1 : q0).pack(c.src->device() - c.lo, c.count, c.type, c.packed->device(), c.total);
+    }
+    q0.flush();
+    q1.flush();
+    q0.wait_all();
+    q1.wait_all();
+    CHECK(q0.launches() == 1);
+    CHECK(q1.launches() == 1);
+  }
+  for (auto& c : cases) {
+    c.packed->pull();
+    KOKKOSDDT_REQUIRE_BYTES(c.packed->host(), c.expected_packed.data(), c.total);
+  }
+}
+
+TEST_CASE("fusion queue: bad input is reported, waiting twice is harmless", "[fusion][errors]") {
+  Kokkos::View<double*, Mem> a("a", 4), packed("packed", 4);
+  Datatype d = primitive<double>();
+  d.commit();
+  Queue q(Test::ExecSpace(), fuse_everything()), other(Test::ExecSpace(), fuse_everything());
+  auto r = q.pack(a.data(), 4, d, packed.data(), 32);
+  q.wait(r);
+  q.wait(r);  // a no-op, as in MPI
+  CHECK(q.test(r));
+  require_error(ErrorCode::InvalidArgument, "request", [&] { q.wait(FusionRequest()); });
+  require_error(ErrorCode::InvalidArgument, "request", [&] { other.test(r); });
+  require_error(ErrorCode::BufferTooSmall, "dst_bytes", [&] { q.pack(a.data(), 4, d, packed.data(), 31); });
+  require_error(ErrorCode::NotCommitted, "type", [&] { q.pack(a.data(), 1, vector(2, 1, 2, d), packed.data(), 32); });
+  FusionOptions bad;
+  bad.capacity = 0;
+  require_error(ErrorCode::InvalidArgument, "options.capacity", [&] { Queue(Test::ExecSpace(), bad); });
+  CHECK(q.pending_requests() == 0);                         // nothing was enqueued by the failed calls
+  CHECK(q.test(q.pack(a.data(), 0, d, packed.data(), 0)));  // nothing to move: complete at once
+}
+
+TEST_CASE("fusion queue: the launch threshold is derived from measurements", "[fusion]") {
+  Queue q;  // default options: threshold from this instance's launch cost and throughput
+  CHECK(q.threshold_bytes() >= 4096);
+  Kokkos::View<double*, Mem> a("a", 4), packed("packed", 4);
+  Datatype d = primitive<double>();
+  d.commit();
+  auto r = q.pack(a.data(), 4, d, packed.data(), 32);  // far below it: stays pending
+  CHECK(q.pending_requests() == 1);
+  q.wait(r);
+  CHECK(q.pending_requests() == 0);
+}
