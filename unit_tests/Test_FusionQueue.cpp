@@ -208,3 +208,23 @@ TEST_CASE("fusion queue: the launch threshold is derived from measurements", "[f
   q.wait(r);
   CHECK(q.pending_requests() == 0);
 }
+
+TEST_CASE("fusion queue: unpacks into disjoint parts of one array share a launch", "[fusion]") {
+  // Two columns of an 8 x 8 row-major array: their byte bounds interleave, their bytes do not.
+  Kokkos::View<double*, Mem> grid("grid", 64), in("in", 16);
+  Kokkos::deep_copy(in, 3.0);
+  Datatype col = vector(8, 1, 8, primitive<double>()), col2 = resized(col, 0, 8 * 8);
+  col.commit();
+  col2.commit();
+  Queue q(Test::ExecSpace(), fuse_everything());
+  q.unpack(in.data(), 64, grid.data() + 1, 1, col);
+  q.unpack(in.data() + 8, 64, grid.data() + 2, 1, col2);
+  q.wait_all();
+  CHECK(q.launches() == 1);
+  auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), grid);
+  for (int r = 0; r < 8; ++r) {
+    CHECK(g(8 * r + 1) == 3.0);
+    CHECK(g(8 * r + 2) == 3.0);
+    CHECK(g(8 * r) == 0.0);
+  }
+}

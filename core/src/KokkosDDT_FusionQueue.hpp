@@ -8,9 +8,15 @@
 //   q.wait(r1);                                              // launches what is pending, then polls r1's flag
 //
 // A fused launch happens when the pending bytes reach threshold_bytes(), when a pending request is tested or waited
-// on, on flush(), and when the ring of request slots is full. Requests that touch the same bytes as a pending one
-// (a destination written by both, or read by one and written by the other) go into the next launch, so nothing is
-// reordered. Buffers must stay untouched until the request tests complete; the queue keeps the types alive.
+// on, on flush(), and when the ring of request slots is full.
+//
+// Ordering: a request goes into the next launch, after the pending ones, when it reads bytes a pending request writes,
+// writes bytes a pending request reads, writes a packed (contiguous) buffer range a pending request writes, or writes
+// the same typed buffer with the same type and count as a pending request (typed sides are compared by their
+// [lowest, highest) byte bounds, which is conservative). Two pending requests that write overlapping bytes of a typed
+// buffer through *different* types are not detected (deciding it exactly would cost a walk of both types; MPI makes
+// concurrent receives into overlapping buffers erroneous too): call flush() between them. Buffers must stay
+// untouched until the request tests complete; the queue keeps the types alive.
 
 #include <cstdint>
 #include <memory>
@@ -90,6 +96,9 @@ class FusionQueue {
     Datatype type;                              // keeps the descriptor alive while the kernel may read it
     std::uintptr_t read_lo = 0, read_hi = 0;    // bytes the request reads
     std::uintptr_t write_lo = 0, write_hi = 0;  // and writes
+    bool writes_typed = false;                  // the written side is the typed buffer (an unpack)
+    std::uint64_t type_id = 0;
+    std::int64_t count = 0;
   };
 
   template <Impl::Direction Dir>

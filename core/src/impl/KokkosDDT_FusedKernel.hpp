@@ -94,16 +94,16 @@ struct FusedKernel {
       run_word<Direction::Pack>(team, it, t);
     else
       run_word<Direction::Unpack>(team, it, t);
-    // Every thread's writes (possibly to pinned host memory) before the count; the last team's release of the flag
-    // then publishes the whole request to the host.
-    desul::atomic_thread_fence(desul::MemoryOrderRelease(), desul::MemoryScopeSystem());
+    // Every thread's writes (possibly to pinned host memory) before the count, at node scope since the host reads
+    // them; the last team's release of the flag then publishes the whole request to the host.
+    desul::atomic_thread_fence(desul::MemoryOrderRelease(), desul::MemoryScopeNode());
     team.team_barrier();
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
       const std::int64_t before = desul::atomic_fetch_add(&done(it.slot), std::int64_t(1), desul::MemoryOrderAcqRel(),
-                                                          desul::MemoryScopeSystem());
+                                                          desul::MemoryScopeNode());
       if (before + 1 == it.teams) {
         done(it.slot) = 0;  // nothing touches it again before the slot's next launch, which is stream-ordered
-        desul::atomic_store(&flags[it.slot], it.ticket, desul::MemoryOrderRelease(), desul::MemoryScopeSystem());
+        desul::atomic_store(&flags[it.slot], it.ticket, desul::MemoryOrderRelease(), desul::MemoryScopeNode());
       }
     });
   }

@@ -129,6 +129,9 @@ FusionRequest FusionQueue<ExecSpace>::enqueue(const char* where, const Datatype&
   candidate.read_hi = Dir == Impl::Direction::Pack ? typed_hi : packed_hi;
   candidate.write_lo = Dir == Impl::Direction::Pack ? packed_lo : typed_lo;
   candidate.write_hi = Dir == Impl::Direction::Pack ? packed_hi : typed_hi;
+  candidate.writes_typed = Dir == Impl::Direction::Unpack;
+  candidate.type_id = c.id;
+  candidate.count = t.count;
   if (conflicts(candidate)) flush();  // keep the earlier request's effect ordered before this one
   take_slot();
   const int slot = (head_ + used_) % capacity_;
@@ -172,9 +175,12 @@ bool FusionQueue<ExecSpace>::conflicts(const Slot& s) const {
   };
   for (int i = 0; i < pending_count_; ++i) {
     const Slot& p = slots_[(pending_begin_ + i) % capacity_];
-    if (overlap(s.write_lo, s.write_hi, p.write_lo, p.write_hi) ||
-        overlap(s.write_lo, s.write_hi, p.read_lo, p.read_hi) || overlap(s.read_lo, s.read_hi, p.write_lo, p.write_hi))
+    if (overlap(s.write_lo, s.write_hi, p.read_lo, p.read_hi) || overlap(s.read_lo, s.read_hi, p.write_lo, p.write_hi))
       return true;
+    if (overlap(s.write_lo, s.write_hi, p.write_lo, p.write_hi)) {
+      const bool same_typed = s.write_lo == p.write_lo && s.type_id == p.type_id && s.count == p.count;
+      if (!s.writes_typed || !p.writes_typed || same_typed) return true;  // typed vs typed: see the header
+    }
   }
   return false;
 }
@@ -212,7 +218,7 @@ void FusionQueue<ExecSpace>::flush() {
 
 template <class ExecSpace>
 bool FusionQueue<ExecSpace>::complete(int slot, std::uint64_t ticket) const {
-  return desul::atomic_load(&flags_(slot), desul::MemoryOrderAcquire(), desul::MemoryScopeSystem()) == ticket;
+  return desul::atomic_load(&flags_(slot), desul::MemoryOrderAcquire(), desul::MemoryScopeNode()) == ticket;
 }
 
 template <class ExecSpace>
