@@ -1,0 +1,311 @@
+// The bulk 3-D halo exchange of chu-fusion21 (Sec. V) on the default execution space: an n^3 grid per field with a
+// ghost layer of width w, its 26 boundary regions (faces, edges, corners) of each of F fields packed into one buffer,
+// then unpacked into the ghost layer on the opposite side. Contenders, each timed to completion on the host:
+//
+//   fused      KokkosDDT::FusionQueue: all packs in one launch, all unpacks in a second (they read what packs wrote)
+//   sync       KokkosDDT::pack / unpack per region, each followed by a fence (the seed's GPU-Sync)
+//   async      KokkosDDT::pack / unpack per region, one fence at the end (GPU-Async)
+//   deep_copy  Kokkos::deep_copy of each region's subview to / from a staging View, one fence at the end
+//   hand       one hand-fused kernel per direction over a precomputed list of element addresses
+//
+// plus the host cost of one enqueue, and the under/over-fusion sweep of the seed's Fig. 8: the same exchange with the
+// queue's threshold set from 16 KiB to 4 MiB (packs and unpacks of the F fields issued field by field), next to the
+// threshold the queue derives from its own measurements.
+//
+//   fusion_bench [--quick] [--csv FILE]
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+#include <KokkosDDT.hpp>
+
+namespace {
+
+using Space = Kokkos::DefaultExecutionSpace;
+using Mem = Space::memory_space;
+using Field = Kokkos::View<double***, Kokkos::LayoutRight, Mem>;
+using Range = std::pair<int, int>;
+
+FILE* g_csv = nullptr;
+bool g_quick = false;
+
+struct Region {
+  KokkosDDT::Datatype send, recv;
+  std::array<Range, 3> send_range, recv_range;
+  std::int64_t bytes = 0;
+};
+
+// The 26 regions of an n^3 interior with ghost width w in an (n + 2w)^3 array: each sends its owned boundary layer
+// and receives into the ghost layer on the opposite side (periodic).
+std::vector<Region> make_regions(int n, int w) {
+  const int N = n + 2 * w;
+  std::vector<Region> regions;
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        if (dx == 0 && dy == 0 && dz == 0) continue;
+        Region r;
+        std::array<int, 3> d{dz, dy, dx};
+        std::vector<std::int64_t> sizes(3), send_start(3), recv_start(3);
+        for (int k = 0; k < 3; ++k) {
+          sizes[k] = d[k] == 0 ? n : w;
+          send_start[k] = d[k] < 0 ? w : d[k] > 0 ? n : w;
+          recv_start[k] = d[k] < 0 ? n + w : d[k] > 0 ? 0 : w;
+          r.send_range[k] = {int(send_start[k]), int(send_start[k] + sizes[k])};
+          r.recv_range[k] = {int(recv_start[k]), int(recv_start[k] + sizes[k])};
+        }
+        const auto& dbl = KokkosDDT::primitive<double>();
+        r.send = KokkosDDT::subarray({N, N, N}, sizes, send_start, KokkosDDT::Order::C, dbl).commit();
+        r.recv = KokkosDDT::subarray({N, N, N}, sizes, recv_start, KokkosDDT::Order::C, dbl).commit();
+        r.bytes = r.send.size();
+        regions.push_back(r);
+      }
+  return regions;
+}
+
+template <class F>
+double median_us(int reps, F&& f) {
+  for (int i = 0; i < 3; ++i) f();
+  std::vector<double> t;
+  for (int i = 0; i < reps; ++i) {
+    Kokkos::Timer timer;
+    f();
+    t.push_back(timer.seconds() * 1e6);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+void record(const char* section, int n, int w, int fields, const std::string& contender, std::int64_t threshold,
+            double us, std::int64_t launches) {
+  if (g_csv)
+    std::fprintf(g_csv, "%s,%d,%d,%d,%s,%lld,%.3f,%lld\n", section, n, w, fields, contender.c_str(),
+                 static_cast<long long>(threshold), us, static_cast<long long>(launches));
+}
+
+struct Setup {
+  int n, w, fields;
+  std::vector<Region> regions;
+  std::vector<Field> f;
+  Kokkos::View<char*, Mem> buffer;
+  std::vector<std::int64_t> offset;                    // per (field, region)
+  Kokkos::View<std::uintptr_t*, Mem> gather, scatter;  // hand-fused: per packed double, its source and destination
+  std::int64_t bytes = 0;
+
+  Setup(int n_, int w_, int fields_) : n(n_), w(w_), fields(fields_), regions(make_regions(n_, w_)) {
+    const int N = n + 2 * w;
+    for (int i = 0; i < fields; ++i) {
+      f.push_back(Field("field", N, N, N));
+      Kokkos::deep_copy(f.back(), 1.0 + i);
+    }
+    for (int i = 0; i < fields; ++i)
+      for (const Region& r : regions) {
+        offset.push_back(bytes);
+        bytes += r.bytes;
+      }
+    buffer = Kokkos::View<char*, Mem>("buffer", bytes);
+    // The hand-fused kernels' address lists, built on the host once (not timed).
+    const std::int64_t elems = bytes / 8;
+    gather = Kokkos::View<std::uintptr_t*, Mem>("gather", elems);
+    scatter = Kokkos::View<std::uintptr_t*, Mem>("scatter", elems);
+    auto g = Kokkos::create_mirror_view(gather);
+    auto s = Kokkos::create_mirror_view(scatter);
+    std::int64_t e = 0;
+    for (int i = 0; i < fields; ++i)
+      for (const Region& r : regions)
+        for (int z = r.send_range[0].first; z < r.send_range[0].second; ++z)
+          for (int y = r.send_range[1].first; y < r.send_range[1].second; ++y)
+            for (int x = r.send_range[2].first; x < r.send_range[2].second; ++x, ++e) {
+              const Field& fi = f[i];
+              g(e) = reinterpret_cast<std::uintptr_t>(fi.data() + (std::int64_t(z) * N + y) * N + x);
+              const int rz = r.recv_range[0].first + z - r.send_range[0].first;
+              const int ry = r.recv_range[1].first + y - r.send_range[1].first;
+              const int rx = r.recv_range[2].first + x - r.send_range[2].first;
+              s(e) = reinterpret_cast<std::uintptr_t>(fi.data() + (std::int64_t(rz) * N + ry) * N + rx);
+            }
+    Kokkos::deep_copy(gather, g);
+    Kokkos::deep_copy(scatter, s);
+  }
+
+  char* at(int i, int k) const { return buffer.data() + offset[std::size_t(i) * regions.size() + k]; }
+
+  void fused(KokkosDDT::FusionQueue<Space>& q) const {
+    for (int i = 0; i < fields; ++i)
+      for (std::size_t k = 0; k < regions.size(); ++k)
+        q.pack(f[i].data(), 1, regions[k].send, at(i, int(k)), regions[k].bytes);
+    for (int i = 0; i < fields; ++i)
+      for (std::size_t k = 0; k < regions.size(); ++k)
+        q.unpack(at(i, int(k)), regions[k].bytes, f[i].data(), 1, regions[k].recv);
+    q.wait_all();
+  }
+
+  void each(const Space& space, bool fence_each) const {
+    for (int i = 0; i < fields; ++i)
+      for (std::size_t k = 0; k < regions.size(); ++k) {
+        KokkosDDT::pack(space, f[i].data(), 1, regions[k].send, at(i, int(k)), regions[k].bytes);
+        if (fence_each) space.fence();
+      }
+    for (int i = 0; i < fields; ++i)
+      for (std::size_t k = 0; k < regions.size(); ++k) {
+        KokkosDDT::unpack(space, at(i, int(k)), regions[k].bytes, f[i].data(), 1, regions[k].recv);
+        if (fence_each) space.fence();
+      }
+    space.fence();
+  }
+
+  void deep_copies(const Space& space) const {
+    for (int i = 0; i < fields; ++i)
+      for (std::size_t k = 0; k < regions.size(); ++k) {
+        const Region& r = regions[k];
+        const auto& a = r.send_range;
+        Kokkos::View<double***, Kokkos::LayoutRight, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> staging(
+            reinterpret_cast<double*>(at(i, int(k))), a[0].second - a[0].first, a[1].second - a[1].first,
+            a[2].second - a[2].first);
+        Kokkos::deep_copy(space, staging, Kokkos::subview(f[i], a[0], a[1], a[2]));
+      }
+    for (int i = 0; i < fields; ++i)
+      for (std::size_t k = 0; k < regions.size(); ++k) {
+        const Region& r = regions[k];
+        const auto& a = r.recv_range;
+        Kokkos::View<double***, Kokkos::LayoutRight, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> staging(
+            reinterpret_cast<double*>(at(i, int(k))), a[0].second - a[0].first, a[1].second - a[1].first,
+            a[2].second - a[2].first);
+        Kokkos::deep_copy(space, Kokkos::subview(f[i], a[0], a[1], a[2]), staging);
+      }
+    space.fence();
+  }
+
+  void hand(const Space& space) const {
+    auto g = gather;
+    auto s = scatter;
+    auto* out = reinterpret_cast<double*>(buffer.data());
+    const std::int64_t elems = bytes / 8;
+    Kokkos::parallel_for(
+        "fusion_bench::hand_pack", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, elems),
+        KOKKOS_LAMBDA(std::int64_t e) { out[e] = *reinterpret_cast<const double*>(g(e)); });
+    Kokkos::parallel_for(
+        "fusion_bench::hand_unpack", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, elems),
+        KOKKOS_LAMBDA(std::int64_t e) { *reinterpret_cast<double*>(s(e)) = out[e]; });
+    space.fence();
+  }
+};
+
+void halo_table(const Space& space) {
+  std::printf("\nbulk 3-D halo: 26 regions x F fields packed, then unpacked; host wall time to completion (us)\n");
+  std::printf("%5s %2s %3s %9s | %9s %9s %9s %9s %9s | %8s %9s\n", "n", "w", "F", "packed", "fused", "sync", "async",
+              "deep_copy", "hand", "launches", "enqueue");
+  const std::vector<int> sizes = g_quick ? std::vector<int>{16} : std::vector<int>{16, 32, 64, 128, 256};
+  const std::vector<int> field_counts = g_quick ? std::vector<int>{1, 2} : std::vector<int>{1, 8, 32};
+  for (int n : sizes)
+    for (int w : {1, 2})
+      for (int F : field_counts) {
+        if (n == 256 && F > 8) continue;  // 32 fields of 260^3 doubles: 4.5 GB
+        Setup s(n, w, F);
+        KokkosDDT::FusionOptions all;
+        all.threshold_bytes = std::int64_t(1) << 40;
+        KokkosDDT::FusionQueue<Space> q(space, all);
+        const int reps = g_quick ? 3 : (n >= 128 ? 30 : 100);
+        const double fused = median_us(reps, [&] { s.fused(q); });
+        const std::int64_t launches_before = q.launches();
+        s.fused(q);
+        const std::int64_t launches = q.launches() - launches_before;
+        // Host cost of one enqueue: the packs of one exchange, timed without their launch.
+        std::vector<double> per;
+        for (int rep = 0; rep < (g_quick ? 3 : 20); ++rep) {
+          Kokkos::Timer t;
+          for (int i = 0; i < F; ++i)
+            for (std::size_t k = 0; k < s.regions.size(); ++k)
+              q.pack(s.f[i].data(), 1, s.regions[k].send, s.at(i, int(k)), s.regions[k].bytes);
+          per.push_back(t.seconds() * 1e6 / (26.0 * F));
+          q.wait_all();
+        }
+        std::sort(per.begin(), per.end());
+        const double enqueue = per[per.size() / 2];
+        const double sync = median_us(std::max(3, reps / 4), [&] { s.each(space, true); });
+        const double async = median_us(reps, [&] { s.each(space, false); });
+        const double dc = median_us(std::max(3, reps / 2), [&] { s.deep_copies(space); });
+        const double hand = median_us(reps, [&] { s.hand(space); });
+        std::printf("%5d %2d %3d %8.0fK | %9.2f %9.2f %9.2f %9.2f %9.2f | %8lld %9.3f\n", n, w, F, s.bytes / 1024.0,
+                    fused, sync, async, dc, hand, static_cast<long long>(launches), enqueue);
+        record("halo", n, w, F, "fused", 0, fused, launches);
+        record("halo", n, w, F, "sync", 0, sync, 52 * F);
+        record("halo", n, w, F, "async", 0, async, 52 * F);
+        record("halo", n, w, F, "deep_copy", 0, dc, 52 * F);
+        record("halo", n, w, F, "hand", 0, hand, 2);
+        record("halo", n, w, F, "enqueue", 0, enqueue, 0);
+      }
+}
+
+// Fig. 8: with a finite threshold the queue launches while requests are still arriving; too small a threshold pays
+// many launches, too large one waits for everything. Requests arrive field by field, as from a solver's loop.
+void threshold_sweep(const Space& space) {
+  const int n = g_quick ? 16 : 64, F = g_quick ? 2 : 32;
+  Setup s(n, 1, F);
+  KokkosDDT::FusionQueue<Space> model(space);
+  std::printf("\nthreshold sweep: n = %d, w = 1, %d fields (%.0f KiB per direction); model threshold %lld bytes\n", n,
+              F, s.bytes / 1024.0, static_cast<long long>(model.threshold_bytes()));
+  std::printf("%12s | %9s %8s\n", "threshold", "us", "launches");
+  std::vector<std::int64_t> thresholds;
+  for (std::int64_t t = 16 << 10; t <= (4 << 20); t *= 2) thresholds.push_back(t);
+  thresholds.push_back(model.threshold_bytes());
+  double best = 1e300;
+  std::int64_t best_t = 0;
+  for (std::size_t ti = 0; ti < thresholds.size(); ++ti) {
+    const std::int64_t t = thresholds[ti];
+    KokkosDDT::FusionOptions o;
+    o.threshold_bytes = t;
+    KokkosDDT::FusionQueue<Space> q(space, o);
+    const double us = median_us(g_quick ? 3 : 50, [&] { s.fused(q); });
+    const std::int64_t before = q.launches();
+    s.fused(q);
+    const std::int64_t launches = q.launches() - before;
+    const bool is_model = ti + 1 == thresholds.size();
+    std::printf("%12lld | %9.2f %8lld%s\n", static_cast<long long>(t), us, static_cast<long long>(launches),
+                is_model ? "   <- the model's threshold" : "");
+    record("sweep", n, 1, F, is_model ? "model" : "fixed", t, us, launches);
+    if (!is_model && us < best) best = us, best_t = t;
+  }
+  std::printf("best fixed threshold %lld bytes: %.2f us\n", static_cast<long long>(best_t), best);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string csv = "fusion_bench.csv";
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--quick")) g_quick = true;
+    if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
+  }
+  Kokkos::ScopeGuard guard(argc, argv);
+  {
+    Space space;
+    std::printf("KokkosDDT %s fusion benchmark on %s (concurrency %d)\n", KOKKOSDDT_VERSION, Space::name(),
+                space.concurrency());
+    g_csv = std::fopen(csv.c_str(), "w");
+    if (g_csv) std::fprintf(g_csv, "section,n,w,fields,contender,threshold,us,launches\n");
+    // Correctness first: the fused exchange leaves the same bytes as per-region packs.
+    {
+      Setup s(16, 2, 2);
+      KokkosDDT::FusionQueue<Space> q(space);
+      s.fused(q);
+      auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.buffer);
+      Kokkos::deep_copy(s.buffer, 0);
+      s.each(space, false);
+      auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.buffer);
+      if (std::memcmp(a.data(), b.data(), s.bytes) != 0) {
+        std::printf("MISMATCH: fused and per-region packs differ\n");
+        return 1;
+      }
+    }
+    halo_table(space);
+    threshold_sweep(space);
+    if (g_csv) std::fclose(g_csv);
+    std::printf("\nCSV: %s\n", csv.c_str());
+  }
+  return 0;
+}
