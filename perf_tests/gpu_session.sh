@@ -2,7 +2,7 @@
 # One session on a GPU machine, run from the repository root: build with the `cuda` preset, run the unit tests (Cuda,
 # OpenMP and Serial), compute-sanitizer, the demo and the GPU benchmark. Stages run in the order given:
 #
-#   bash perf_tests/gpu_session.sh env build test sanitize demo bench-quick bench profile
+#   bash perf_tests/gpu_session.sh env build test sanitize demo bench-quick bench fusion profile
 #
 # Inputs (not in git): .carry/kokkos-cuda, a CUDA+OpenMP+Serial Kokkos install (copied to /opt/kokkos/cuda, where
 # the preset looks); .carry/catch2 (a Catch2 install) when the machine has none; .carry/yaksa (optional contender).
@@ -58,6 +58,8 @@ for stage in "$@"; do
           --section InstructionStats --section MemoryWorkloadAnalysis -k "regex:$k" --launch-skip 10 --launch-count 1 \
           build/cuda/perf_tests/pack_bench_gpu --only latency --csv /dev/null
       done ;;
+    fusion)
+      run fusion build/cuda/perf_tests/fusion_bench --csv "$OUT/fusion.csv" ;;
     bench-quick)
       run bench-quick build/cuda/perf_tests/pack_bench_gpu --quick --csv "$OUT/bench-quick.csv" ;;
     bench)
