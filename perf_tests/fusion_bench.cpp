@@ -206,8 +206,9 @@ void halo_table(const Space& space) {
       for (int F : field_counts) {
         if (n == 256 && F > 8) continue;  // 32 fields of 260^3 doubles: 4.5 GB
         Setup s(n, w, F);
-        KokkosDDT::FusionOptions all;
+        KokkosDDT::FusionOptions all;  // one launch per direction: a ring that holds the whole exchange
         all.threshold_bytes = std::int64_t(1) << 40;
+        all.capacity = 52 * F + 8;
         KokkosDDT::FusionQueue<Space> q(space, all);
         const int reps = g_quick ? 3 : (n >= 128 ? 30 : 100);
         const double fused = median_us(reps, [&] { s.fused(q); });
@@ -246,7 +247,9 @@ void halo_table(const Space& space) {
 void threshold_sweep(const Space& space) {
   const int n = g_quick ? 16 : 64, F = g_quick ? 2 : 32;
   Setup s(n, 1, F);
-  KokkosDDT::FusionQueue<Space> model(space);
+  KokkosDDT::FusionOptions derived;
+  derived.capacity = 52 * F + 8;
+  KokkosDDT::FusionQueue<Space> model(space, derived);
   std::printf("\nthreshold sweep: n = %d, w = 1, %d fields (%.0f KiB per direction); model threshold %lld bytes\n", n,
               F, s.bytes / 1024.0, static_cast<long long>(model.threshold_bytes()));
   std::printf("%12s | %9s %8s\n", "threshold", "us", "launches");
@@ -259,6 +262,7 @@ void threshold_sweep(const Space& space) {
     const std::int64_t t = thresholds[ti];
     KokkosDDT::FusionOptions o;
     o.threshold_bytes = t;
+    o.capacity = 52 * F + 8;
     KokkosDDT::FusionQueue<Space> q(space, o);
     const double us = median_us(g_quick ? 3 : 50, [&] { s.fused(q); });
     const std::int64_t before = q.launches();

@@ -32,7 +32,7 @@
 namespace KokkosDDT {
 
 struct FusionOptions {
-  int capacity = 64;                  // request slots in the ring
+  int capacity = 1024;                // request slots in the ring (one fused launch holds at most this many)
   std::int64_t threshold_bytes = -1;  // launch when pending bytes reach this; -1: derived from measurements
 };
 

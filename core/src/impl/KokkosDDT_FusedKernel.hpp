@@ -99,10 +99,12 @@ struct FusedKernel {
     desul::atomic_thread_fence(desul::MemoryOrderRelease(), desul::MemoryScopeNode());
     team.team_barrier();
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      // The counter lives in device memory, where atomics are device-scope (system scope is not allowed there).
       const std::int64_t before = desul::atomic_fetch_add(&done(it.slot), std::int64_t(1), desul::MemoryOrderAcqRel(),
-                                                          desul::MemoryScopeNode());
+                                                          desul::MemoryScopeDevice());
       if (before + 1 == it.teams) {
         done(it.slot) = 0;  // nothing touches it again before the slot's next launch, which is stream-ordered
+        desul::atomic_thread_fence(desul::MemoryOrderAcqRel(), desul::MemoryScopeNode());
         desul::atomic_store(&flags[it.slot], it.ticket, desul::MemoryOrderRelease(), desul::MemoryScopeNode());
       }
     });

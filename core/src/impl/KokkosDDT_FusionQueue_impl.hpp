@@ -237,10 +237,12 @@ template <class ExecSpace>
 void FusionQueue<ExecSpace>::take_slot() {
   reclaim();
   if (used_ < capacity_) return;
-  flush();  // a full ring: launch what is pending, then wait for the oldest request
+  // A full ring: launch what is pending, then wait until half the ring is free (waiting for one slot at a time would
+  // make every later request a launch of its own).
+  flush();
   while (true) {
     reclaim();
-    if (used_ < capacity_) return;
+    if (used_ <= capacity_ / 2) return;
     std::this_thread::yield();
   }
 }
