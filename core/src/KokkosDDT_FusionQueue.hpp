@@ -20,6 +20,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -27,6 +29,7 @@
 
 #include "KokkosDDT_Error.hpp"
 #include "KokkosDDT_Pack.hpp"
+#include "impl/KokkosDDT_ByteRanges.hpp"
 #include "impl/KokkosDDT_FusedKernel.hpp"
 
 namespace KokkosDDT {
@@ -117,6 +120,9 @@ class FusionQueue {
   std::vector<Slot> slots_;
   int head_ = 0, used_ = 0;  // the ring: slots head_ .. head_ + used_ - 1 are taken, oldest first
   int pending_begin_ = 0, pending_count_ = 0;
+  // What the pending requests read and write (reset by flush): the hazard checks of an enqueue.
+  Impl::ByteRanges reads_, writes_, packed_writes_;
+  std::set<std::tuple<std::uintptr_t, std::uint64_t, std::int64_t>> typed_writes_;  // (lowest byte, type id, count)
   std::int64_t pending_bytes_ = 0, launches_ = 0;
   std::uint64_t next_ticket_ = 1;
   Kokkos::View<Impl::FusedItem*, HostVisible> staging_;  // per slot

@@ -104,8 +104,9 @@ struct FusedKernel {
                                                           desul::MemoryScopeDevice());
       if (before + 1 == it.teams) {
         done(it.slot) = 0;  // nothing touches it again before the slot's next launch, which is stream-ordered
+        // A fence, then a plain volatile store: GPUs on PCIe have no atomics on host memory.
         desul::atomic_thread_fence(desul::MemoryOrderAcqRel(), desul::MemoryScopeNode());
-        desul::atomic_store(&flags[it.slot], it.ticket, desul::MemoryOrderRelease(), desul::MemoryScopeNode());
+        *static_cast<volatile std::uint64_t*>(flags + it.slot) = it.ticket;
       }
     });
   }

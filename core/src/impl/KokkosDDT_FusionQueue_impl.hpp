@@ -162,6 +162,12 @@ FusionRequest FusionQueue<ExecSpace>::enqueue(const char* where, const Datatype&
              Impl::LaunchTraits<ExecSpace>::max_scratch_descriptor;
   if (pending_count_ == 0) pending_begin_ = slot;
   ++pending_count_;
+  reads_.insert(s.read_lo, s.read_hi);
+  writes_.insert(s.write_lo, s.write_hi);
+  if (s.writes_typed)
+    typed_writes_.insert({s.write_lo, s.type_id, s.count});
+  else
+    packed_writes_.insert(s.write_lo, s.write_hi);
   pending_bytes_ += bytes;
   const FusionRequest request(this, slot, s.ticket);
   if (pending_bytes_ >= threshold_) flush();
@@ -170,19 +176,10 @@ FusionRequest FusionQueue<ExecSpace>::enqueue(const char* where, const Datatype&
 
 template <class ExecSpace>
 bool FusionQueue<ExecSpace>::conflicts(const Slot& s) const {
-  auto overlap = [](std::uintptr_t a_lo, std::uintptr_t a_hi, std::uintptr_t b_lo, std::uintptr_t b_hi) {
-    return a_lo < b_hi && b_lo < a_hi;
-  };
-  for (int i = 0; i < pending_count_; ++i) {
-    const Slot& p = slots_[(pending_begin_ + i) % capacity_];
-    if (overlap(s.write_lo, s.write_hi, p.read_lo, p.read_hi) || overlap(s.read_lo, s.read_hi, p.write_lo, p.write_hi))
-      return true;
-    if (overlap(s.write_lo, s.write_hi, p.write_lo, p.write_hi)) {
-      const bool same_typed = s.write_lo == p.write_lo && s.type_id == p.type_id && s.count == p.count;
-      if (!s.writes_typed || !p.writes_typed || same_typed) return true;  // typed vs typed: see the header
-    }
-  }
-  return false;
+  if (reads_.overlaps(s.write_lo, s.write_hi) || writes_.overlaps(s.read_lo, s.read_hi)) return true;
+  if (!s.writes_typed) return writes_.overlaps(s.write_lo, s.write_hi);
+  // Typed writes: against packed writes by bytes, against typed writes only when identical (see the header).
+  return packed_writes_.overlaps(s.write_lo, s.write_hi) || typed_writes_.count({s.write_lo, s.type_id, s.count}) > 0;
 }
 
 template <class ExecSpace>
@@ -212,6 +209,10 @@ void FusionQueue<ExecSpace>::flush() {
   if (scratch > 0) policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
   pending_count_ = 0;
   pending_bytes_ = 0;
+  reads_.clear();
+  writes_.clear();
+  packed_writes_.clear();
+  typed_writes_.clear();
   ++launches_;
   Kokkos::parallel_for("KokkosDDT::FusionQueue::fused", policy, kernel);
 }
