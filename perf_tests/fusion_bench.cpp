@@ -144,6 +144,22 @@ struct Setup {
     q.wait_all();
   }
 
+  void fused_pack(KokkosDDT::FusionQueue<Space>& q) const {
+    for (int i = 0; i < fields; ++i)
+      for (std::size_t k = 0; k < regions.size(); ++k)
+        q.pack(f[i].data(), 1, regions[k].send, at(i, int(k)), regions[k].bytes);
+    q.wait_all();
+  }
+
+  void hand_pack(const Space& space) const {
+    auto g = gather;
+    auto* out = reinterpret_cast<double*>(buffer.data());
+    Kokkos::parallel_for(
+        "fusion_bench::hand_pack", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, bytes / 8),
+        KOKKOS_LAMBDA(std::int64_t e) { out[e] = *reinterpret_cast<const double*>(g(e)); });
+    space.fence();
+  }
+
   void each(const Space& space, bool fence_each) const {
     for (int i = 0; i < fields; ++i)
       for (std::size_t k = 0; k < regions.size(); ++k) {
@@ -197,8 +213,8 @@ struct Setup {
 
 void halo_table(const Space& space) {
   std::printf("\nbulk 3-D halo: 26 regions x F fields packed, then unpacked; host wall time to completion (us)\n");
-  std::printf("%5s %2s %3s %9s | %9s %9s %9s %9s %9s | %8s %9s\n", "n", "w", "F", "packed", "fused", "sync", "async",
-              "deep_copy", "hand", "launches", "enqueue");
+  std::printf("%5s %2s %3s %9s | %9s %9s %9s %9s %9s | %8s %9s | %10s %9s\n", "n", "w", "F", "packed", "fused", "sync",
+              "async", "deep_copy", "hand", "launches", "enqueue", "fused_pack", "hand_pack");
   const std::vector<int> sizes = g_quick ? std::vector<int>{16} : std::vector<int>{16, 32, 64, 128, 256};
   const std::vector<int> field_counts = g_quick ? std::vector<int>{1, 2} : std::vector<int>{1, 8, 32};
   for (int n : sizes)
@@ -231,8 +247,13 @@ void halo_table(const Space& space) {
         const double async = median_us(reps, [&] { s.each(space, false); });
         const double dc = median_us(std::max(3, reps / 2), [&] { s.deep_copies(space); });
         const double hand = median_us(reps, [&] { s.hand(space); });
-        std::printf("%5d %2d %3d %8.0fK | %9.2f %9.2f %9.2f %9.2f %9.2f | %8lld %9.3f\n", n, w, F, s.bytes / 1024.0,
-                    fused, sync, async, dc, hand, static_cast<long long>(launches), enqueue);
+        const double fpack = median_us(reps, [&] { s.fused_pack(q); });
+        const double hpack = median_us(reps, [&] { s.hand_pack(space); });
+        std::printf("%5d %2d %3d %8.0fK | %9.2f %9.2f %9.2f %9.2f %9.2f | %8lld %9.3f | %10.2f %9.2f\n", n, w, F,
+                    s.bytes / 1024.0, fused, sync, async, dc, hand, static_cast<long long>(launches), enqueue, fpack,
+                    hpack);
+        record("halo", n, w, F, "fused_pack", 0, fpack, 1);
+        record("halo", n, w, F, "hand_pack", 0, hpack, 1);
         record("halo", n, w, F, "fused", 0, fused, launches);
         record("halo", n, w, F, "sync", 0, sync, 52 * F);
         record("halo", n, w, F, "async", 0, async, 52 * F);

@@ -94,17 +94,17 @@ struct FusedKernel {
       run_word<Direction::Pack>(team, it, t);
     else
       run_word<Direction::Unpack>(team, it, t);
-    // Every thread's writes (possibly to pinned host memory) before the count, at node scope since the host reads
-    // them; the last team's release of the flag then publishes the whole request to the host.
-    desul::atomic_thread_fence(desul::MemoryOrderRelease(), desul::MemoryScopeNode());
+    // Completion. After the barrier one thread per team releases the team's writes at device scope (cumulative over
+    // the barrier) and counts the team; the request's last team then fences at node scope, which publishes every
+    // team's writes, host memory included, before the flag the host polls. A plain volatile store: GPUs on PCIe have
+    // no atomics on host memory.
     team.team_barrier();
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
-      // The counter lives in device memory, where atomics are device-scope (system scope is not allowed there).
+      desul::atomic_thread_fence(desul::MemoryOrderRelease(), desul::MemoryScopeDevice());
       const std::int64_t before = desul::atomic_fetch_add(&done(it.slot), std::int64_t(1), desul::MemoryOrderAcqRel(),
                                                           desul::MemoryScopeDevice());
       if (before + 1 == it.teams) {
         done(it.slot) = 0;  // nothing touches it again before the slot's next launch, which is stream-ordered
-        // A fence, then a plain volatile store: GPUs on PCIe have no atomics on host memory.
         desul::atomic_thread_fence(desul::MemoryOrderAcqRel(), desul::MemoryScopeNode());
         *static_cast<volatile std::uint64_t*>(flags + it.slot) = it.ticket;
       }
