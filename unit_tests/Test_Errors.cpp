@@ -6,25 +6,13 @@
 
 #include "support/Buffers.hpp"
 #include "support/Catch.hpp"
+#include "support/Errors.hpp"
 #include "KokkosDDT.hpp"
 
 using namespace KokkosDDT;
+using Test::require_error;
 
 namespace {
-
-template <class F>
-void require_error(F&& f, ErrorCode code, const std::string& argument) {
-  try {
-    f();
-  } catch (const Error& e) {
-    INFO(e.what());
-    CHECK(e.code() == code);
-    CHECK(e.argument() == argument);
-    CHECK(std::string(e.what()).find(argument) != std::string::npos);
-    return;
-  }
-  FAIL("no KokkosDDT::Error thrown (expected argument '" << argument << "')");
-}
 
 const Datatype& dbl() { return primitive<double>(); }
 constexpr std::int64_t kBig = std::int64_t(1) << 40;

@@ -18,9 +18,8 @@
 // concurrent receives into overlapping buffers erroneous too): call flush() between them. Buffers must stay
 // untouched until the request tests complete; the queue keeps the types alive.
 
+#include <atomic>
 #include <cstdint>
-#include <memory>
-#include <set>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -39,17 +38,18 @@ struct FusionOptions {
   std::int64_t threshold_bytes = -1;  // launch when pending bytes reach this; -1: derived from measurements
 };
 
-// A handle to one enqueued request. Default-constructed handles are empty; a handle is valid only with its queue.
+// A handle to one enqueued request. Default-constructed handles are empty; a handle is valid only with its queue
+// (queues are numbered for the process's lifetime, so a handle of a destroyed queue is recognized as foreign).
 class FusionRequest {
  public:
   FusionRequest() = default;
-  bool empty() const { return queue_ == nullptr; }
+  bool empty() const { return queue_ == 0; }
 
  private:
   template <class>
   friend class FusionQueue;
-  FusionRequest(const void* queue, int slot, std::uint64_t ticket) : queue_(queue), slot_(slot), ticket_(ticket) {}
-  const void* queue_ = nullptr;
+  FusionRequest(std::uint64_t queue, int slot, std::uint64_t ticket) : queue_(queue), slot_(slot), ticket_(ticket) {}
+  std::uint64_t queue_ = 0;
   int slot_ = -1;  // -1: nothing to move (complete at once)
   std::uint64_t ticket_ = 0;
 };
@@ -114,6 +114,12 @@ class FusionQueue {
   void check(const FusionRequest& r, const char* where) const;
   void measure_threshold();
 
+  static std::uint64_t next_queue_id() {
+    static std::atomic<std::uint64_t> last{0};
+    return ++last;
+  }
+
+  const std::uint64_t id_ = next_queue_id();
   ExecSpace space_;
   int capacity_;
   std::int64_t threshold_;
@@ -122,8 +128,9 @@ class FusionQueue {
   int pending_begin_ = 0, pending_count_ = 0;
   // What the pending requests read and write (reset by flush): the hazard checks of an enqueue.
   Impl::ByteRanges reads_, writes_, packed_writes_;
-  std::set<std::tuple<std::uintptr_t, std::uint64_t, std::int64_t>> typed_writes_;  // (lowest byte, type id, count)
-  std::int64_t pending_bytes_ = 0, launches_ = 0;
+  std::vector<std::tuple<std::uintptr_t, std::uint64_t, std::int64_t>>
+      typed_writes_;  // sorted (lowest byte, type, count)
+  std::int64_t pending_bytes_ = 0, pending_teams_ = 0, launches_ = 0;
   std::uint64_t next_ticket_ = 1;
   Kokkos::View<Impl::FusedItem*, HostVisible> staging_;  // per slot
   Kokkos::View<Impl::FusedItem*, MemSpace> items_;       // per slot, where the kernel reads it

@@ -64,9 +64,11 @@ void FusionQueue<ExecSpace>::measure_threshold() {
     return t[t.size() / 2];
   };
   const double launch_us = time_us(8);
-  const double big_us = std::max(time_us(big) - launch_us, 1e-3);
+  // Moving `big` bytes costs its time beyond a launch. When noise hides that (a busy host), the estimate would run off
+  // to "never launch": keep it within [4 KiB, 16 x the probe].
+  const double big_us = std::max(time_us(big) - launch_us, launch_us / 16);
   const double bytes_per_us = static_cast<double>(big) / big_us;
-  threshold_ = std::max<std::int64_t>(4096, static_cast<std::int64_t>(launch_us * bytes_per_us));
+  threshold_ = std::clamp<std::int64_t>(static_cast<std::int64_t>(launch_us * bytes_per_us), 4096, 16 * big);
 }
 
 template <class ExecSpace>
@@ -116,7 +118,15 @@ FusionRequest FusionQueue<ExecSpace>::enqueue(const char* where, const Datatype&
                                               PackRange range) {
   const Impl::Transfer t =
       Impl::prepare_transfer<ExecSpace, Dir>(where, type, count, user, false, packed, packed_bytes, packed_name, range);
-  if (t.end == t.begin) return FusionRequest(this, -1, 0);  // nothing moves: complete already
+  if (t.end == t.begin) return FusionRequest(id_, -1, 0);  // nothing moves: complete already
+  const std::int64_t bytes = t.end - t.begin;
+  const std::int64_t tile = Impl::LaunchTraits<ExecSpace>::tile_bytes(space_, bytes, t.word);
+  const std::int64_t teams = (bytes + tile - 1) / tile;
+  constexpr std::int64_t max_teams = std::numeric_limits<int>::max();  // a launch's league size is an int
+  if (teams > max_teams)
+    Impl::throw_error(ErrorCode::Overflow, where, "count",
+                      "makes a request of " + std::to_string(bytes) + " bytes, " + std::to_string(teams) +
+                          " teams: more than one launch can hold (2^31 - 1); split it with PackRange");
   // The bytes it touches: the packed range, and the typed side's footprint (all instances' data bounds).
   const Impl::CommittedType& c = *t.type;
   const std::int64_t reach = (t.count - 1) * c.extent;
@@ -132,7 +142,8 @@ FusionRequest FusionQueue<ExecSpace>::enqueue(const char* where, const Datatype&
   candidate.writes_typed = Dir == Impl::Direction::Unpack;
   candidate.type_id = c.id;
   candidate.count = t.count;
-  if (conflicts(candidate)) flush();  // keep the earlier request's effect ordered before this one
+  // Keep an earlier request's effect ordered before this one, and every launch within an int's teams.
+  if (conflicts(candidate) || pending_teams_ + teams > max_teams) flush();
   take_slot();
   const int slot = (head_ + used_) % capacity_;
   ++used_;
@@ -142,7 +153,6 @@ FusionRequest FusionQueue<ExecSpace>::enqueue(const char* where, const Datatype&
   s.ticket = next_ticket_++;
   s.type = type;
   const auto d = Impl::descriptor<MemSpace>(c);
-  const std::int64_t bytes = t.end - t.begin;
   Impl::FusedItem& it = staging_(slot);
   it.nodes = d.nodes.data();
   it.lookaside = d.lookaside.data();
@@ -152,8 +162,8 @@ FusionRequest FusionQueue<ExecSpace>::enqueue(const char* where, const Datatype&
   it.packed = t.packed;
   it.begin = t.begin;
   it.end = t.end;
-  it.tile = Impl::LaunchTraits<ExecSpace>::tile_bytes(space_, bytes, t.word);
-  it.teams = (bytes + it.tile - 1) / it.tile;
+  it.tile = tile;
+  it.teams = teams;
   it.ticket = s.ticket;
   it.word = t.word;
   it.direction = static_cast<std::int32_t>(Dir);
@@ -164,12 +174,15 @@ FusionRequest FusionQueue<ExecSpace>::enqueue(const char* where, const Datatype&
   ++pending_count_;
   reads_.insert(s.read_lo, s.read_hi);
   writes_.insert(s.write_lo, s.write_hi);
-  if (s.writes_typed)
-    typed_writes_.insert({s.write_lo, s.type_id, s.count});
-  else
+  if (s.writes_typed) {
+    const std::tuple<std::uintptr_t, std::uint64_t, std::int64_t> key{s.write_lo, s.type_id, s.count};
+    typed_writes_.insert(std::lower_bound(typed_writes_.begin(), typed_writes_.end(), key), key);
+  } else {
     packed_writes_.insert(s.write_lo, s.write_hi);
+  }
   pending_bytes_ += bytes;
-  const FusionRequest request(this, slot, s.ticket);
+  pending_teams_ += teams;
+  const FusionRequest request(id_, slot, s.ticket);
   if (pending_bytes_ >= threshold_) flush();
   return request;
 }
@@ -179,7 +192,9 @@ bool FusionQueue<ExecSpace>::conflicts(const Slot& s) const {
   if (reads_.overlaps(s.write_lo, s.write_hi) || writes_.overlaps(s.read_lo, s.read_hi)) return true;
   if (!s.writes_typed) return writes_.overlaps(s.write_lo, s.write_hi);
   // Typed writes: against packed writes by bytes, against typed writes only when identical (see the header).
-  return packed_writes_.overlaps(s.write_lo, s.write_hi) || typed_writes_.count({s.write_lo, s.type_id, s.count}) > 0;
+  return packed_writes_.overlaps(s.write_lo, s.write_hi) ||
+         std::binary_search(typed_writes_.begin(), typed_writes_.end(),
+                            std::make_tuple(s.write_lo, s.type_id, s.count));
 }
 
 template <class ExecSpace>
@@ -193,9 +208,7 @@ void FusionQueue<ExecSpace>::flush() {
     if (it.cache) scratch = std::max<std::int64_t>(scratch, it.node_count * sizeof(Impl::Node) + alignof(Impl::Node));
     slots_[it.slot].state = State::InFlight;
   }
-  if (teams > std::numeric_limits<int>::max())
-    Impl::throw_error(ErrorCode::Overflow, "KokkosDDT::FusionQueue::flush", "pending requests",
-                      "need " + std::to_string(teams) + " teams in one launch (at most 2^31 - 1)");
+  // (enqueue keeps `teams` within an int: it flushes before a request that would overflow it)
   if constexpr (!std::is_same_v<HostVisible, MemSpace>) {
     // The pending records sit at ring positions [pending_begin_, + pending_count_), possibly wrapping around.
     const int first = std::min(pending_count_, capacity_ - pending_begin_);
@@ -209,6 +222,7 @@ void FusionQueue<ExecSpace>::flush() {
   if (scratch > 0) policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
   pending_count_ = 0;
   pending_bytes_ = 0;
+  pending_teams_ = 0;
   reads_.clear();
   writes_.clear();
   packed_writes_.clear();
@@ -251,7 +265,7 @@ void FusionQueue<ExecSpace>::take_slot() {
 template <class ExecSpace>
 void FusionQueue<ExecSpace>::check(const FusionRequest& r, const char* where) const {
   if (r.empty()) Impl::throw_error(ErrorCode::InvalidArgument, where, "request", "is empty (default-constructed)");
-  if (r.queue_ != this) Impl::throw_error(ErrorCode::InvalidArgument, where, "request", "belongs to another queue");
+  if (r.queue_ != id_) Impl::throw_error(ErrorCode::InvalidArgument, where, "request", "belongs to another queue");
 }
 
 template <class ExecSpace>
