@@ -61,10 +61,11 @@ struct LaunchTraits {
 
   // Devices: up to this many tiles go out as a flat RangePolicy (the same mapping: thread i is rank i % T of tile
   // i / T, descriptor read from the kernel's parameters or memory) instead of a TeamPolicy with the descriptor in team
-  // scratch. Measured on the H100 (perf_tests/results/gpu-2026-11-21.md), the flat form is as fast or faster at every
-  // size: a TeamPolicy launch costs ~1 us more host time, and each 2-KiB tile's scratch copy and barrier cost 1-5 %
-  // of bandwidth at 256 MiB (resident teams looping over tiles were slower still). The TeamPolicy form stays for
-  // hosts, for the fused kernel, and behind this knob; the device-layout tests run both forms on every backend.
+  // scratch. Measured on the H100 (perf_tests/results/gpu-2026-11-21-tuning.txt), the flat form is as fast or faster at
+  // every size: a TeamPolicy launch costs 0.1-0.4 us more host time ("host cost" in gpu-2026-11-21.txt), and each
+  // 2-KiB tile's scratch copy and barrier cost 0-5 % at 256 MiB (resident teams looping over tiles were slower still).
+  // The TeamPolicy form stays for hosts, for the fused kernel, and behind this knob; the device-layout tests run both
+  // forms on every backend.
   static constexpr std::int64_t flat_launch_teams = KOKKOSDDT_FLAT_LAUNCH_TEAMS;
 
   // Threads per team: 1 on hosts (each thread walks runs), a block of 256 on devices (threads interleave words).

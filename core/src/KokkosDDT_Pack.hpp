@@ -45,7 +45,6 @@ using enable_if_view = std::enable_if_t<Kokkos::is_view_v<V>, int>;
 
 inline std::int64_t low_bit(std::uint64_t v) { return v == 0 ? 16 : static_cast<std::int64_t>(v & (~v + 1)); }
 
-// The checks shared by every entry point, then one launch. `user_null_ok`: MPI_BOTTOM-style absolute addressing.
 // A checked transfer, ready to launch: stream bytes [begin, end) of `count` instances of `type` between `user` and
 // `packed`, in `word`-byte words. Single packs launch it at once; the fusion queue batches several.
 struct Transfer {
@@ -57,7 +56,8 @@ struct Transfer {
   int word = 1;
 };
 
-// Checks every argument (nothing is launched or written if one is wrong) and chooses the word.
+// The checks shared by every entry point (nothing is launched or written if one fails), and the word.
+// `user_null_ok`: MPI_BOTTOM-style absolute addressing.
 template <class ExecSpace, Direction Dir>
 Transfer prepare_transfer(const char* where, const Datatype& type, std::int64_t count, char* user, bool user_null_ok,
                           char* packed, std::int64_t packed_bytes, const char* packed_name, PackRange range) {

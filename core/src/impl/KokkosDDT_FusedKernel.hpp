@@ -66,8 +66,7 @@ struct FusedKernel {
              it.tile,
              it.cache != 0,
              team.team_size()};
-    k.packed_wide = reinterpret_cast<std::uintptr_t>(it.packed) % Kernel::PW == 0 && it.tile % Kernel::PW == 0 &&
-                    it.tile >= std::int64_t(team.team_size()) * Kernel::PW;
+    k.packed_wide = Kernel::packed_words_fit(it.packed, it.tile, team.team_size());
     k.run_tile(team, k.team_descriptor(team), t);
   }
 

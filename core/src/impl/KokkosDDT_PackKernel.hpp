@@ -225,8 +225,13 @@ struct TraversalKernel {
 #endif
   static constexpr int kWordsInFlight = KOKKOSDDT_WORDS_IN_FLIGHT;
 
+  // The typed buffer's address of stream byte q (the point-based traversal).
+  KOKKOS_FUNCTION char* typed_at(const Node* desc, std::int64_t q) const {
+    const Hit h = locate(desc, lookaside.data(), q);
+    return user + block_span(h.node, lookaside.data(), h.block, h.base).offset + h.inner;
+  }
+
   KOKKOS_FUNCTION void interleave_words(const Node* desc, std::int64_t p, std::int64_t stop, std::int64_t step) const {
-    const std::int64_t* la = lookaside.data();
     for (; p < stop; p += kWordsInFlight * step) {
       Word<W> words[kWordsInFlight];
       char* to[kWordsInFlight];
@@ -234,8 +239,7 @@ struct TraversalKernel {
         const std::int64_t q = p + i * step;
         to[i] = nullptr;
         if (q >= stop) continue;
-        const Hit h = locate(desc, la, q);
-        char* u = user + block_span(h.node, la, h.block, h.base).offset + h.inner;
+        char* u = typed_at(desc, q);
         char* k = packed + (q - begin);
         to[i] = Dir == Direction::Pack ? k : u;
         words[i] = load_word<W>(Dir == Direction::Pack ? u : k);
@@ -253,11 +257,14 @@ struct TraversalKernel {
 #define KOKKOSDDT_PACKED_WORD 8
 #endif
   static constexpr int PW = W < KOKKOSDDT_PACKED_WORD ? KOKKOSDDT_PACKED_WORD : W;
-  bool packed_wide = false;  // set at launch when the alignment allows it
+  bool packed_wide = false;  // set at launch: packed_words_fit()
 
-  KOKKOS_FUNCTION char* typed_at(const Node* desc, std::int64_t q) const {
-    const Hit h = locate(desc, lookaside.data(), q);
-    return user + block_span(h.node, lookaside.data(), h.block, h.base).offset + h.inner;
+  // Packed words only where the packed buffer is aligned for them and every thread of a tile gets a whole one: a
+  // thread gathers its units one after another, so on small transfers (few units per thread) the unit-per-thread
+  // layout finishes sooner (measured on the H100: a 3 KiB struct pack 7.8 us by units, 10.9 us by packed words;
+  // 15 MiB 78 vs 65 us, and 513 vs 330 us into pinned host memory).
+  KOKKOS_FUNCTION static bool packed_words_fit(const char* packed_at, std::int64_t tile_bytes, std::int64_t threads) {
+    return reinterpret_cast<std::uintptr_t>(packed_at) % PW == 0 && tile_bytes % PW == 0 && tile_bytes >= threads * PW;
   }
 
   KOKKOS_FUNCTION void interleave_packed_words(const Node* desc, std::int64_t g, std::int64_t stop,
@@ -328,11 +335,7 @@ void launch_traversal(const ExecSpace& space, const CommittedType& type, char* u
   const bool cache = descriptor_bytes <= Traits::max_scratch_descriptor;
   const int team_size = Traits::team_size();
   Kernel kernel{d.nodes, d.lookaside, user, packed, begin, end, tile, cache, team_size};
-  // Packed words only where every thread of a tile gets a whole one: a thread gathers its units one after another, so
-  // on small transfers (few units per thread) the unit-per-thread layout finishes sooner (measured: a 3 KiB struct
-  // pack 7.8 us by units, 10.9 us by packed words; 15 MiB 78 vs 65 us, and 513 vs 330 us into pinned host memory).
-  kernel.packed_wide = reinterpret_cast<std::uintptr_t>(packed) % Kernel::PW == 0 && tile % Kernel::PW == 0 &&
-                       tile >= std::int64_t(team_size) * Kernel::PW;
+  kernel.packed_wide = Kernel::packed_words_fit(packed, tile, team_size);
   const char* label = Dir == Direction::Pack ? "KokkosDDT::pack" : "KokkosDDT::unpack";
   if constexpr (Traits::sequential && Traits::inline_single_team) {
     if (teams == 1) {  // one tile: the same walk on the calling thread, without a fork/join
