@@ -134,30 +134,27 @@ struct Setup {
 
   char* at(int i, int k) const { return buffer.data() + offset[std::size_t(i) * regions.size() + k]; }
 
-  void fused(KokkosDDT::FusionQueue<Space>& q) const {
+  void enqueue_packs(KokkosDDT::FusionQueue<Space>& q) const {
     for (int i = 0; i < fields; ++i)
       for (std::size_t k = 0; k < regions.size(); ++k)
         q.pack(f[i].data(), 1, regions[k].send, at(i, int(k)), regions[k].bytes);
+  }
+
+  void enqueue_unpacks(KokkosDDT::FusionQueue<Space>& q) const {
     for (int i = 0; i < fields; ++i)
       for (std::size_t k = 0; k < regions.size(); ++k)
         q.unpack(at(i, int(k)), regions[k].bytes, f[i].data(), 1, regions[k].recv);
+  }
+
+  void fused(KokkosDDT::FusionQueue<Space>& q) const {
+    enqueue_packs(q);
+    enqueue_unpacks(q);
     q.wait_all();
   }
 
   void fused_pack(KokkosDDT::FusionQueue<Space>& q) const {
-    for (int i = 0; i < fields; ++i)
-      for (std::size_t k = 0; k < regions.size(); ++k)
-        q.pack(f[i].data(), 1, regions[k].send, at(i, int(k)), regions[k].bytes);
+    enqueue_packs(q);
     q.wait_all();
-  }
-
-  void hand_pack(const Space& space) const {
-    auto g = gather;
-    auto* out = reinterpret_cast<double*>(buffer.data());
-    Kokkos::parallel_for(
-        "fusion_bench::hand_pack", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, bytes / 8),
-        KOKKOS_LAMBDA(std::int64_t e) { out[e] = *reinterpret_cast<const double*>(g(e)); });
-    space.fence();
   }
 
   void each(const Space& space, bool fence_each) const {
@@ -174,38 +171,46 @@ struct Setup {
     space.fence();
   }
 
+  // Region k of field i's slot in the packed buffer, shaped like the region (the staging View of a deep_copy).
+  using Staging = Kokkos::View<double***, Kokkos::LayoutRight, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  Staging staging(int i, int k, const std::array<Range, 3>& a) const {
+    return Staging(reinterpret_cast<double*>(at(i, k)), a[0].second - a[0].first, a[1].second - a[1].first,
+                   a[2].second - a[2].first);
+  }
+
   void deep_copies(const Space& space) const {
     for (int i = 0; i < fields; ++i)
       for (std::size_t k = 0; k < regions.size(); ++k) {
-        const Region& r = regions[k];
-        const auto& a = r.send_range;
-        Kokkos::View<double***, Kokkos::LayoutRight, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> staging(
-            reinterpret_cast<double*>(at(i, int(k))), a[0].second - a[0].first, a[1].second - a[1].first,
-            a[2].second - a[2].first);
-        Kokkos::deep_copy(space, staging, Kokkos::subview(f[i], a[0], a[1], a[2]));
+        const auto& a = regions[k].send_range;
+        Kokkos::deep_copy(space, staging(i, int(k), a), Kokkos::subview(f[i], a[0], a[1], a[2]));
       }
     for (int i = 0; i < fields; ++i)
       for (std::size_t k = 0; k < regions.size(); ++k) {
-        const Region& r = regions[k];
-        const auto& a = r.recv_range;
-        Kokkos::View<double***, Kokkos::LayoutRight, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> staging(
-            reinterpret_cast<double*>(at(i, int(k))), a[0].second - a[0].first, a[1].second - a[1].first,
-            a[2].second - a[2].first);
-        Kokkos::deep_copy(space, Kokkos::subview(f[i], a[0], a[1], a[2]), staging);
+        const auto& a = regions[k].recv_range;
+        Kokkos::deep_copy(space, Kokkos::subview(f[i], a[0], a[1], a[2]), staging(i, int(k), a));
       }
     space.fence();
   }
 
-  void hand(const Space& space) const {
+  void launch_hand_pack(const Space& space) const {
     auto g = gather;
+    auto* out = reinterpret_cast<double*>(buffer.data());
+    Kokkos::parallel_for(
+        "fusion_bench::hand_pack", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, bytes / 8),
+        KOKKOS_LAMBDA(std::int64_t e) { out[e] = *reinterpret_cast<const double*>(g(e)); });
+  }
+
+  void hand_pack(const Space& space) const {
+    launch_hand_pack(space);
+    space.fence();
+  }
+
+  void hand(const Space& space) const {
+    launch_hand_pack(space);
     auto s = scatter;
     auto* out = reinterpret_cast<double*>(buffer.data());
-    const std::int64_t elems = bytes / 8;
     Kokkos::parallel_for(
-        "fusion_bench::hand_pack", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, elems),
-        KOKKOS_LAMBDA(std::int64_t e) { out[e] = *reinterpret_cast<const double*>(g(e)); });
-    Kokkos::parallel_for(
-        "fusion_bench::hand_unpack", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, elems),
+        "fusion_bench::hand_unpack", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, bytes / 8),
         KOKKOS_LAMBDA(std::int64_t e) { *reinterpret_cast<double*>(s(e)) = out[e]; });
     space.fence();
   }
@@ -235,9 +240,7 @@ void halo_table(const Space& space) {
         std::vector<double> per;
         for (int rep = 0; rep < (g_quick ? 3 : 20); ++rep) {
           Kokkos::Timer t;
-          for (int i = 0; i < F; ++i)
-            for (std::size_t k = 0; k < s.regions.size(); ++k)
-              q.pack(s.f[i].data(), 1, s.regions[k].send, s.at(i, int(k)), s.regions[k].bytes);
+          s.enqueue_packs(q);
           per.push_back(t.seconds() * 1e6 / (26.0 * F));
           q.wait_all();
         }

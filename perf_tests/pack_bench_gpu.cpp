@@ -245,6 +245,18 @@ struct Case {
     us[contender] = event_us(fn, reps);
     record(section, type, block, packed, contender, us[contender]);
   }
+  // KokkosDDT itself: device time ("kokkosddt", events) and, with its fence, host wall time ("ddt_wall": what a
+  // caller waits, and what yaksa is compared with).
+  void time_library(const Kokkos::Cuda& exec, const std::function<void()>& op, int reps) {
+    time("kokkosddt", op, reps);
+    time_wall(
+        "ddt_wall",
+        [&] {
+          op();
+          exec.fence();
+        },
+        reps);
+  }
   void time_wall(const char* contender, const std::function<void()>& fn, int reps) {
     // A contender that took over a second on this type is not timed again at larger sizes.
     static std::map<std::string, bool> too_slow;
@@ -440,18 +452,11 @@ void contiguous_section(const Kokkos::Cuda& exec) {
     Datatype t = KokkosDDT::contiguous(packed / 8, KokkosDDT::primitive<double>()).commit();
     Case c{"contiguous", "contiguous", 0, packed, {}};
     const int reps = reps_for(packed);
-    c.time(
-        "kokkosddt", [&] { KokkosDDT::pack(exec, src.p, 1, t, ours.p, packed); }, reps);
+    c.time_library(
+        exec, [&] { KokkosDDT::pack(exec, src.p, 1, t, ours.p, packed); }, reps);
     c.time(
         "cudaMemcpy", [&] { CK(cudaMemcpyAsync(theirs.p, src.p, packed, cudaMemcpyDeviceToDevice, g_stream)); }, reps);
     verify("contiguous", ours.p, theirs.p, packed);
-    c.time_wall(
-        "ddt_wall",
-        [&] {
-          KokkosDDT::pack(exec, src.p, 1, t, ours.p, packed);
-          exec.fence();
-        },
-        reps);
 #if defined(KOKKOSDDT_HAVE_YAKSA)
     Yaksa y;
     yaksa_type_create_contig(packed / 8, YAKSA_TYPE__DOUBLE, nullptr, &y.t);
@@ -481,15 +486,8 @@ void vector_section(const Kokkos::Cuda& exec) {
       const int reps = reps_for(n * stride);
       for (int v = 0; v < 3; ++v) {
         Case c{"vector", names[v], bl, packed, {}};
-        c.time(
-            "kokkosddt", [&] { KokkosDDT::pack(exec, src.p, 1, types[v], ours.p, packed); }, reps);
-        c.time_wall(
-            "ddt_wall",
-            [&] {
-              KokkosDDT::pack(exec, src.p, 1, types[v], ours.p, packed);
-              exec.fence();
-            },
-            reps);
+        c.time_library(
+            exec, [&] { KokkosDDT::pack(exec, src.p, 1, types[v], ours.p, packed); }, reps);
         if (v == 0) {
           const std::size_t words = packed / 8;
           c.time(
@@ -542,15 +540,8 @@ void subarray_section(const Kokkos::Cuda& exec) {
                                      KokkosDDT::primitive<double>())
                      .commit();
     Case c{"subarray4d", "subarray4d", k * 8, packed, {}};
-    c.time(
-        "kokkosddt", [&] { KokkosDDT::pack(exec, vol.p, 1, t, ours.p, packed); }, 20);
-    c.time_wall(
-        "ddt_wall",
-        [&] {
-          KokkosDDT::pack(exec, vol.p, 1, t, ours.p, packed);
-          exec.fence();
-        },
-        20);
+    c.time_library(
+        exec, [&] { KokkosDDT::pack(exec, vol.p, 1, t, ours.p, packed); }, 20);
     c.time(
         "hand",
         [&] {
@@ -619,15 +610,8 @@ void indexed_section(const Kokkos::Cuda& exec) {
       for (int v = 0; v < (irregular ? 1 : 2); ++v) {
         const Datatype& t = v == 0 ? idx : blk;
         Case c{"indexed", v == 0 ? name : std::string("indexed_block"), irregular ? 0 : 64, packed, {}};
-        c.time(
-            "kokkosddt", [&] { KokkosDDT::pack(exec, src.p, 1, t, ours.p, packed); }, 20);
-        c.time_wall(
-            "ddt_wall",
-            [&] {
-              KokkosDDT::pack(exec, src.p, 1, t, ours.p, packed);
-              exec.fence();
-            },
-            20);
+        c.time_library(
+            exec, [&] { KokkosDDT::pack(exec, src.p, 1, t, ours.p, packed); }, 20);
         c.time(
             "hand",
             [&] {
@@ -680,15 +664,8 @@ void struct_section(const Kokkos::Cuda& exec) {
     DeviceBuffer src(n * 24), ours(packed), theirs(packed);
     Case c{"struct", "struct", 17, packed, {}};
     const int reps = reps_for(n * 24);
-    c.time(
-        "kokkosddt", [&] { KokkosDDT::pack(exec, src.p, n, s, ours.p, packed); }, reps);
-    c.time_wall(
-        "ddt_wall",
-        [&] {
-          KokkosDDT::pack(exec, src.p, n, s, ours.p, packed);
-          exec.fence();
-        },
-        reps);
+    c.time_library(
+        exec, [&] { KokkosDDT::pack(exec, src.p, n, s, ours.p, packed); }, reps);
     c.time(
         "hand", [&] { hand_struct<<<blocks_for(n), 256, 0, g_stream>>>(src.p, theirs.p, n); }, reps);
     verify("struct hand", ours.p, theirs.p, packed);
