@@ -14,18 +14,20 @@
 
 namespace KokkosDDT::Impl {
 
-// One request of a fused launch, as the kernel reads it (from the execution space's memory).
+// One request of a fused launch, as the kernel reads it: from the kernel's parameters for small launches, else from the
+// execution space's memory. Kept compact (96 bytes) so that a halo's worth of requests fits the parameter space.
 struct FusedItem {
   const Node* nodes = nullptr;  // the request's descriptor, in the execution space's memory
   const std::int64_t* lookaside = nullptr;
-  std::int64_t node_count = 0, lookaside_count = 0;
+  std::int64_t lookaside_count = 0;
   char* user = nullptr;
   char* packed = nullptr;
   std::int64_t begin = 0, end = 0, tile = 0;  // stream bytes [begin, end), in tiles of `tile` bytes
-  std::int64_t first_team = 0;                // teams of the launch's earlier requests
-  std::int64_t teams = 0;                     // this request's
   std::uint64_t ticket = 0;                   // written to flags[slot] once the request is done
-  std::int32_t word = 1, direction = 0, slot = 0, cache = 0;
+  std::int32_t first_team = 0;                // teams of the launch's earlier requests (a launch has < 2^31)
+  std::int32_t teams = 0;                     // this request's
+  std::int32_t node_count = 0, slot = 0;
+  std::int8_t word = 1, direction = 0, cache = 0;
 };
 
 template <class ExecSpace, class Traits = LaunchTraits<ExecSpace>>
@@ -34,12 +36,18 @@ struct FusedKernel {
   using Member = typename Policy::member_type;
   using MemSpace = typename ExecSpace::memory_space;
 
-  Kokkos::View<const FusedItem*, MemSpace> items;  // a ring of `capacity`; this launch's requests at [start, start+n)
+  // Launches of up to kInline requests carry them in the kernel's parameters: no copy to the device before the launch,
+  // and the team-to-request search reads the constant cache. (Kokkos passes functors under 4 KiB as parameters.)
+  static constexpr int kInline = 32;
+  FusedItem inline_items[kInline];
+  Kokkos::View<const FusedItem*, MemSpace> items;  // otherwise: a ring of `capacity`; the launch's at [start, start+n)
   std::int64_t start = 0, n = 0, capacity = 1;
   Kokkos::View<std::int64_t*, MemSpace> done;  // per slot: teams finished so far (reset by the last one)
   std::uint64_t* flags = nullptr;              // per slot, readable by the host
 
-  KOKKOS_FUNCTION const FusedItem& item(std::int64_t i) const { return items((start + i) % capacity); }
+  KOKKOS_FUNCTION const FusedItem& item(std::int64_t i) const {
+    return n <= kInline ? inline_items[i] : items((start + i) % capacity);
+  }
 
   // The request of league rank `team`: the last one whose first team is not after it.
   KOKKOS_FUNCTION std::int64_t find(std::int64_t team) const {

@@ -37,14 +37,18 @@ FusionQueue<ExecSpace>::~FusionQueue() {
   try {
     wait_all();
   } catch (...) {
-    space_.fence("KokkosDDT::FusionQueue::~FusionQueue");  // never leave a kernel reading freed memory
   }
+  // Every request is done, but a kernel may still be finishing (its last team past the flag): never free memory it
+  // could still touch.
+  space_.fence("KokkosDDT::FusionQueue::~FusionQueue");
 }
 
-// The threshold where fusing stops paying (chu-fusion21 leaves this "model-based prediction" as future work): a fused
-// launch is worth waiting for while its data would take less time to move than the launch costs, so launch once the
-// pending bytes would take as long as one launch: threshold = launch cost x throughput, both measured here on this
-// instance (median of a few runs; a few milliseconds once per queue).
+// The threshold where fusing stops paying (chu-fusion21 leaves this "model-based prediction" as future work), from the
+// launch cost and the throughput measured here on this instance (median of a few runs; a few milliseconds once per
+// queue). A device launch is asynchronous: the device moves one batch while the host enqueues the next, so a launch is
+// worth issuing once its data would take as long to move as the launch costs (threshold = launch cost x throughput).
+// A synchronous host launch overlaps nothing and each one is pure overhead (fork/join, per-team setup), so there the
+// queue batches until a launch costs at most 5 % of its data's time (threshold = 20 x launch cost x throughput).
 template <class ExecSpace>
 void FusionQueue<ExecSpace>::measure_threshold() {
   threshold_ = 0;  // measure with every request launched at once
@@ -68,7 +72,9 @@ void FusionQueue<ExecSpace>::measure_threshold() {
   // to "never launch": keep it within [4 KiB, 16 x the probe].
   const double big_us = std::max(time_us(big) - launch_us, launch_us / 16);
   const double bytes_per_us = static_cast<double>(big) / big_us;
-  threshold_ = std::clamp<std::int64_t>(static_cast<std::int64_t>(launch_us * bytes_per_us), 4096, 16 * big);
+  const double batches_per_launch = Impl::synchronous_host<ExecSpace>() ? 20 : 1;
+  threshold_ = std::clamp<std::int64_t>(static_cast<std::int64_t>(batches_per_launch * launch_us * bytes_per_us), 4096,
+                                        16 * big);
 }
 
 template <class ExecSpace>
@@ -156,17 +162,17 @@ FusionRequest FusionQueue<ExecSpace>::enqueue(const char* where, const Datatype&
   Impl::FusedItem& it = staging_(slot);
   it.nodes = d.nodes.data();
   it.lookaside = d.lookaside.data();
-  it.node_count = static_cast<std::int64_t>(d.nodes.extent(0));
+  it.node_count = static_cast<std::int32_t>(d.nodes.extent(0));  // (a committed descriptor has a few dozen nodes)
   it.lookaside_count = static_cast<std::int64_t>(d.lookaside.extent(0));
   it.user = t.user;
   it.packed = t.packed;
   it.begin = t.begin;
   it.end = t.end;
   it.tile = tile;
-  it.teams = teams;
+  it.teams = static_cast<std::int32_t>(teams);
   it.ticket = s.ticket;
-  it.word = t.word;
-  it.direction = static_cast<std::int32_t>(Dir);
+  it.word = static_cast<std::int8_t>(t.word);
+  it.direction = static_cast<std::int8_t>(Dir);
   it.slot = slot;
   it.cache = static_cast<std::int64_t>(c.nodes.size() * sizeof(Impl::Node)) <=
              Impl::LaunchTraits<ExecSpace>::max_scratch_descriptor;
@@ -203,22 +209,28 @@ void FusionQueue<ExecSpace>::flush() {
   std::int64_t teams = 0, scratch = 0;
   for (int i = 0; i < pending_count_; ++i) {
     Impl::FusedItem& it = staging_((pending_begin_ + i) % capacity_);
-    it.first_team = teams;
+    it.first_team = static_cast<std::int32_t>(teams);
     teams += it.teams;
     if (it.cache) scratch = std::max<std::int64_t>(scratch, it.node_count * sizeof(Impl::Node) + alignof(Impl::Node));
     slots_[it.slot].state = State::InFlight;
   }
   // (enqueue keeps `teams` within an int: it flushes before a request that would overflow it)
-  if constexpr (!std::is_same_v<HostVisible, MemSpace>) {
+  Impl::FusedKernel<ExecSpace> kernel{{}, items_, pending_begin_, pending_count_, capacity_, done_, flags_.data()};
+  if (pending_count_ <= kernel.kInline) {  // small launches carry their records as kernel parameters
+    for (int i = 0; i < pending_count_; ++i) kernel.inline_items[i] = staging_((pending_begin_ + i) % capacity_);
+  } else if constexpr (!std::is_same_v<HostVisible, MemSpace>) {
     // The pending records sit at ring positions [pending_begin_, + pending_count_), possibly wrapping around.
     const int first = std::min(pending_count_, capacity_ - pending_begin_);
     const std::pair<int, int> a{pending_begin_, pending_begin_ + first}, b{0, pending_count_ - first};
     Kokkos::deep_copy(space_, Kokkos::subview(items_, a), Kokkos::subview(staging_, a));
     if (b.second > 0) Kokkos::deep_copy(space_, Kokkos::subview(items_, b), Kokkos::subview(staging_, b));
   }
-  Impl::FusedKernel<ExecSpace> kernel{items_, pending_begin_, pending_count_, capacity_, done_, flags_.data()};
   using Traits = Impl::LaunchTraits<ExecSpace>;
-  Kokkos::TeamPolicy<ExecSpace> policy(space_, static_cast<int>(teams), Traits::team_size());
+  // Light weight: Kokkos then passes the (3 KiB) functor as a kernel parameter instead of copying it to constant memory
+  // first, which would cost a copy and an event per launch.
+  auto policy =
+      Kokkos::Experimental::require(Kokkos::TeamPolicy<ExecSpace>(space_, static_cast<int>(teams), Traits::team_size()),
+                                    Kokkos::Experimental::WorkItemProperty::HintLightWeight);
   if (scratch > 0) policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
   pending_count_ = 0;
   pending_bytes_ = 0;
@@ -285,11 +297,15 @@ void FusionQueue<ExecSpace>::wait(const FusionRequest& r) {
   while (!test(r)) std::this_thread::yield();
 }
 
+// Polls the flags like wait() (a stream synchronization would cost more than the packing of a small batch).
 template <class ExecSpace>
 void FusionQueue<ExecSpace>::wait_all() {
   flush();
-  space_.fence("KokkosDDT::FusionQueue::wait_all");
-  reclaim();
+  while (true) {
+    reclaim();
+    if (used_ == 0) return;
+    std::this_thread::yield();
+  }
 }
 
 }  // namespace KokkosDDT
