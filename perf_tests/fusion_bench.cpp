@@ -7,6 +7,7 @@
 //   async      KokkosDDT::pack / unpack per region, one fence at the end (GPU-Async)
 //   deep_copy  Kokkos::deep_copy of each region's subview to / from a staging View, one fence at the end
 //   hand       one hand-fused kernel per direction over a precomputed list of element addresses
+//   (fused_pack, hand_pack and dc_pack: the packing half alone of fused, hand and deep_copy)
 //
 // plus a breakdown of one small fused pack by phase (enqueue, flush, wait), the host cost of one enqueue, and the
 // under/over-fusion sweep of the seed's Fig. 8: the same exchange with the
@@ -180,12 +181,21 @@ struct Setup {
                    a[2].second - a[2].first);
   }
 
-  void deep_copies(const Space& space) const {
+  void deep_copy_packs(const Space& space) const {
     for (int i = 0; i < fields; ++i)
       for (std::size_t k = 0; k < regions.size(); ++k) {
         const auto& a = regions[k].send_range;
         Kokkos::deep_copy(space, staging(i, int(k), a), Kokkos::subview(f[i], a[0], a[1], a[2]));
       }
+  }
+
+  void deep_copy_pack(const Space& space) const {
+    deep_copy_packs(space);
+    space.fence();
+  }
+
+  void deep_copies(const Space& space) const {
+    deep_copy_packs(space);
     for (int i = 0; i < fields; ++i)
       for (std::size_t k = 0; k < regions.size(); ++k) {
         const auto& a = regions[k].recv_range;
@@ -220,8 +230,8 @@ struct Setup {
 
 void halo_table(const Space& space) {
   std::printf("\nbulk 3-D halo: 26 regions x F fields packed, then unpacked; host wall time to completion (us)\n");
-  std::printf("%5s %2s %3s %9s | %9s %9s %9s %9s %9s | %8s %9s | %10s %9s\n", "n", "w", "F", "packed", "fused", "sync",
-              "async", "deep_copy", "hand", "launches", "enqueue", "fused_pack", "hand_pack");
+  std::printf("%5s %2s %3s %9s | %9s %9s %9s %9s %9s | %8s %9s | %10s %9s %9s\n", "n", "w", "F", "packed", "fused",
+              "sync", "async", "deep_copy", "hand", "launches", "enqueue", "fused_pack", "hand_pack", "dc_pack");
   const std::vector<int> sizes = g_quick ? std::vector<int>{16} : std::vector<int>{16, 32, 64, 128, 256};
   const std::vector<int> field_counts = g_quick ? std::vector<int>{1, 2} : std::vector<int>{1, 8, 32};
   for (int n : sizes)
@@ -254,11 +264,13 @@ void halo_table(const Space& space) {
         const double hand = median_us(reps, [&] { s.hand(space); });
         const double fpack = median_us(reps, [&] { s.fused_pack(q); });
         const double hpack = median_us(reps, [&] { s.hand_pack(space); });
-        std::printf("%5d %2d %3d %8.0fK | %9.2f %9.2f %9.2f %9.2f %9.2f | %8lld %9.3f | %10.2f %9.2f\n", n, w, F,
+        const double dpack = median_us(std::max(3, reps / 2), [&] { s.deep_copy_pack(space); });
+        std::printf("%5d %2d %3d %8.0fK | %9.2f %9.2f %9.2f %9.2f %9.2f | %8lld %9.3f | %10.2f %9.2f %9.2f\n", n, w, F,
                     s.bytes / 1024.0, fused, sync, async, dc, hand, static_cast<long long>(launches), enqueue, fpack,
-                    hpack);
+                    hpack, dpack);
         record("halo", n, w, F, "fused_pack", 0, fpack, 1);
         record("halo", n, w, F, "hand_pack", 0, hpack, 1);
+        record("halo", n, w, F, "deep_copy_pack", 0, dpack, 26 * F);
         record("halo", n, w, F, "fused", 0, fused, launches);
         record("halo", n, w, F, "sync", 0, sync, 52 * F);
         record("halo", n, w, F, "async", 0, async, 52 * F);

@@ -2,7 +2,7 @@
 # One session on a GPU machine, run from the repository root: build with the `cuda` preset, run the unit tests (Cuda,
 # OpenMP and Serial), compute-sanitizer, the demo and the GPU benchmark. Stages run in the order given:
 #
-#   bash perf_tests/gpu_session.sh env build test sanitize demo bench-quick bench fusion profile
+#   bash perf_tests/gpu_session.sh env build test sanitize demo bench-quick bench fusion fusion-profile fusion-sanitize profile
 #
 # Inputs (not in git): .carry/kokkos-cuda, a CUDA+OpenMP+Serial Kokkos install (copied to /opt/kokkos/cuda, where
 # the preset looks); .carry/catch2 (a Catch2 install) when the machine has none; .carry/yaksa (optional contender).
@@ -60,6 +60,18 @@ for stage in "$@"; do
       done ;;
     fusion)
       run fusion build/cuda/perf_tests/fusion_bench --csv "$OUT/fusion.csv" ;;
+    fusion-profile)
+      # Nsight Compute on one fused pack of the demo's 26 regions (n = 128, one field), clocks and caches as in a run.
+      run fusion-profile ncu --clock-control none --cache-control none --kernel-name-base demangled \
+        -k regex:FusedKernel --launch-skip 4 --launch-count 2 --section SpeedOfLight --section LaunchStats \
+        --section WarpStateStats --section Occupancy build/cuda/examples/halo_demo 128 3 ;;
+    fusion-sanitize)
+      export KOKKOSDDT_TEST_SCALE=${KOKKOSDDT_TEST_SCALE:-0.01}
+      for tool in memcheck racecheck; do
+        run "fusion-$tool" compute-sanitizer --tool $tool --error-exitcode 1 \
+          build/cuda/unit_tests/kokkosddt_unit_tests_Cuda "[fusion]~*long stream*"
+      done
+      unset KOKKOSDDT_TEST_SCALE ;;
     bench-quick)
       run bench-quick build/cuda/perf_tests/pack_bench_gpu --quick --csv "$OUT/bench-quick.csv" ;;
     bench)
