@@ -46,7 +46,9 @@ struct FusedKernel {
   std::uint64_t* flags = nullptr;              // per slot, readable by the host
 
   KOKKOS_FUNCTION const FusedItem& item(std::int64_t i) const {
-    return n <= kInline ? inline_items[i] : items((start + i) % capacity);
+    if (n <= kInline) return inline_items[i];
+    const std::int64_t j = start + i;  // < 2 capacity: wrap without a (64-bit, long) division
+    return items(j < capacity ? j : j - capacity);
   }
 
   // The request of league rank `team`: the last one whose first team is not after it.
@@ -74,10 +76,14 @@ struct FusedKernel {
              it.tile,
              it.cache != 0,
              team.team_size()};
-    k.packed_wide = Kernel::packed_words_fit(it.packed, it.tile, team.team_size());
+    k.packing = it.direction == static_cast<std::int8_t>(Direction::Pack);
+    k.word_bytes = it.word;
+    if constexpr (W > 0) k.packed_wide = Kernel::packed_words_fit(it.packed, it.tile, team.team_size());
     k.run_tile(team, k.team_descriptor(team), t);
   }
 
+  // Hosts walk runs with copies specialized per direction and word size (their code size does not matter); devices
+  // take both from the request at run time, in one instance of the interleaved traversal.
   template <Direction Dir>
   KOKKOS_FUNCTION void run_word(const Member& team, const FusedItem& it, std::int64_t t) const {
     switch (it.word) {
@@ -97,7 +103,9 @@ struct FusedKernel {
   KOKKOS_FUNCTION void operator()(const Member& team) const {
     const FusedItem& it = item(find(team.league_rank()));
     const std::int64_t t = team.league_rank() - it.first_team;
-    if (it.direction == static_cast<std::int32_t>(Direction::Pack))
+    if constexpr (!Traits::sequential)
+      run<Direction::Runtime, 0>(team, it, t);
+    else if (it.direction == static_cast<std::int8_t>(Direction::Pack))
       run_word<Direction::Pack>(team, it, t);
     else
       run_word<Direction::Unpack>(team, it, t);

@@ -15,7 +15,8 @@
 
 namespace KokkosDDT::Impl {
 
-enum class Direction { Pack, Unpack };
+// Runtime: chosen per request at run time (the fused kernel's device layout; see `packing`).
+enum class Direction { Pack, Unpack, Runtime };
 
 template <int W>
 struct alignas(W) Word {
@@ -75,6 +76,9 @@ KOKKOS_FORCEINLINE_FUNCTION void copy_16_32(char* dst, const char* src, std::int
 
 // `Sequential`: each thread walks a tile's runs in order (hosts); otherwise the threads of a team interleave words
 // (devices). The choice is made at compile time, so a device kernel carries no host-walk code (and its registers).
+// Dir = Runtime and W = 0 (interleaved layout only) take the direction and the word size from `packing` and
+// `word_bytes` at run time: one instance serves every request of a fused launch, so its code stays small enough for the
+// instruction cache (one instance per direction and word size made the fused kernel 290 KiB of code).
 template <class ExecSpace, Direction Dir, int W, bool Sequential>
 struct TraversalKernel {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
@@ -87,10 +91,64 @@ struct TraversalKernel {
   char* packed;  // holds stream bytes [begin, end)
   std::int64_t begin, end, tile;
   bool cache_descriptor;
-  std::int64_t threads_per_team;  // the flat (RangePolicy) launch
+  std::int64_t threads_per_team;            // the flat (RangePolicy) launch
+  bool packing = Dir != Direction::Unpack;  // Dir == Runtime: pack (true) or unpack
+  int word_bytes = W;                       // W == 0: the word size, 1, 2, 4, 8 or 16
+
+  KOKKOS_FUNCTION bool packs() const {
+    if constexpr (Dir == Direction::Runtime)
+      return packing;
+    else
+      return Dir == Direction::Pack;
+  }
+  KOKKOS_FUNCTION std::int64_t word() const { return W > 0 ? W : word_bytes; }
+
+  // A word held in registers (W == 0: room for the widest), loaded and stored with the word size's own instructions.
+  using Unit = Word<(W > 0 ? W : 16)>;
+  KOKKOS_FUNCTION Unit load_unit(const char* src) const {
+    if constexpr (W > 0) {
+      return load_word<W>(src);
+    } else {
+      Unit u;
+      switch (word_bytes) {
+        case 16:
+          return load_word<16>(src);
+        case 8:
+          *reinterpret_cast<Word<8>*>(&u) = load_word<8>(src);
+          break;
+        case 4:
+          *reinterpret_cast<Word<4>*>(&u) = load_word<4>(src);
+          break;
+        case 2:
+          *reinterpret_cast<Word<2>*>(&u) = load_word<2>(src);
+          break;
+        default:
+          *reinterpret_cast<Word<1>*>(&u) = load_word<1>(src);
+      }
+      return u;
+    }
+  }
+  KOKKOS_FUNCTION void store_unit(char* dst, const Unit& u) const {
+    if constexpr (W > 0) {
+      store_word<W>(dst, u);
+    } else {
+      switch (word_bytes) {
+        case 16:
+          return store_word<16>(dst, u);
+        case 8:
+          return store_word<8>(dst, *reinterpret_cast<const Word<8>*>(&u));
+        case 4:
+          return store_word<4>(dst, *reinterpret_cast<const Word<4>*>(&u));
+        case 2:
+          return store_word<2>(dst, *reinterpret_cast<const Word<2>*>(&u));
+        default:
+          return store_word<1>(dst, *reinterpret_cast<const Word<1>*>(&u));
+      }
+    }
+  }
 
   KOKKOS_FUNCTION void move(char* user_at, char* packed_at, std::int64_t n) const {
-    if constexpr (Dir == Direction::Pack)
+    if (packs())
       copy_bytes<W>(packed_at, user_at, n);
     else
       copy_bytes<W>(user_at, packed_at, n);
@@ -114,7 +172,7 @@ struct TraversalKernel {
   KOKKOS_FUNCTION void strided_loop(char* u, char* k, std::int64_t stride, std::int64_t count, const Copy& copy,
                                     std::int64_t elem) const {
     auto one = [&](char* user_at, char* packed_at) {
-      if constexpr (Dir == Direction::Pack)
+      if (packs())
         copy(packed_at, user_at);
       else
         copy(user_at, packed_at);
@@ -233,7 +291,7 @@ struct TraversalKernel {
 
   KOKKOS_FUNCTION void interleave_words(const Node* desc, std::int64_t p, std::int64_t stop, std::int64_t step) const {
     for (; p < stop; p += kWordsInFlight * step) {
-      Word<W> words[kWordsInFlight];
+      Unit words[kWordsInFlight];
       char* to[kWordsInFlight];
       for (int i = 0; i < kWordsInFlight; ++i) {
         const std::int64_t q = p + i * step;
@@ -241,11 +299,11 @@ struct TraversalKernel {
         if (q >= stop) continue;
         char* u = typed_at(desc, q);
         char* k = packed + (q - begin);
-        to[i] = Dir == Direction::Pack ? k : u;
-        words[i] = load_word<W>(Dir == Direction::Pack ? u : k);
+        to[i] = packs() ? k : u;
+        words[i] = load_unit(packs() ? u : k);
       }
       for (int i = 0; i < kWordsInFlight; ++i)
-        if (to[i]) store_word<W>(to[i], words[i]);
+        if (to[i]) store_unit(to[i], words[i]);
     }
   }
 
@@ -256,8 +314,8 @@ struct TraversalKernel {
 #ifndef KOKKOSDDT_PACKED_WORD
 #define KOKKOSDDT_PACKED_WORD 8
 #endif
-  static constexpr int PW = W < KOKKOSDDT_PACKED_WORD ? KOKKOSDDT_PACKED_WORD : W;
-  bool packed_wide = false;  // set at launch: packed_words_fit()
+  static constexpr int PW = W < KOKKOSDDT_PACKED_WORD ? KOKKOSDDT_PACKED_WORD : W;  // (W == 0: not used)
+  bool packed_wide = false;  // set at launch: packed_words_fit() (never with W == 0)
 
   // Packed words only where the packed buffer is aligned for them and every thread of a tile gets a whole one: a
   // thread gathers its units one after another, so on small transfers (few units per thread) the unit-per-thread
@@ -272,7 +330,7 @@ struct TraversalKernel {
     for (; g < stop; g += step) {
       if (stop - g < PW) return interleave_words(desc, g, stop, W);  // the range's last partial word: by units
       char* k = packed + (g - begin);
-      if constexpr (Dir == Direction::Pack) {
+      if (packs()) {
         Word<PW> out;
         for (int j = 0; j < PW / W; ++j) {
           const Word<W> w = load_word<W>(typed_at(desc, g + j * W));
@@ -293,10 +351,10 @@ struct TraversalKernel {
   // Rank r of T threads moves its share of stream bytes [first, stop).
   KOKKOS_FUNCTION void interleave(const Node* desc, std::int64_t first, std::int64_t stop, std::int64_t r,
                                   std::int64_t T) const {
-    if constexpr (PW > W) {
+    if constexpr (W > 0 && PW > W) {
       if (packed_wide) return interleave_packed_words(desc, first + r * PW, stop, T * PW);
     }
-    interleave_words(desc, first + r * W, stop, T * W);
+    interleave_words(desc, first + r * word(), stop, T * word());
   }
 
   // Tile `t` of this transfer, by the whole team (the fused kernel calls this for its requests' tiles too).
