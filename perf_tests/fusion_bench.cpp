@@ -14,7 +14,7 @@
 // queue's threshold set from 16 KiB to 4 MiB (packs and unpacks of the F fields issued field by field), next to the
 // threshold the queue derives from its own measurements.
 //
-//   fusion_bench [--quick] [--csv FILE]
+//   fusion_bench [--quick] [--csv FILE] [--only phases|halo|sweep]
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -363,10 +363,11 @@ void threshold_sweep(const Space& space) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string csv = "fusion_bench.csv";
+  std::string csv = "fusion_bench.csv", only;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) g_quick = true;
     if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
+    if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
   }
   Kokkos::ScopeGuard guard(argc, argv);
   {
@@ -389,9 +390,9 @@ int main(int argc, char** argv) {
         return 1;
       }
     }
-    phases(space);
-    halo_table(space);
-    threshold_sweep(space);
+    if (only.empty() || only == "phases") phases(space);
+    if (only.empty() || only == "halo") halo_table(space);
+    if (only.empty() || only == "sweep") threshold_sweep(space);
     if (g_csv) std::fclose(g_csv);
     std::printf("\nCSV: %s\n", csv.c_str());
   }

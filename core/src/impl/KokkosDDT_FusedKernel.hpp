@@ -10,6 +10,7 @@
 #include <Kokkos_Core.hpp>
 #include <desul/atomics.hpp>
 
+#include "KokkosDDT_Fence.hpp"
 #include "impl/KokkosDDT_PackKernel.hpp"
 
 namespace KokkosDDT::Impl {
@@ -40,6 +41,7 @@ struct FusedKernel {
   // and the team-to-request search reads the constant cache. (Kokkos passes functors under 4 KiB as parameters.)
   static constexpr int kInline = 32;
   FusedItem inline_items[kInline];
+  std::int32_t inline_first[kInline] = {};         // their first teams again, packed for the team-to-request lookup
   Kokkos::View<const FusedItem*, MemSpace> items;  // otherwise: a ring of `capacity`; the launch's at [start, start+n)
   std::int64_t start = 0, n = 0, capacity = 1;
   Kokkos::View<std::int64_t*, MemSpace> done;  // per slot: teams finished so far (reset by the last one)
@@ -51,8 +53,15 @@ struct FusedKernel {
     return items(j < capacity ? j : j - capacity);
   }
 
-  // The request of league rank `team`: the last one whose first team is not after it.
+  // The request of league rank `team`: the last one whose first team is not after it. Parameter records: count the
+  // requests that start at or before it, with independent (unrolled, constant-bank) reads instead of a binary search's
+  // chain of dependent loads. Records in memory: binary search.
   KOKKOS_FUNCTION std::int64_t find(std::int64_t team) const {
+    if (n <= kInline) {
+      std::int64_t r = 0;
+      for (int k = 1; k < kInline; ++k) r += k < n && inline_first[k] <= team;
+      return r;
+    }
     std::int64_t lo = 0, hi = n;
     while (hi - lo > 1) {
       const std::int64_t mid = lo + (hi - lo) / 2;
@@ -109,20 +118,20 @@ struct FusedKernel {
       run_word<Direction::Pack>(team, it, t);
     else
       run_word<Direction::Unpack>(team, it, t);
-    // Completion. After the barrier one thread per team releases the team's writes at device scope (cumulative over
-    // the barrier) and counts the team; the request's last team then fences at node scope, which publishes every
-    // team's writes, host memory included, before the flag the host polls. A plain volatile store: GPUs on PCIe have
-    // no atomics on host memory.
+    // Completion. After the barrier one thread per team releases the team's writes (cumulative over the barrier) by
+    // counting the team with a device-scope release; the request's last team (a one-team request needs no count)
+    // then fences at node scope, which acquires every team's writes and publishes them, host memory included, before
+    // the flag the host polls. A plain volatile store: GPUs on PCIe have no atomics on host memory.
     team.team_barrier();
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
-      desul::atomic_thread_fence(desul::MemoryOrderRelease(), desul::MemoryScopeDevice());
-      const std::int64_t before = desul::atomic_fetch_add(&done(it.slot), std::int64_t(1), desul::MemoryOrderAcqRel(),
-                                                          desul::MemoryScopeDevice());
-      if (before + 1 == it.teams) {
+      if (it.teams > 1) {
+        const std::int64_t before = desul::atomic_fetch_add(&done(it.slot), std::int64_t(1),
+                                                            desul::MemoryOrderRelease(), desul::MemoryScopeDevice());
+        if (before + 1 < it.teams) return;
         done(it.slot) = 0;  // nothing touches it again before the slot's next launch, which is stream-ordered
-        desul::atomic_thread_fence(desul::MemoryOrderAcqRel(), desul::MemoryScopeNode());
-        *static_cast<volatile std::uint64_t*>(flags + it.slot) = it.ticket;
       }
+      fence_acq_rel_node();
+      *static_cast<volatile std::uint64_t*>(flags + it.slot) = it.ticket;
     });
   }
 };

@@ -215,9 +215,12 @@ void FusionQueue<ExecSpace>::flush() {
     slots_[it.slot].state = State::InFlight;
   }
   // (enqueue keeps `teams` within an int: it flushes before a request that would overflow it)
-  Impl::FusedKernel<ExecSpace> kernel{{}, items_, pending_begin_, pending_count_, capacity_, done_, flags_.data()};
+  Impl::FusedKernel<ExecSpace> kernel{{}, {}, items_, pending_begin_, pending_count_, capacity_, done_, flags_.data()};
   if (pending_count_ <= kernel.kInline) {  // small launches carry their records as kernel parameters
-    for (int i = 0; i < pending_count_; ++i) kernel.inline_items[i] = staging_((pending_begin_ + i) % capacity_);
+    for (int i = 0; i < pending_count_; ++i) {
+      kernel.inline_items[i] = staging_((pending_begin_ + i) % capacity_);
+      kernel.inline_first[i] = kernel.inline_items[i].first_team;
+    }
   } else if constexpr (!std::is_same_v<HostVisible, MemSpace>) {
     // The pending records sit at ring positions [pending_begin_, + pending_count_), possibly wrapping around.
     const int first = std::min(pending_count_, capacity_ - pending_begin_);
