@@ -13,6 +13,11 @@
 #include "KokkosDDT_Fence.hpp"
 #include "impl/KokkosDDT_PackKernel.hpp"
 
+// Requests a fused launch carries in its parameters (more make the parameters larger than Kokkos passes directly).
+#ifndef KOKKOSDDT_FUSED_INLINE_RECORDS
+#define KOKKOSDDT_FUSED_INLINE_RECORDS 32
+#endif
+
 namespace KokkosDDT::Impl {
 
 // One request of a fused launch, as the kernel reads it: from the kernel's parameters for small launches, else from the
@@ -39,7 +44,7 @@ struct FusedKernel {
 
   // Launches of up to kInline requests carry them in the kernel's parameters: no copy to the device before the launch,
   // and the team-to-request search reads the constant cache. (Kokkos passes functors under 4 KiB as parameters.)
-  static constexpr int kInline = 32;
+  static constexpr int kInline = KOKKOSDDT_FUSED_INLINE_RECORDS;
   FusedItem inline_items[kInline];
   std::int32_t inline_first[kInline] = {};         // their first teams again, packed for the team-to-request lookup
   Kokkos::View<const FusedItem*, MemSpace> items;  // otherwise: a ring of `capacity`; the launch's at [start, start+n)
