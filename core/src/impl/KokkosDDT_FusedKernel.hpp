@@ -62,9 +62,10 @@ struct FusedKernel {
   // requests that start at or before it, with independent (unrolled, constant-bank) reads instead of a binary search's
   // chain of dependent loads. Records in memory: binary search.
   KOKKOS_FUNCTION std::int64_t find(std::int64_t team) const {
-    if (n <= kInline) {
-      std::int64_t r = 0;
-      for (int k = 1; k < kInline; ++k) r += k < n && inline_first[k] <= team;
+    if (n <= kInline) {  // (32-bit: a launch has fewer than 2^31 teams)
+      const int count = static_cast<int>(n), t = static_cast<int>(team);
+      int r = 0;
+      for (int k = 1; k < kInline; ++k) r += k < count && inline_first[k] <= t;
       return r;
     }
     std::int64_t lo = 0, hi = n;

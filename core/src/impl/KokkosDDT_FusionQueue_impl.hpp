@@ -10,6 +10,24 @@
 
 namespace KokkosDDT {
 
+namespace Impl {
+
+// Calls done() until it returns true: back to back for the first 20 us (a small fused launch completes within that, and
+// a yield is a system call that can delay noticing the flag by a microsecond), then yielding the core between calls.
+template <class Done>
+void poll(const Done& done) {
+  const auto start = std::chrono::steady_clock::now();
+  bool late = false;
+  for (int i = 1; !done(); ++i) {
+    if (late)
+      std::this_thread::yield();
+    else if (i % 64 == 0)
+      late = std::chrono::steady_clock::now() - start > std::chrono::microseconds(20);
+  }
+}
+
+}  // namespace Impl
+
 template <class ExecSpace>
 FusionQueue<ExecSpace>::FusionQueue(const ExecSpace& space, FusionOptions options)
     : space_(space), capacity_(options.capacity), threshold_(options.threshold_bytes) {
@@ -271,11 +289,10 @@ void FusionQueue<ExecSpace>::take_slot() {
   // A full ring: launch what is pending, then wait until half the ring is free (waiting for one slot at a time would
   // make every later request a launch of its own).
   flush();
-  while (true) {
+  Impl::poll([&] {
     reclaim();
-    if (used_ <= capacity_ / 2) return;
-    std::this_thread::yield();
-  }
+    return used_ <= capacity_ / 2;
+  });
 }
 
 template <class ExecSpace>
@@ -298,18 +315,17 @@ bool FusionQueue<ExecSpace>::test(const FusionRequest& r) {
 
 template <class ExecSpace>
 void FusionQueue<ExecSpace>::wait(const FusionRequest& r) {
-  while (!test(r)) std::this_thread::yield();
+  Impl::poll([&] { return test(r); });
 }
 
 // Polls the flags like wait() (a stream synchronization would cost more than the packing of a small batch).
 template <class ExecSpace>
 void FusionQueue<ExecSpace>::wait_all() {
   flush();
-  while (true) {
+  Impl::poll([&] {
     reclaim();
-    if (used_ == 0) return;
-    std::this_thread::yield();
-  }
+    return used_ == 0;
+  });
 }
 
 }  // namespace KokkosDDT
