@@ -1,9 +1,10 @@
 #pragma once
 // The fusion queue's kernel (chu-fusion21, Sec. IV-A3): one TeamPolicy launch over the tiles of many pending
 // requests. Teams go to requests in proportion to their size (a prefix sum of tile counts; a team finds its request by
-// binary search), each team copies its request's fixed-length descriptor into level-0 scratch and runs the same
-// per-tile traversal as a single pack (TraversalKernel::run_tile). The last team to finish a request writes the
-// request's ticket into a host-readable flag, so the host learns of completion without synchronizing the stream.
+// counting the parameter records before it, or by binary search in memory: see find), each team copies its request's
+// fixed-length descriptor into level-0 scratch and runs the same per-tile traversal as a single pack
+// (TraversalKernel::run_tile). The last team to finish a request writes the request's ticket into a host-readable flag,
+// so the host learns of completion without synchronizing the stream.
 
 #include <cstdint>
 
