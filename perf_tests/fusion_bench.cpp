@@ -27,6 +27,8 @@
 #include <Kokkos_Core.hpp>
 #include <KokkosDDT.hpp>
 
+#include "support/Timing.hpp"
+
 namespace {
 
 using Space = Kokkos::DefaultExecutionSpace;
@@ -71,18 +73,8 @@ std::vector<Region> make_regions(int n, int w) {
   return regions;
 }
 
-template <class F>
-double median_us(int reps, F&& f) {
-  for (int i = 0; i < 3; ++i) f();
-  std::vector<double> t;
-  for (int i = 0; i < reps; ++i) {
-    Kokkos::Timer timer;
-    f();
-    t.push_back(timer.seconds() * 1e6);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+using bench::median;
+using bench::median_us;
 
 void record(const char* section, int n, int w, int fields, const std::string& contender, std::int64_t threshold,
             double us, std::int64_t launches) {
@@ -256,8 +248,7 @@ void halo_table(const Space& space) {
           per.push_back(t.seconds() * 1e6 / (26.0 * F));
           q.wait_all();
         }
-        std::sort(per.begin(), per.end());
-        const double enqueue = per[per.size() / 2];
+        const double enqueue = median(per);
         const double sync = median_us(std::max(3, reps / 4), [&] { s.each(space, true); });
         const double async = median_us(reps, [&] { s.each(space, false); });
         const double dc = median_us(std::max(3, reps / 2), [&] { s.deep_copies(space); });
@@ -302,10 +293,6 @@ void phases(const Space& space) {
       if (rep < (g_quick ? 1 : 10)) continue;  // warm-up
       enq.push_back(a * 1e6), fl.push_back((b - a) * 1e6), wt.push_back((c - b) * 1e6), total.push_back(c * 1e6);
     }
-    auto median = [](std::vector<double> v) {
-      std::sort(v.begin(), v.end());
-      return v[v.size() / 2];
-    };
     std::printf("%5d | %9.2f %9.2f %9.2f | %9.2f\n", n, median(enq), median(fl), median(wt), median(total));
     record("phases", n, 1, 1, "enqueue", 0, median(enq), 0);
     record("phases", n, 1, 1, "flush", 0, median(fl), 1);
@@ -346,8 +333,7 @@ void threshold_sweep(const Space& space) {
   double best = 1e300;
   std::int64_t best_t = 0;
   for (std::size_t i = 0; i < queues.size(); ++i) {
-    std::sort(times[i].begin(), times[i].end());
-    const double us = times[i][times[i].size() / 2];
+    const double us = median(times[i]);
     const std::int64_t before = queues[i]->launches();
     s.fused(*queues[i]);
     const std::int64_t launches = queues[i]->launches() - before;

@@ -25,6 +25,8 @@
 #include <Kokkos_Core.hpp>
 #include <KokkosDDT.hpp>
 
+#include "support/Timing.hpp"
+
 #if defined(KOKKOSDDT_HAVE_YAKSA)
 extern "C" {
 #include <yaksa.h>
@@ -70,8 +72,7 @@ double event_us(const std::function<void()>& fn, int reps = 20) {
   CK(cudaGetLastError());
   CK(cudaEventDestroy(a));
   CK(cudaEventDestroy(b));
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return bench::median(t);
 }
 
 // Median host wall time (us) of fn(), which must complete its work before returning. A call slower than 0.2 s is
@@ -80,15 +81,7 @@ double wall_us(const std::function<void()>& fn, int reps = 50) {
   Kokkos::Timer first;
   fn();
   if (first.seconds() > 0.2) return first.seconds() * 1e6;
-  for (int i = 0; i < 2; ++i) fn();
-  std::vector<double> t;
-  for (int i = 0; i < reps; ++i) {
-    Kokkos::Timer timer;
-    fn();
-    t.push_back(timer.seconds() * 1e6);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return bench::median_us(reps, fn, 2);
 }
 
 int reps_for(std::int64_t bytes) { return bytes >= (std::int64_t(64) << 20) ? 10 : 30; }
@@ -427,10 +420,8 @@ void latency_section(const Kokkos::Cuda& exec) {
     }
     CK(cudaEventDestroy(a));
     CK(cudaEventDestroy(b));
-    std::sort(gpu.begin(), gpu.end());
-    std::sort(host.begin(), host.end());
-    c.us["gpu"] = gpu[gpu.size() / 2];
-    c.us["enqueue"] = host[host.size() / 2];
+    c.us["gpu"] = bench::median(gpu);
+    c.us["enqueue"] = bench::median(host);
     record("latency", name, 0, packed, "gpu", c.us["gpu"]);
     record("latency", name, 0, packed, "enqueue", c.us["enqueue"]);
     c.time_wall(

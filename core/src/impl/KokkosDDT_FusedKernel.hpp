@@ -44,10 +44,13 @@ struct FusedKernel {
   using MemSpace = typename ExecSpace::memory_space;
 
   // Launches of up to kInline requests carry them in the kernel's parameters: no copy to the device before the launch,
-  // and the team-to-request search reads the constant cache. (Kokkos passes functors under 4 KiB as parameters.)
+  // and the team-to-request search reads the constant cache. (Kokkos passes a functor under 4 KiB as parameters when
+  // the policy is light weight, as flush() makes it.)
   static constexpr int kInline = KOKKOSDDT_FUSED_INLINE_RECORDS;
   FusedItem inline_items[kInline];
-  std::int32_t inline_first[kInline] = {};         // their first teams again, packed for the team-to-request lookup
+  // Their first teams again, packed for the lookup: 128 bytes (two constant-cache lines) instead of one field per
+  // 96-byte record.
+  std::int32_t inline_first[kInline] = {};
   Kokkos::View<const FusedItem*, MemSpace> items;  // otherwise: a ring of `capacity`; the launch's at [start, start+n)
   std::int64_t start = 0, n = 0, capacity = 1;
   Kokkos::View<std::int64_t*, MemSpace> done;  // per slot: teams finished so far (reset by the last one)

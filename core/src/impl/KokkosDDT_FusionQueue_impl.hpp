@@ -26,6 +26,21 @@ void poll(const Done& done) {
   }
 }
 
+// The threshold model (chu-fusion21 leaves this "model-based prediction" as future work), from one launch's cost and
+// the time of a probe moving `probe_bytes` (its launch included). A device launch is asynchronous: the device moves
+// one batch while the host enqueues the next, so a launch is worth issuing once its data would take as long to move as
+// the launch costs (threshold = launch cost x throughput). A synchronous host launch overlaps nothing and each one is
+// pure overhead (fork/join, per-team setup), so there the queue batches until a launch costs at most 5 % of its data's
+// time (threshold = 20 x launch cost x throughput). When noise hides the probe's copy time (a busy host) the estimate
+// would run off to "never launch": it stays within [4 KiB, 16 x the probe].
+inline std::int64_t fusion_threshold(double launch_us, std::int64_t probe_bytes, double probe_us, bool synchronous) {
+  const double copy_us = std::max(probe_us - launch_us, launch_us / 16);
+  const double bytes_per_us = static_cast<double>(probe_bytes) / copy_us;
+  const double launch_share = synchronous ? 0.05 : 1.0;  // of the batch's copy time
+  return std::clamp<std::int64_t>(static_cast<std::int64_t>(launch_us * bytes_per_us / launch_share), 4096,
+                                  16 * probe_bytes);
+}
+
 }  // namespace Impl
 
 template <class ExecSpace>
@@ -61,12 +76,8 @@ FusionQueue<ExecSpace>::~FusionQueue() {
   space_.fence("KokkosDDT::FusionQueue::~FusionQueue");
 }
 
-// The threshold where fusing stops paying (chu-fusion21 leaves this "model-based prediction" as future work), from the
-// launch cost and the throughput measured here on this instance (median of a few runs; a few milliseconds once per
-// queue). A device launch is asynchronous: the device moves one batch while the host enqueues the next, so a launch is
-// worth issuing once its data would take as long to move as the launch costs (threshold = launch cost x throughput).
-// A synchronous host launch overlaps nothing and each one is pure overhead (fork/join, per-team setup), so there the
-// queue batches until a launch costs at most 5 % of its data's time (threshold = 20 x launch cost x throughput).
+// Measures this instance's launch cost and throughput (median of a few runs; a few milliseconds once per queue) and
+// sets the threshold from them (Impl::fusion_threshold).
 template <class ExecSpace>
 void FusionQueue<ExecSpace>::measure_threshold() {
   threshold_ = 0;  // measure with every request launched at once
@@ -86,13 +97,7 @@ void FusionQueue<ExecSpace>::measure_threshold() {
     return t[t.size() / 2];
   };
   const double launch_us = time_us(8);
-  // Moving `big` bytes costs its time beyond a launch. When noise hides that (a busy host), the estimate would run off
-  // to "never launch": keep it within [4 KiB, 16 x the probe].
-  const double big_us = std::max(time_us(big) - launch_us, launch_us / 16);
-  const double bytes_per_us = static_cast<double>(big) / big_us;
-  const double batches_per_launch = Impl::synchronous_host<ExecSpace>() ? 20 : 1;
-  threshold_ = std::clamp<std::int64_t>(static_cast<std::int64_t>(batches_per_launch * launch_us * bytes_per_us), 4096,
-                                        16 * big);
+  threshold_ = Impl::fusion_threshold(launch_us, big, time_us(big), Impl::synchronous_host<ExecSpace>());
 }
 
 template <class ExecSpace>
@@ -230,7 +235,6 @@ void FusionQueue<ExecSpace>::flush() {
     it.first_team = static_cast<std::int32_t>(teams);
     teams += it.teams;
     if (it.cache) scratch = std::max<std::int64_t>(scratch, it.node_count * sizeof(Impl::Node) + alignof(Impl::Node));
-    slots_[it.slot].state = State::InFlight;
   }
   // (enqueue keeps `teams` within an int: it flushes before a request that would overflow it)
   Impl::FusedKernel<ExecSpace> kernel{{}, {}, items_, pending_begin_, pending_count_, capacity_, done_, flags_.data()};
@@ -254,6 +258,11 @@ void FusionQueue<ExecSpace>::flush() {
   auto policy = Kokkos::Experimental::require(Policy(space_, static_cast<int>(teams), Traits::team_size()),
                                               Kokkos::Experimental::WorkItemProperty::HintLightWeight);
   if (scratch > 0) policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
+  static const std::string label = "KokkosDDT::FusionQueue::fused";  // parallel_for takes a std::string: made once
+  Kokkos::parallel_for(label, policy, kernel);
+  // Launched: only now are the requests in flight (had the launch thrown, they would still be pending, to be launched
+  // again by the next flush or wait, rather than waited for forever).
+  for (int i = 0; i < pending_count_; ++i) slots_[(pending_begin_ + i) % capacity_].state = State::InFlight;
   pending_count_ = 0;
   pending_bytes_ = 0;
   pending_teams_ = 0;
@@ -262,7 +271,6 @@ void FusionQueue<ExecSpace>::flush() {
   packed_writes_.clear();
   typed_writes_.clear();
   ++launches_;
-  Kokkos::parallel_for("KokkosDDT::FusionQueue::fused", policy, kernel);
 }
 
 template <class ExecSpace>
