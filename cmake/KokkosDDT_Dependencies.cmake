@@ -1,22 +1,52 @@
-# Kokkos: an installed package (Kokkos_ROOT or CMAKE_PREFIX_PATH) is the normal route. Users with network access may
-# set KokkosDDT_FETCH_KOKKOS=ON to build Kokkos 4.6.01 in-tree instead, pinned by its release commit.
-find_package(Kokkos 4.5 QUIET CONFIG)
-if(NOT Kokkos_FOUND)
-  if(KokkosDDT_FETCH_KOKKOS)
-    include(FetchContent)
-    message(STATUS "KokkosDDT: Kokkos not found; fetching Kokkos 4.6.01 (commit 1b1383c6)")
-    FetchContent_Declare(
-      Kokkos
-      GIT_REPOSITORY https://github.com/kokkos/kokkos.git
-      GIT_TAG 1b1383c6001f3bfe9fe309ca923c2d786600cc79 # tag 4.6.01
-    )
-    FetchContent_MakeAvailable(Kokkos)
-  else()
-    message(FATAL_ERROR "KokkosDDT needs Kokkos >= 4.5. Point Kokkos_ROOT at an installation (for example "
-                        "-DKokkos_ROOT=/opt/kokkos/omp) or configure with -DKokkosDDT_FETCH_KOKKOS=ON to download it.")
-  endif()
+# SPDX-License-Identifier: BSD-3-Clause
+# Kokkos, the way kokkos-fft does it (KokkosFFT_ENABLE_INTERNAL_KOKKOS), but automatic:
+#  - an installed Kokkos >= 4.5 wins (Kokkos_ROOT, CMAKE_PREFIX_PATH, as a variable or in the environment);
+#  - when none is found (or KokkosDDT_ENABLE_INTERNAL_KOKKOS is ON), the build brings Kokkos itself with FetchContent:
+#    upstream's release archive (KokkosDDT_KOKKOS_URL), or a local source tree named by FETCHCONTENT_SOURCE_DIR_KOKKOS
+#    (a cache variable or an environment variable: machines without internet unpack the archive and point there).
+#    Without backend options it enables OpenMP and Serial, the host presets' backends.
+# Either way the configure log says which Kokkos was used.
+option(KokkosDDT_ENABLE_INTERNAL_KOKKOS "Build Kokkos in-tree (FetchContent) even when an installed one is found" OFF)
+set(KokkosDDT_KOKKOS_URL "https://github.com/kokkos/kokkos/releases/download/4.6.01/kokkos-4.6.01.tar.gz"
+    CACHE STRING "Archive the build fetches Kokkos from when no installed Kokkos is found")
+
+if(NOT KokkosDDT_ENABLE_INTERNAL_KOKKOS)
+  find_package(Kokkos 4.5 QUIET CONFIG)
+endif()
+
+if(Kokkos_FOUND)
+  set(KokkosDDT_INTERNAL_KOKKOS OFF)
+  message(STATUS "KokkosDDT: using the installed Kokkos ${Kokkos_VERSION} at ${Kokkos_DIR} (devices: ${Kokkos_DEVICES})")
 else()
-  message(STATUS "KokkosDDT: Kokkos ${Kokkos_VERSION} from ${Kokkos_DIR} (devices: ${Kokkos_DEVICES})")
+  set(KokkosDDT_INTERNAL_KOKKOS ON)
+  include(FetchContent)
+  if(NOT FETCHCONTENT_SOURCE_DIR_KOKKOS AND DEFINED ENV{FETCHCONTENT_SOURCE_DIR_KOKKOS})
+    set(FETCHCONTENT_SOURCE_DIR_KOKKOS "$ENV{FETCHCONTENT_SOURCE_DIR_KOKKOS}" CACHE PATH "Kokkos source tree to build")
+  endif()
+  set(backend_chosen OFF)
+  foreach(backend SERIAL OPENMP THREADS CUDA HIP SYCL OPENMPTARGET)
+    if(DEFINED Kokkos_ENABLE_${backend})
+      set(backend_chosen ON)
+    endif()
+  endforeach()
+  if(NOT backend_chosen)
+    set(Kokkos_ENABLE_OPENMP ON CACHE BOOL "Kokkos OpenMP backend (KokkosDDT's default)")
+    set(Kokkos_ENABLE_SERIAL ON CACHE BOOL "Kokkos Serial backend (KokkosDDT's default)")
+  endif()
+  set(CMAKE_POSITION_INDEPENDENT_CODE ON)  # Kokkos' static library links into shared consumers too
+  if(FETCHCONTENT_SOURCE_DIR_KOKKOS)
+    message(STATUS "KokkosDDT: no installed Kokkos found; building Kokkos from ${FETCHCONTENT_SOURCE_DIR_KOKKOS}")
+  else()
+    message(STATUS "KokkosDDT: no installed Kokkos found; building Kokkos from ${KokkosDDT_KOKKOS_URL}")
+  endif()
+  # SYSTEM: Kokkos' headers do not trip our -Werror, as an installed (imported) Kokkos' do not.
+  FetchContent_Declare(Kokkos URL ${KokkosDDT_KOKKOS_URL} DOWNLOAD_EXTRACT_TIMESTAMP TRUE SYSTEM)
+  FetchContent_MakeAvailable(Kokkos)
+  FetchContent_GetProperties(Kokkos SOURCE_DIR kokkos_source)
+  file(STRINGS ${kokkos_source}/CMakeLists.txt kokkos_version REGEX "^set\\(Kokkos_VERSION_(MAJOR|MINOR|PATCH) ")
+  string(REGEX REPLACE "[^;]*Kokkos_VERSION_[A-Z]+ ([0-9]+)\\)" "\\1" kokkos_version "${kokkos_version}")
+  string(REPLACE ";" "." kokkos_version "${kokkos_version}")
+  message(STATUS "KokkosDDT: using the in-tree Kokkos ${kokkos_version} from ${kokkos_source} (installed with KokkosDDT)")
 endif()
 
 if(KokkosDDT_ENABLE_MPI)

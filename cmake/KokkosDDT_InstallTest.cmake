@@ -1,6 +1,7 @@
 # ctest script: install the build tree, move the install elsewhere (it must be relocatable), then configure, build
 # and run examples/consumer against it with find_package(KokkosDDT).
 #   -DBUILD_DIR -DCONSUMER_DIR -DWORK_DIR -DKOKKOS_PREFIX -DGENERATOR -DCXX_COMPILER -DCXX_FLAGS
+# An empty KOKKOS_PREFIX means Kokkos was built in-tree and installed with KokkosDDT: the consumer must find it there.
 file(REMOVE_RECURSE ${WORK_DIR})
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
@@ -11,8 +12,12 @@ function(run)
 endfunction()
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/staging)
 file(RENAME ${WORK_DIR}/staging ${WORK_DIR}/relocated)
+if(NOT KOKKOS_PREFIX)
+  set(KOKKOS_PREFIX ${WORK_DIR}/relocated)
+endif()
 run(${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${WORK_DIR}/build -G ${GENERATOR} -DCMAKE_BUILD_TYPE=Release
     -DCMAKE_CXX_COMPILER=${CXX_COMPILER} "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
-    -DCMAKE_PREFIX_PATH=${WORK_DIR}/relocated -DKokkos_ROOT=${KOKKOS_PREFIX})
+    -DCMAKE_PREFIX_PATH=${WORK_DIR}/relocated -DKokkos_ROOT=${KOKKOS_PREFIX}
+    -DKOKKOSDDT_EXPECTED_KOKKOS_PREFIX=${KOKKOS_PREFIX})
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${WORK_DIR}/build/consumer)

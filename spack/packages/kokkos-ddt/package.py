@@ -49,7 +49,7 @@ class KokkosDdt(CMakePackage, CudaPackage):
             self.define_from_variant("KokkosDDT_ENABLE_PERF_TESTS", "perf_tests"),
             self.define_from_variant("KokkosDDT_ENABLE_EXAMPLES", "examples"),
             self.define_from_variant("CMAKE_CXX_STANDARD", "cxxstd"),
-            self.define("KokkosDDT_FETCH_KOKKOS", False),
+            self.define("KokkosDDT_ENABLE_INTERNAL_KOKKOS", False),
         ]
         if spec.satisfies("+cuda"):
             # Kokkos' compiler wrapper, as the kokkos package installs it.
