@@ -158,8 +158,7 @@ int main(int argc, char* argv[]) {
   for (int idx : {12, 1, 0}) {  // the k-face (fully strided), an edge, a corner
     const Region& r = regions[idx];
     std::printf("  %-6s (%2d,%2d,%2d) %6lld B  %s\n      committed: %s\n", r.kind(), r.dir[0], r.dir[1], r.dir[2],
-                static_cast<long long>(r.send.size()), r.send.describe().c_str(),
-                r.send.committed("halo_demo").layout.c_str());
+                static_cast<long long>(r.send.size()), r.send.describe().c_str(), r.send.layout().c_str());
   }
 
   Field f("field", n + 2, n + 2, n + 2);

@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
-# One session on a GPU machine, run from the repository root: build with the `cuda` preset, run the unit tests (Cuda,
-# OpenMP and Serial), compute-sanitizer, the demo and the GPU benchmark. Stages run in the order given:
+# One session on a GPU machine, run from the repository root: build and install Kokkos, build with the `cuda` preset,
+# run the unit tests (Cuda, OpenMP and Serial), compute-sanitizer, the demo and the GPU benchmark. Stages run in the
+# order given:
 #
-#   bash perf_tests/gpu_session.sh env build test sanitize demo bench-quick bench fusion fusion-profile fusion-sanitize profile
+#   bash perf_tests/gpu_session.sh kokkos env build test sanitize demo bench-quick bench fusion fusion-profile fusion-sanitize profile
 #
-# Inputs (not in git): .carry/kokkos-cuda, a CUDA+OpenMP+Serial Kokkos install (copied to /opt/kokkos/cuda, where
-# the preset looks); .carry/catch2 (a Catch2 install) when the machine has none; .carry/yaksa (optional contender).
+# Inputs (not in git): .carry/tpls/kokkos-4.6.01.tar.gz (copied from ../shared/tpls before the call), the Kokkos
+# release the `kokkos` stage builds into /opt/kokkos/cuda, where the preset looks; .carry/catch2 (a Catch2 install)
+# when the machine has none; .carry/yaksa (optional contender).
 # Outputs go to $OUT (default ./gpu-out): logs and the benchmark CSV.
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 root=$PWD
-if [ ! -e /opt/kokkos/cuda ] && [ -d .carry/kokkos-cuda ]; then
-  mkdir -p /opt/kokkos && cp -r .carry/kokkos-cuda /opt/kokkos/cuda
+# nvcc_wrapper (the compiler of Kokkos and of the `cuda` preset) calls the nvcc on PATH.
+if ! command -v nvcc > /dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export PATH=/usr/local/cuda/bin:$PATH
 fi
 [ -d .carry/catch2 ] && export Catch2_ROOT=$root/.carry/catch2
 if [ -d .carry/yaksa ]; then
@@ -21,7 +24,7 @@ if [ -d .carry/yaksa ]; then
 fi
 jobs=$(nproc)
 status=0
-run() {  # run a step, keep its log, remember a failure
+run() {  # run a step, keep its log, remember a failure; returns the step's status so that steps can be chained
   local name=$1
   shift
   echo "==== $name: $*"
@@ -29,9 +32,28 @@ run() {  # run a step, keep its log, remember a failure
   local rc=${PIPESTATUS[0]}
   echo "==== $name: exit $rc"
   [ "$rc" -eq 0 ] || status=1
+  return "$rc"
 }
 for stage in "$@"; do
   case $stage in
+    kokkos)
+      # Built here from the carried release tarball (the machine has no internet). Kokkos 4.6.01 calls CUDA runtime
+      # functions whose signatures CUDA 13 changed: kokkos_cuda13.sh edits the unpacked tree first. A fresh tree and
+      # build directory each time, so a failed attempt leaves nothing half-done behind; skipped once installed.
+      if compgen -G '/opt/kokkos/cuda/lib*/cmake/Kokkos/KokkosConfig.cmake' > /dev/null; then
+        echo "==== kokkos: already installed in /opt/kokkos/cuda"
+      else
+        kk_src=/tmp/kokkos-src/kokkos-4.6.01
+        kk_build=/tmp/kokkos-build
+        rm -rf /tmp/kokkos-src "$kk_build" && mkdir -p /tmp/kokkos-src
+        run kokkos-unpack tar xzf "$root/.carry/tpls/kokkos-4.6.01.tar.gz" -C /tmp/kokkos-src &&
+          run kokkos-cuda13 bash "$root/perf_tests/kokkos_cuda13.sh" "$kk_src" &&
+          run kokkos-configure cmake -S "$kk_src" -B "$kk_build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+            -DCMAKE_INSTALL_PREFIX=/opt/kokkos/cuda -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_OPENMP=ON \
+            -DKokkos_ENABLE_SERIAL=ON -DKokkos_ARCH_HOPPER90=ON -DCMAKE_CXX_COMPILER="$kk_src/bin/nvcc_wrapper" \
+            -DCMAKE_CXX_FLAGS=-arch=sm_90 -DCMAKE_CXX_STANDARD=17 -DCMAKE_POSITION_INDEPENDENT_CODE=ON &&
+          run kokkos-install cmake --build "$kk_build" --target install -j "$jobs"
+      fi ;;
     env)
       run env bash -c 'nvidia-smi; nvcc --version | tail -2; cmake --version | head -1; g++ --version | head -1;
                       (command -v mpicxx && mpicxx --version | head -1) || echo "no MPI"; nproc; date -u' ;;

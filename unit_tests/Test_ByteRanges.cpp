@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "support/Catch.hpp"
-#include "impl/KokkosDDT_ByteRanges.hpp"
+#include "KokkosDDT_ByteRanges.hpp"
 
 TEST_CASE("byte ranges: overlap queries agree with a byte map", "[fusion]") {
   std::mt19937_64 rng(7);

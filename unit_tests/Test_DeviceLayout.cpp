@@ -11,38 +11,41 @@ using namespace KokkosDDT;
 
 namespace {
 
-// LaunchTraits with the device shape: as many threads per team as the space allows (Serial: 1, so this exercises
-// the host walk with tiny tiles there), a few words per thread per tile, descriptor in scratch.
+// The device layout (interleaved words in wide teams) on this backend: as many threads per team as the space allows
+// (Serial: 1, so this exercises the interleave with tiny tiles there), a few words per thread per tile. Both launch
+// forms: the TeamPolicy with the descriptor in team scratch (the fused kernel's) and the flat one (single device
+// launches').
+template <bool Flat>
 struct DeviceLayout {
-  static constexpr bool sequential = false;
-  static constexpr std::int64_t flat_launch_teams = 2;  // both launch forms get exercised
+  static constexpr bool walks_runs = false;
   static constexpr bool inline_single_team = false;
-  static constexpr std::int64_t max_scratch_descriptor = 16 << 10;
+  static constexpr bool flat = Flat;
   static int team_size() {
     return std::min(4, Kokkos::TeamPolicy<Test::ExecSpace>(1, Kokkos::AUTO)
-                           .team_size_max(Impl::TraversalKernel<Test::ExecSpace, Impl::Direction::Pack, 1, false>{},
+                           .team_size_max(Impl::DeviceInterleave<Test::ExecSpace, Impl::Direction::Pack, 1>{},
                                           Kokkos::ParallelForTag()));
   }
   // 8 words per thread: tiles are multiples of the packed-side word, so narrow types take that path when aligned.
   static std::int64_t tile_bytes(const Test::ExecSpace&, std::int64_t, int word) { return 8 * word * team_size(); }
 };
 
-template <Impl::Direction Dir>
-void run(const Datatype& t, std::int64_t count, char* user, char* packed, std::int64_t begin, std::int64_t end) {
+template <Impl::Direction Dir, bool Flat>
+void run(const Datatype& t, std::int64_t count, char* typed, char* packed, std::int64_t begin, std::int64_t end) {
   Test::ExecSpace space;
-  const auto& c = t.committed("test");
+  const auto& c = t.impl_committed("test");
   std::int64_t word = count > 1 ? c.word_repeated : c.word_single;
-  for (std::uint64_t v : {reinterpret_cast<std::uint64_t>(user), reinterpret_cast<std::uint64_t>(packed),
+  for (std::uint64_t v : {reinterpret_cast<std::uint64_t>(typed), reinterpret_cast<std::uint64_t>(packed),
                           static_cast<std::uint64_t>(begin), static_cast<std::uint64_t>(end - begin)})
     word = std::min(word, Impl::low_bit(v));
-  Impl::launch_traversal<Test::ExecSpace, Dir, DeviceLayout>(space, c, user, packed, begin, end,
-                                                             static_cast<int>(word));
+  Impl::launch_traversal<Test::ExecSpace, Dir, DeviceLayout<Flat>>(space, c, typed, packed, begin, end,
+                                                                   static_cast<int>(word));
   space.fence();
 }
 
 }  // namespace
 
-TEST_CASE("device layout: interleaved words match the reference", "[pack][random]") {
+TEMPLATE_TEST_CASE_SIG("device layout: interleaved words match the reference", "[pack][random]", ((bool Flat), Flat),
+                       false, true) {
   Test::TypeGenerator gen(777);
   for (int i = 0; i < Test::scaled(600); ++i) {
     Datatype t = gen.next().type.commit();
@@ -59,8 +62,8 @@ TEST_CASE("device layout: interleaved words match the reference", "[pack][random
     // Pack in two ranges, so a tile boundary and a range boundary fall mid-run.
     const std::int64_t cut = gen.pick(0, total);
     Test::GuardedBuffer<Mem> packed(total);
-    run<Impl::Direction::Pack>(t, count, src.device() - lo, packed.device(), 0, cut);
-    run<Impl::Direction::Pack>(t, count, src.device() - lo, packed.device() + cut, cut, total);
+    run<Impl::Direction::Pack, Flat>(t, count, src.device() - lo, packed.device(), 0, cut);
+    run<Impl::Direction::Pack, Flat>(t, count, src.device() - lo, packed.device() + cut, cut, total);
     packed.pull();
     KOKKOSDDT_REQUIRE_BYTES(packed.host(), expected.data(), total);
     REQUIRE(packed.guards_intact());
@@ -68,7 +71,7 @@ TEST_CASE("device layout: interleaved words match the reference", "[pack][random
     std::vector<char> want(hi - lo + 1, static_cast<char>(Test::kPoison));
     Test::reference_unpack(runs, expected.data(), want.data() - lo);
     Test::GuardedBuffer<Mem> dst(hi - lo);
-    run<Impl::Direction::Unpack>(t, count, dst.device() - lo, packed.device(), 0, total);
+    run<Impl::Direction::Unpack, Flat>(t, count, dst.device() - lo, packed.device(), 0, total);
     dst.pull();
     KOKKOSDDT_REQUIRE_BYTES(dst.host(), want.data(), hi - lo);
     REQUIRE(dst.guards_intact());

@@ -4,7 +4,7 @@
 #include <random>
 
 #include "support/Catch.hpp"
-#include "impl/KokkosDDT_Divisor.hpp"
+#include "KokkosDDT_Divisor.hpp"
 
 using KokkosDDT::Impl::Divisor;
 constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();

@@ -150,11 +150,4 @@ struct UnreachableSpace {
 TEST_CASE("errors: a memory space the execution space cannot access", "[errors]") {
   require_error([] { Impl::require_accessible<Kokkos::DefaultHostExecutionSpace, UnreachableSpace>("test", "src"); },
                 ErrorCode::Inaccessible, "src");
-#if defined(KOKKOS_ENABLE_CUDA)
-  Kokkos::View<double*, Kokkos::CudaSpace> device("d", 8);
-  Kokkos::View<double*, Kokkos::HostSpace> host("h", 8);
-  Datatype t = contiguous(8, dbl()).commit();
-  require_error([&] { pack(Kokkos::DefaultHostExecutionSpace(), device, 1, t, host); }, ErrorCode::Inaccessible, "src");
-  require_error([&] { pack(Kokkos::Cuda(), host, 1, t, device); }, ErrorCode::Inaccessible, "src");
-#endif
 }

@@ -2,9 +2,9 @@
 // one-line rendering: kind(d=disp,x=extent,...) with terminal elements written as "<bytes>B".
 #include "support/Catch.hpp"
 #include "KokkosDDT.hpp"
-#include "impl/KokkosDDT_Layout.hpp"
-#include "impl/KokkosDDT_Normalize.hpp"
-#include "impl/KokkosDDT_TypeNode.hpp"
+#include "KokkosDDT_Layout.hpp"
+#include "KokkosDDT_Normalize.hpp"
+#include "KokkosDDT_TypeNode.hpp"
 
 using namespace KokkosDDT;
 using namespace KokkosDDT::Impl;
@@ -12,9 +12,9 @@ using namespace KokkosDDT::Impl;
 namespace {
 const Datatype& dbl() { return primitive<double>(); }
 const Datatype& i32() { return primitive<std::int32_t>(); }
-LayoutPtr lowered(const Datatype& t) { return lower(t.node()); }
+LayoutPtr lowered(const Datatype& t) { return lower(t.impl_node()); }
 std::string normalized(const Datatype& t) {
-  LayoutPtr l = lower(t.node());
+  LayoutPtr l = lower(t.impl_node());
   normalize(l);
   return to_string(*l);
 }
@@ -140,7 +140,7 @@ TEST_CASE("normalize: end to end on the seed's types", "[normalize]") {
 
 TEST_CASE("normalize: word size", "[normalize]") {
   auto word = [](const Datatype& t, bool repeated) {
-    LayoutPtr l = lower(t.node());
+    LayoutPtr l = lower(t.impl_node());
     normalize(l);
     return word_size(*l, repeated);
   };

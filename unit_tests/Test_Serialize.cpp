@@ -6,8 +6,8 @@
 #include "support/Catch.hpp"
 #include "support/RandomTypes.hpp"
 #include "support/Reference.hpp"
-#include "impl/KokkosDDT_Committed.hpp"
-#include "impl/KokkosDDT_Traversal.hpp"
+#include "KokkosDDT_Committed.hpp"
+#include "KokkosDDT_Traversal.hpp"
 
 using namespace KokkosDDT;
 using namespace KokkosDDT::Impl;
@@ -17,7 +17,7 @@ namespace {
 std::vector<Datatype> keep;
 const CommittedType* committed(Datatype t) {
   keep.push_back(t.commit());
-  return &t.committed("test");
+  return &t.impl_committed("test");
 }
 }  // namespace
 
@@ -25,10 +25,10 @@ TEST_CASE("serialize: fixed-length nodes in preorder, variable data in the looka
   // nodes[0] is always the instance level: instances one extent apart.
   auto v = committed(vector(4, 1, 3, primitive<double>()));
   REQUIRE(v->nodes.size() == 2);
-  CHECK(v->nodes[0].kind == kStrided);
+  CHECK(v->nodes[0].kind == Impl::LayoutKind::Strided);
   CHECK(v->nodes[0].stride == v->extent);
   CHECK(v->nodes[0].child == 1);
-  CHECK(v->nodes[1].kind == kStrided);
+  CHECK(v->nodes[1].kind == Impl::LayoutKind::Strided);
   CHECK(v->nodes[1].child == -1);
   CHECK(v->nodes[1].count == 4);
   CHECK(v->nodes[1].stride == 24);
@@ -38,19 +38,19 @@ TEST_CASE("serialize: fixed-length nodes in preorder, variable data in the looka
   // A dense type folds into the instance level: one run for any count.
   auto c = committed(contiguous(5, primitive<double>()));
   REQUIRE(c->nodes.size() == 1);
-  CHECK(c->nodes[0].kind == kContig);
+  CHECK(c->nodes[0].kind == Impl::LayoutKind::Contig);
 
   auto x = committed(indexed({1, 3, 2}, {0, 10, 4}, primitive<double>()));
   REQUIRE(x->nodes.size() == 2);
-  CHECK(x->nodes[1].kind == kIndexed);
+  CHECK(x->nodes[1].kind == Impl::LayoutKind::Indexed);
   CHECK(x->lookaside == std::vector<std::int64_t>{0, 8, 32, 48, 0, 80, 32});  // prefix bytes, then displacements
 
   Datatype a = vector(2, 1, 2, primitive<double>()), b = vector(3, 1, 2, primitive<std::int32_t>());
   auto s = committed(struct_type({1, 1, 1}, {0, 64, 128}, {a, primitive<char>(), b}));
   REQUIRE(s->nodes.size() == 4);
-  CHECK(s->nodes[1].kind == kStruct);
-  CHECK(s->nodes[2].kind == kStrided);  // field 0's child, then field 2's: preorder
-  CHECK(s->nodes[3].kind == kStrided);
+  CHECK(s->nodes[1].kind == Impl::LayoutKind::Struct);
+  CHECK(s->nodes[2].kind == Impl::LayoutKind::Strided);  // field 0's child, then field 2's: preorder
+  CHECK(s->nodes[3].kind == Impl::LayoutKind::Strided);
   const std::int64_t la = s->nodes[1].lookaside;
   CHECK(std::vector<std::int64_t>(s->lookaside.begin() + la, s->lookaside.begin() + la + 10) ==
         std::vector<std::int64_t>{0, 16, 17, 29, 0, 64, 128, 2, -1, 3});

@@ -2,8 +2,8 @@
 // rule (same primitive sequence, whatever the layout).
 #include "support/Catch.hpp"
 #include "support/RandomTypes.hpp"
-#include "impl/KokkosDDT_Signature.hpp"
-#include "impl/KokkosDDT_TypeNode.hpp"
+#include "KokkosDDT_Signature.hpp"
+#include "KokkosDDT_TypeNode.hpp"
 
 using namespace KokkosDDT;
 
@@ -56,7 +56,7 @@ TEST_CASE("signature: composed hash equals the expanded typemap's", "[signature]
   for (int i = 0; i < Test::scaled(500); ++i) {
     Datatype t = gen.next().type;
     TypeSignature brute;
-    expand(t.node(), brute);
+    expand(t.impl_node(), brute);
     INFO(t.describe());
     REQUIRE(t.signature() == brute);
     REQUIRE(t.signature().length >= t.num_primitives());

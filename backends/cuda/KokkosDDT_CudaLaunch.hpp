@@ -1,15 +1,8 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// CUDA: small flat traversals are launched with <<<>>> on the instance's stream instead of through
-// Kokkos::parallel_for. A small pack's cost is its launch, and Kokkos' RangePolicy launch path (policy checks, block
-// size query, tools hooks) adds host time that a raw launch does not (measured on the H100: perf_tests/results).
-// The functor and the traversal are the same; only the launch differs. With a Kokkos tool loaded the launch goes
-// through Kokkos, so that tools still see the labelled kernel.
-#ifndef KOKKOSDDT_CUDA_DIRECT_LAUNCH  // 0: every launch through Kokkos (for comparison)
-#define KOKKOSDDT_CUDA_DIRECT_LAUNCH 1
-#endif
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__) && KOKKOSDDT_CUDA_DIRECT_LAUNCH
-
-#include <cuda_runtime.h>
+// CUDA: flat traversals launched with <<<>>> on the instance's stream instead of through Kokkos::parallel_for. A small
+// pack's cost is its launch, and Kokkos' RangePolicy launch path (policy checks, block-size query, tools hooks) adds
+// host time that a raw launch does not (perf_tests/results/gpu-2026-11-21.md). The functor is the same.
 
 #include <climits>
 #include <cstdint>
@@ -17,35 +10,69 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "KokkosDDT_Error.hpp"
+#if defined(__CUDACC__)
+#include <cuda_runtime.h>
+#endif
 
 namespace KokkosDDT::Impl {
 
-inline constexpr int kDirectBlock = 256;
+struct CudaLaunchStatus {
+  bool launched = false;  // false: not launched here (the caller launches through Kokkos)
+  std::string error;      // non-empty: the runtime refused the launch
+};
+
+#if defined(__CUDACC__)
+inline constexpr int kCudaFlatBlock = 256;
 
 template <class Kernel>
-__global__ void __launch_bounds__(kDirectBlock) direct_flat_kernel(const Kernel kernel, std::int64_t threads) {
-  const std::int64_t i = std::int64_t(blockIdx.x) * kDirectBlock + threadIdx.x;
+__global__ void __launch_bounds__(kCudaFlatBlock) cuda_flat_kernel(const Kernel kernel, std::int64_t threads) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * kCudaFlatBlock + threadIdx.x;
   if (i < threads) kernel(i);
 }
 
-template <class Kernel>
-void launch_flat(const Kokkos::Cuda& space, const char* label, std::int64_t threads, const Kernel& kernel) {
-  if (threads <= 0) return;  // a launch of zero blocks is an error
-  const std::int64_t blocks = (threads + kDirectBlock - 1) / kDirectBlock;
-  if (Kokkos::Tools::profileLibraryLoaded() || blocks > INT_MAX) {
-    Kokkos::parallel_for(label, Kokkos::RangePolicy<Kokkos::Cuda, Kokkos::IndexType<std::int64_t>>(space, 0, threads),
-                         kernel);
-    return;
+// Switches to `device` for the lifetime of the guard and back to the caller's device after it (the launch must not
+// change which device the caller's later CUDA calls go to).
+class CudaDeviceGuard {
+ public:
+  explicit CudaDeviceGuard(int device) {
+    if (cudaGetDevice(&previous_) != cudaSuccess) {
+      error_ = cudaGetErrorString(cudaGetLastError());
+      return;
+    }
+    if (previous_ != device && cudaSetDevice(device) != cudaSuccess) error_ = cudaGetErrorString(cudaGetLastError());
+    switched_ = error_.empty() && previous_ != device;
   }
-  int device = -1;
-  if (cudaGetDevice(&device) != cudaSuccess || device != space.cuda_device()) cudaSetDevice(space.cuda_device());
-  direct_flat_kernel<<<static_cast<unsigned>(blocks), kDirectBlock, 0, space.cuda_stream()>>>(kernel, threads);
+  ~CudaDeviceGuard() {
+    if (switched_) cudaSetDevice(previous_);
+  }
+  CudaDeviceGuard(const CudaDeviceGuard&) = delete;
+  CudaDeviceGuard& operator=(const CudaDeviceGuard&) = delete;
+  const std::string& error() const { return error_; }
+
+ private:
+  int previous_ = -1;
+  bool switched_ = false;
+  std::string error_;
+};
+
+template <class Kernel>
+CudaLaunchStatus cuda_launch_flat(const Kokkos::Cuda& space, std::int64_t threads, const Kernel& kernel) {
+  const std::int64_t blocks = (threads + kCudaFlatBlock - 1) / kCudaFlatBlock;
+  if (threads <= 0 || blocks > INT_MAX) return {};
+  const CudaDeviceGuard device(space.cuda_device());
+  if (!device.error().empty())
+    return {true, "cudaSetDevice(" + std::to_string(space.cuda_device()) + ") failed: " + device.error()};
+  cuda_flat_kernel<<<static_cast<unsigned>(blocks), kCudaFlatBlock, 0, space.cuda_stream()>>>(kernel, threads);
   const cudaError_t status = cudaGetLastError();
-  if (status != cudaSuccess)
-    throw_error(ErrorCode::Backend, label, "launch", std::string("failed: ") + cudaGetErrorString(status));
+  if (status != cudaSuccess) return {true, std::string("kernel launch failed: ") + cudaGetErrorString(status)};
+  return {true, {}};
 }
+#else
+// Translation units not compiled by nvcc launch through Kokkos.
+template <class Kernel>
+CudaLaunchStatus cuda_launch_flat(const Kokkos::Cuda&, std::int64_t, const Kernel&) {
+  return {};
+}
+#endif
 
 }  // namespace KokkosDDT::Impl
-
-#endif

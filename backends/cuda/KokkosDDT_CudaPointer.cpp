@@ -1,17 +1,18 @@
-// Where a raw pointer lives, as the CUDA runtime sees it (see KokkosDDT_PointerCheck.hpp).
+// SPDX-License-Identifier: BSD-3-Clause
+// Where a raw pointer lives, as the CUDA runtime sees it.
 #include <cuda.h>  // types only: the driver function is found at run time
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
-#include "KokkosDDT_PointerCheck.hpp"
+#include "cuda/KokkosDDT_CudaPointer.hpp"
 
 namespace KokkosDDT::Impl {
 
 static PointerKind query(const void* p);
 static bool device_range(const void* p, std::uintptr_t& lo, std::uintptr_t& hi);
 
-PointerKind pointer_kind(const void* p) {
+PointerKind cuda_pointer_kind(const void* p) {
   // The device allocations last seen by this host thread: a halo exchange passes the same buffers every step, at many
   // offsets (one per region), and the runtime's query costs ~0.15 us, more than a fused enqueue's other work. Only
   // device memory is remembered: its addresses stay device addresses for the process's life (the driver keeps the
@@ -69,7 +70,7 @@ static PointerKind query(const void* p) {
   return PointerKind::Unknown;
 }
 
-bool device_reads_pageable_memory() {
+bool cuda_device_reads_pageable_memory() {
   static const bool pageable = [] {
     int device = 0, value = 0;
     if (cudaGetDevice(&device) != cudaSuccess) return false;

@@ -8,7 +8,7 @@
 
 #include "KokkosDDT_Constructors.hpp"
 #include "KokkosDDT_Primitives.hpp"
-#include "impl/KokkosDDT_TypeNode.hpp"
+#include "KokkosDDT_TypeNode.hpp"
 
 #if MPI_VERSION >= 4
 #define KOKKOSDDT_MPI_LARGE_COUNT 1
@@ -358,7 +358,7 @@ MPI_Datatype to_mpi(Primitive p) {
 }
 
 MPI_Datatype to_mpi(const Datatype& type) {
-  const TypeNode& n = type.node("KokkosDDT::mpi::to_mpi");
+  const TypeNode& n = type.impl_node("KokkosDDT::mpi::to_mpi");
   MPI_Datatype result;
   if (n.combiner == Combiner::Named && n.primitive != Primitive::Opaque) {
     // A named primitive: hand out a duplicate the caller can free like any other result.

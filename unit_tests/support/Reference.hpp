@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "KokkosDDT.hpp"
-#include "impl/KokkosDDT_TypeNode.hpp"
+#include "KokkosDDT_TypeNode.hpp"
 
 namespace KokkosDDT::Test {
 
@@ -103,7 +103,7 @@ class Flattener {
 
 inline std::vector<Run> flatten(const Datatype& type, std::int64_t count) {
   Flattener f;
-  for (std::int64_t i = 0; i < count; ++i) f.type(type.node(), i * type.extent());
+  for (std::int64_t i = 0; i < count; ++i) f.type(type.impl_node(), i * type.extent());
   return f.runs;
 }
 

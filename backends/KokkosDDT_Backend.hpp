@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// The one header core includes from backends/: BackendTraits for every execution space this Kokkos enables, and the
+// build's pointer query. The only place that asks which backends are enabled.
+
+#include "KokkosDDT_BackendTraits.hpp"
+
+#if defined(KOKKOS_ENABLE_SERIAL)
+#include "serial/KokkosDDT_Backend_Serial.hpp"
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+#include "openmp/KokkosDDT_Backend_OpenMP.hpp"
+#endif
+#if defined(KOKKOS_ENABLE_CUDA)
+#include "cuda/KokkosDDT_Backend_Cuda.hpp"
+#endif
+
+namespace KokkosDDT::Impl {
+
+// Where a raw pointer lives, asked of the build's device runtime (raw pointers carry no memory space; Views are
+// checked at compile time instead). Unknown where no runtime can tell.
+inline PointerKind pointer_kind(const void* p) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  return cuda_pointer_kind(p);
+#else
+  (void)p;
+  return PointerKind::Unknown;
+#endif
+}
+
+// Whether device kernels may touch pageable host memory (HMM/ATS systems).
+inline bool device_reads_pageable_memory() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  return cuda_device_reads_pageable_memory();
+#else
+  return false;
+#endif
+}
+
+}  // namespace KokkosDDT::Impl

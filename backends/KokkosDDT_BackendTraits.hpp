@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// BackendTraits<ExecSpace>: everything about moving data that differs per execution space, and nothing else.
+// GenericBackend is what any Kokkos backend gets without a folder of its own (Kokkos launches, desul fences);
+// backends/<space>/ specializes BackendTraits, deriving from GenericBackend and changing what differs. Backends include
+// Kokkos only, never KokkosDDT's core: core includes backends through KokkosDDT_Backend.hpp, and the dependency runs
+// one way.
+//
+// Adding a backend (HIP, SYCL, ...): docs/DESIGN.md has the checklist.
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include <Kokkos_Core.hpp>
+#include <desul/atomics.hpp>
+
+#include "KokkosDDT_Config.hpp"
+
+namespace KokkosDDT::Impl {
+
+// Where a raw pointer lives, as far as the build's device runtime can tell (Unknown: it cannot).
+enum class PointerKind { Unknown, Pageable, Pinned, Device, Managed };
+
+template <class ExecSpace>
+struct GenericBackend {
+  // Hosts walk their share of the packed stream run by run, one thread per team; devices run wide teams whose threads
+  // take interleaved words, so that a warp's loads and stores coalesce. The traversal is the same code.
+  static constexpr bool host = Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible;
+  static constexpr bool walks_runs = host;
+  static constexpr int team_size = host ? 1 : 256;
+
+  // True when a kernel has finished once parallel_for returns: a transfer that fits one team may then run on the
+  // calling thread, and the fusion queue's threshold model counts launches as pure overhead.
+  static constexpr bool synchronous = false;
+
+  // Device launches: at most this many bytes of units per thread per tile (one 8- or 16-byte word, or eight 1-byte
+  // units), once the device is full (perf_tests/results/gpu-2026-11-21-tuning.txt).
+  static constexpr std::int64_t thread_bytes = Config::thread_bytes;
+
+  // The fused kernel's launch bounds (devices: sized so that a halo exchange's teams fit one wave).
+  using fused_launch_bounds = Kokkos::LaunchBounds<>;
+
+  // Threads this instance runs (hosts: its share of the pool; devices: resident threads).
+  static int threads(const ExecSpace& space) { return std::max(1, space.concurrency()); }
+
+  // Runs kernel(i) for i in [0, threads) on `space`. Returns an error text, empty on success.
+  template <class Kernel>
+  static std::string launch_flat(const ExecSpace& space, const std::string& label, std::int64_t threads,
+                                 const Kernel& kernel) {
+    Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, threads),
+                         kernel);
+    return {};
+  }
+
+  // Orders this thread's earlier writes, and those it has acquired, before its later writes, for observers anywhere
+  // in the node (the host included): what publishes a fused launch's data before its host-visible completion flag.
+  KOKKOS_FORCEINLINE_FUNCTION static void fence_acq_rel_node() {
+    desul::atomic_thread_fence(desul::MemoryOrderAcqRel(), desul::MemoryScopeNode());
+  }
+};
+
+template <class ExecSpace>
+struct BackendTraits : GenericBackend<ExecSpace> {};
+
+}  // namespace KokkosDDT::Impl

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// CUDA: wide teams of interleaved words, flat launches with <<<>>> on the instance's stream, an acquire-release system
+// fence before completion flags, and pointer queries through the CUDA runtime.
+
+#include "KokkosDDT_BackendTraits.hpp"
+#include "cuda/KokkosDDT_CudaLaunch.hpp"
+#include "cuda/KokkosDDT_CudaPointer.hpp"
+
+namespace KokkosDDT::Impl {
+
+template <>
+struct BackendTraits<Kokkos::Cuda> : GenericBackend<Kokkos::Cuda> {
+  // 4 teams of 256 per multiprocessor (at most 64 registers), so that a halo exchange's ~400 teams run in one wave on
+  // 132 multiprocessors (perf_tests/results/fusion-2026-11-21.md).
+  using fused_launch_bounds = Kokkos::LaunchBounds<256, 4>;
+
+  template <class Kernel>
+  static std::string launch_flat(const Kokkos::Cuda& space, const std::string& label, std::int64_t threads,
+                                 const Kernel& kernel) {
+    if (Config::cuda_direct_launch && !Kokkos::Tools::profileLibraryLoaded())
+      if (const auto status = cuda_launch_flat(space, threads, kernel); status.launched) return status.error;
+    // With a Kokkos tool loaded, the launch goes through Kokkos so that tools see the labelled kernel.
+    return GenericBackend<Kokkos::Cuda>::launch_flat(space, label, threads, kernel);
+  }
+
+  // desul's fences are sequentially consistent (MEMBAR.SC), stronger than the release a completion flag needs; CUDA's
+  // acquire-release fence does it for less (perf_tests/results/fusion-2026-11-21.md).
+  KOKKOS_FORCEINLINE_FUNCTION static void fence_acq_rel_node() {
+#if defined(__CUDA_ARCH__)
+    asm volatile("fence.acq_rel.sys;" ::: "memory");
+#else
+    GenericBackend<Kokkos::Cuda>::fence_acq_rel_node();
+#endif
+  }
+};
+
+}  // namespace KokkosDDT::Impl

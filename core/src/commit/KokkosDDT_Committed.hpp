@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// A committed type: its serialized descriptor on the host, and copies of it in each memory space it was used from
+// (made on first use, cached, and released at Kokkos::finalize or when the type dies).
+
+#include <cstdint>
+#include <atomic>
+#include <memory>
+#include <string>
+#include <typeindex>
+#include <type_traits>
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+
+#include "KokkosDDT_Descriptor.hpp"
+
+namespace KokkosDDT::Impl {
+
+struct TypeNode;
+
+struct CommittedType {
+  std::vector<DescriptorNode>
+      nodes;  // preorder; nodes[0] is the instance level (instances one extent apart), see instances_of
+  std::vector<std::int64_t> lookaside;
+  std::int64_t size = 0;
+  std::int64_t extent = 0;
+  std::int64_t data_lb = 0;  // [data_lb, data_ub): the bytes one instance moves, relative to its origin
+  std::int64_t data_ub = 0;
+  int word_single = 1;    // widest word for count == 1
+  int word_repeated = 1;  // ... for count > 1 (the extent must be a multiple too)
+  std::string layout;     // the normalized layout of one instance, rendered (describe(), tests)
+  std::uint64_t id = 0;   // unique for the process lifetime: the device-copy cache key
+
+  // The default memory space's copy, found without the cache's lock (valid while `fast_generation` matches
+  // descriptor_generation(), which Kokkos::finalize bumps).
+  mutable std::atomic<const void*> fast_descriptor{nullptr};
+  mutable std::atomic<std::uint64_t> fast_generation{0};
+
+  CommittedType();
+  ~CommittedType();
+  CommittedType(const CommittedType&) = delete;
+  CommittedType& operator=(const CommittedType&) = delete;
+};
+
+// Normalizes and serializes (commit's work; linear in the type's description).
+std::shared_ptr<const CommittedType> commit_type(const TypeNode& type);
+
+// The descriptor as Views in MemSpace.
+template <class MemSpace>
+struct Descriptor {
+  Kokkos::View<const DescriptorNode*, MemSpace> nodes;
+  Kokkos::View<const std::int64_t*, MemSpace> lookaside;
+};
+
+// Type-erased cache of device copies, keyed by (CommittedType::id, memory space).
+std::uint64_t descriptor_generation();
+std::shared_ptr<const void> find_descriptor(std::uint64_t id, std::type_index space);
+std::shared_ptr<const void> store_descriptor(std::uint64_t id, std::type_index space, std::shared_ptr<const void> d);
+
+// The descriptor in MemSpace. The first use in a memory space copies it there on `space` and fences that instance only
+// (another instance may pick the cached copy up at once, so it must be complete when it is published).
+template <class MemSpace, class ExecSpace>
+Descriptor<MemSpace> descriptor(const CommittedType& type, const ExecSpace& space) {
+  using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  Kokkos::View<const DescriptorNode*, Kokkos::HostSpace, Unmanaged> host_nodes(type.nodes.data(), type.nodes.size());
+  Kokkos::View<const std::int64_t*, Kokkos::HostSpace, Unmanaged> host_lookaside(type.lookaside.data(),
+                                                                                 type.lookaside.size());
+  if constexpr (std::is_same_v<MemSpace, Kokkos::HostSpace>) {
+    (void)space;
+    return {host_nodes, host_lookaside};  // the host arrays themselves: no copy
+  } else {
+    constexpr bool fast = std::is_same_v<MemSpace, Kokkos::DefaultExecutionSpace::memory_space>;
+    if constexpr (fast) {
+      const void* d = type.fast_descriptor.load(std::memory_order_acquire);
+      if (d && type.fast_generation.load(std::memory_order_acquire) == descriptor_generation())
+        return *static_cast<const Descriptor<MemSpace>*>(d);
+    }
+    const std::type_index key(typeid(MemSpace));
+    if (auto found = find_descriptor(type.id, key)) {
+      if constexpr (fast) {
+        type.fast_generation.store(descriptor_generation(), std::memory_order_release);
+        type.fast_descriptor.store(found.get(), std::memory_order_release);
+      }
+      return *static_cast<const Descriptor<MemSpace>*>(found.get());
+    }
+    Kokkos::View<DescriptorNode*, MemSpace> nodes(
+        Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "KokkosDDT::descriptor"), type.nodes.size());
+    Kokkos::View<std::int64_t*, MemSpace> lookaside(
+        Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "KokkosDDT::lookaside"), type.lookaside.size());
+    Kokkos::deep_copy(space, nodes, host_nodes);
+    Kokkos::deep_copy(space, lookaside, host_lookaside);
+    space.fence("KokkosDDT: descriptor copied");
+    auto made = std::make_shared<const Descriptor<MemSpace>>(Descriptor<MemSpace>{nodes, lookaside});
+    return *static_cast<const Descriptor<MemSpace>*>(store_descriptor(type.id, key, made).get());
+  }
+}
+
+// Makes the descriptor copy for the default execution space's memory space now, at commit (on a default instance), so
+// that packs there never allocate or synchronize (a no-op on host-only builds and before Kokkos::initialize).
+void prepare_default_descriptor(const CommittedType& type);
+
+}  // namespace KokkosDDT::Impl

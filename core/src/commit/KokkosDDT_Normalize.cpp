@@ -1,0 +1,321 @@
+#include "KokkosDDT_Normalize.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace KokkosDDT::Impl {
+
+namespace {
+
+bool has_single_child(const LayoutNode& n) {
+  return n.kind == LayoutKind::Strided || n.kind == LayoutKind::IndexedBlock || n.kind == LayoutKind::Indexed;
+}
+
+// Replaces n by `replacement`, which takes over n's entry offset and the extent n's parent steps by.
+void replace(LayoutPtr& n, LayoutPtr replacement, std::int64_t extra_disp) {
+  replacement->disp += n->disp + extra_disp;
+  replacement->extent = n->extent;
+  n = std::move(replacement);
+}
+
+LayoutPtr make_strided(std::int64_t count, std::int64_t stride, LayoutPtr child) {
+  auto s = std::make_unique<LayoutNode>();
+  s->kind = LayoutKind::Strided;
+  s->count = count;
+  s->stride = stride;
+  s->size = count * child->size;
+  s->extent = count * child->extent;
+  s->elem = child->size;
+  s->child = std::move(child);
+  return s;
+}
+
+}  // namespace
+
+bool hoist_child_disp(LayoutPtr& n) {
+  bool changed = false;
+  if (n->child && n->child->disp != 0) {
+    n->disp += n->child->disp;
+    n->child->disp = 0;
+    changed = true;
+  }
+  for (auto& f : n->fields)
+    if (f.child && f.child->disp != 0) {
+      f.disp += f.child->disp;
+      f.child->disp = 0;
+      changed = true;
+    }
+  return changed;
+}
+
+bool fold_contig_child(LayoutPtr& n) {
+  // A Contig child at offset 0 is a run of bytes. Its extent matters only where elements of one block step by it,
+  // so it folds when it is dense or when every block holds a single element.
+  auto foldable = [](const LayoutPtr& c, bool single_element) {
+    return c && c->kind == LayoutKind::Contig && c->disp == 0 && c->size > 0 &&
+           (c->extent == c->size || single_element);
+  };
+  bool changed = false;
+  if (has_single_child(*n)) {
+    bool single = n->blocklength == 1;
+    if (n->kind == LayoutKind::Indexed)
+      single = std::all_of(n->lens.begin(), n->lens.end(), [](std::int64_t l) { return l <= 1; });
+    if (foldable(n->child, single)) {
+      n->elem = n->child->size;
+      n->child.reset();
+      changed = true;
+    }
+  }
+  for (auto& f : n->fields)
+    if (foldable(f.child, f.len == 1)) {
+      f.elem = f.child->size;
+      f.child.reset();
+      changed = true;
+    }
+  return changed;
+}
+
+bool split_blocklength(LayoutPtr& n) {
+  bool changed = false;
+  if ((n->kind == LayoutKind::Strided || n->kind == LayoutKind::IndexedBlock) && n->blocklength > 1) {
+    if (n->terminal()) {
+      n->elem *= n->blocklength;  // a terminal block is one run
+    } else {
+      const std::int64_t child_extent = n->child->extent;  // read before the move below
+      n->child = make_strided(n->blocklength, child_extent, std::move(n->child));
+      normalize(n->child);
+      n->elem = n->child->size;
+    }
+    n->blocklength = 1;
+    changed = true;
+  }
+  if (n->kind == LayoutKind::Indexed && n->terminal() && n->elem != 1) {
+    for (auto& l : n->lens) l *= n->elem;  // lengths in bytes
+    n->elem = 1;
+    changed = true;
+  }
+  for (auto& f : n->fields)
+    if (!f.child && f.elem != 1) {
+      f.len *= f.elem;
+      f.elem = 1;
+      changed = true;
+    }
+  return changed;
+}
+
+bool terminal_to_contig(LayoutPtr& n) {
+  if (n->kind == LayoutKind::Contig || n->size == 0) return false;
+  if (n->kind == LayoutKind::Struct) {
+    if (n->fields.size() != 1 || n->fields[0].child) return false;
+    const std::int64_t disp = n->fields[0].disp;
+    replace(n, make_contig(0, n->size, 0), disp);
+    return true;
+  }
+  if (!n->terminal() || n->blocklength != 1) return false;
+  std::int64_t disp = 0;
+  switch (n->kind) {
+    case LayoutKind::Strided:
+      if (n->count != 1 && n->stride != n->elem) return false;
+      break;
+    case LayoutKind::IndexedBlock:
+    case LayoutKind::Indexed:
+      if (n->count != 1) return false;
+      disp = n->disps[0];
+      break;
+    default:
+      return false;
+  }
+  replace(n, make_contig(0, n->size, 0), disp);
+  return true;
+}
+
+bool drop_count_one(LayoutPtr& n) {
+  if (n->size == 0) return false;
+  if (n->kind == LayoutKind::Struct) {
+    if (n->fields.size() != 1 || !n->fields[0].child) return false;
+    LayoutField f = std::move(n->fields[0]);
+    const std::int64_t child_extent = f.child->extent;
+    LayoutPtr c = f.len == 1 ? std::move(f.child) : make_strided(f.len, child_extent, std::move(f.child));
+    replace(n, std::move(c), f.disp);
+    return true;
+  }
+  if (!has_single_child(*n) || n->terminal() || n->count != 1 || n->blocklength != 1) return false;
+  const std::int64_t disp = n->kind == LayoutKind::Strided ? 0 : n->disps[0];
+  const std::int64_t len = n->kind == LayoutKind::Indexed ? n->lens[0] : 1;
+  const std::int64_t child_extent = n->child->extent;
+  LayoutPtr c = len == 1 ? std::move(n->child) : make_strided(len, child_extent, std::move(n->child));
+  replace(n, std::move(c), disp);
+  return true;
+}
+
+bool merge_nested_strided(LayoutPtr& n) {
+  if (n->kind != LayoutKind::Strided || n->blocklength != 1 || !n->child) return false;
+  LayoutNode& c = *n->child;
+  if (c.kind != LayoutKind::Strided || c.blocklength != 1 || c.disp != 0) return false;
+  if (n->stride != c.count * c.stride) return false;
+  n->count *= c.count;
+  n->stride = c.stride;
+  n->elem = c.elem;
+  n->child = std::move(c.child);  // c dies here
+  return true;
+}
+
+bool uniform_indexed_to_block(LayoutPtr& n) {
+  if (n->kind != LayoutKind::Indexed || n->lens.empty()) return false;
+  const std::int64_t len = n->lens[0];
+  if (!std::all_of(n->lens.begin(), n->lens.end(), [len](std::int64_t l) { return l == len; })) return false;
+  n->kind = LayoutKind::IndexedBlock;
+  n->blocklength = len;
+  n->lens.clear();
+  return true;
+}
+
+bool even_block_to_strided(LayoutPtr& n) {
+  if (n->kind != LayoutKind::IndexedBlock || n->disps.size() < 2) return false;
+  const std::int64_t first = n->disps[0], step = n->disps[1] - n->disps[0];
+  for (std::size_t i = 2; i < n->disps.size(); ++i)
+    if (n->disps[i] - n->disps[i - 1] != step) return false;
+  n->kind = LayoutKind::Strided;
+  n->disp += first;
+  n->stride = step;
+  n->disps.clear();
+  return true;
+}
+
+bool struct_to_indexed(LayoutPtr& n) {
+  if (n->kind != LayoutKind::Struct || n->fields.empty()) return false;
+  const bool all_terminal =
+      std::all_of(n->fields.begin(), n->fields.end(), [](const LayoutField& f) { return !f.child; });
+  if (!all_terminal) {
+    for (const auto& f : n->fields)
+      if (!f.child || !n->fields[0].child || !same_layout(*f.child, *n->fields[0].child)) return false;
+  }
+  auto x = std::make_unique<LayoutNode>();
+  x->kind = LayoutKind::Indexed;
+  x->disp = n->disp;
+  x->size = n->size;
+  x->extent = n->extent;
+  x->count = static_cast<std::int64_t>(n->fields.size());
+  for (auto& f : n->fields) {
+    x->lens.push_back(all_terminal ? f.len * f.elem : f.len);
+    x->disps.push_back(f.disp);
+  }
+  if (all_terminal) {
+    x->elem = 1;
+  } else {
+    x->child = std::move(n->fields[0].child);
+    x->elem = x->child->size;
+  }
+  n = std::move(x);
+  return true;
+}
+
+bool merge_adjacent_blocks(LayoutPtr& n) {
+  bool changed = false;
+  if (n->kind == LayoutKind::Indexed) {
+    const std::int64_t step = n->elem_extent();
+    std::vector<std::int64_t> lens, disps;
+    for (std::size_t i = 0; i < n->lens.size(); ++i) {
+      if (n->lens[i] == 0) continue;
+      if (!lens.empty() && disps.back() + lens.back() * step == n->disps[i]) {
+        lens.back() += n->lens[i];
+        continue;
+      }
+      lens.push_back(n->lens[i]);
+      disps.push_back(n->disps[i]);
+    }
+    if (lens.size() != n->lens.size()) {
+      n->lens = std::move(lens);
+      n->disps = std::move(disps);
+      n->count = static_cast<std::int64_t>(n->lens.size());
+      changed = true;
+    }
+  }
+  if (n->kind == LayoutKind::Struct) {
+    std::vector<LayoutField> fields;
+    for (auto& f : n->fields) {
+      if (f.len == 0) continue;
+      if (!fields.empty() && !fields.back().child && !f.child &&
+          fields.back().disp + fields.back().len * fields.back().elem == f.disp) {
+        fields.back().len = fields.back().len * fields.back().elem + f.len * f.elem;
+        fields.back().elem = 1;
+        continue;
+      }
+      fields.push_back(std::move(f));
+    }
+    if (fields.size() != n->fields.size()) changed = true;
+    n->fields = std::move(fields);
+    n->count = static_cast<std::int64_t>(n->fields.size());
+  }
+  return changed;
+}
+
+void normalize(LayoutPtr& n) {
+  if (n->child) normalize(n->child);
+  for (auto& f : n->fields)
+    if (f.child) normalize(f.child);
+  using Pass = bool (*)(LayoutPtr&);
+  static const Pass passes[] = {
+      hoist_child_disp,      fold_contig_child, split_blocklength,  merge_adjacent_blocks, uniform_indexed_to_block,
+      even_block_to_strided, struct_to_indexed, terminal_to_contig, drop_count_one,        merge_nested_strided};
+  // Each pass strictly simplifies (fewer nodes, blocks or fields, or a disp moved up), so the loop ends.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (Pass pass : passes) changed |= pass(n);
+  }
+}
+
+namespace {
+
+// Every run length and every offset the traversal adds, so that gcd | each of them.
+void gcd_visit(const LayoutNode& n, std::uint64_t& g) {
+  auto add = [&g](std::int64_t v) { g = std::gcd(g, static_cast<std::uint64_t>(v < 0 ? -v : v)); };
+  add(n.disp);
+  switch (n.kind) {
+    case LayoutKind::Contig:
+      add(n.size);
+      return;
+    case LayoutKind::Strided:
+      add(n.stride);
+      break;
+    case LayoutKind::IndexedBlock:
+      break;
+    case LayoutKind::Indexed:
+      if (n.child) add(n.child->extent);  // elements of one block step by it
+      for (std::int64_t l : n.lens) add(l * n.elem_size());
+      break;
+    case LayoutKind::Struct:
+      for (const auto& f : n.fields) {
+        add(f.disp);
+        if (f.child) {
+          if (f.len > 1) add(f.child->extent);
+          gcd_visit(*f.child, g);
+        } else {
+          add(f.len * f.elem);
+        }
+      }
+      return;
+  }
+  for (std::int64_t d : n.disps) add(d);
+  if (n.child) {  // elements of a block step by the child's extent
+    if (n.blocklength > 1) add(n.elem_extent());
+    gcd_visit(*n.child, g);
+  } else if (n.kind != LayoutKind::Indexed) {
+    // A terminal block is one dense run of blocklength elements: only its length matters, not the element size
+    // (an Indexed node's runs, lens[b] * elem, are added above; its elem is 1 once normalized).
+    add(n.blocklength * n.elem);
+  }
+}
+
+}  // namespace
+
+int word_size(const LayoutNode& root, bool repeated) {
+  std::uint64_t g = 0;
+  gcd_visit(root, g);
+  if (repeated) g = std::gcd(g, static_cast<std::uint64_t>(root.extent < 0 ? -root.extent : root.extent));
+  if (g == 0) return 16;
+  const std::uint64_t low = g & (~g + 1);
+  return static_cast<int>(std::min<std::uint64_t>(16, low));
+}
+
+}  // namespace KokkosDDT::Impl

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// The fusion queue's kernel (chu-fusion21, Sec. IV-A3): one TeamPolicy launch over the tiles of many pending
+// requests. Teams go to requests in proportion to their size (a prefix sum of tile counts; a team finds its request by
+// counting the parameter records before it, or by binary search in memory: see find), each team copies its request's
+// fixed-length descriptor into level-0 scratch and runs the same per-tile traversal as a single transfer (HostWalk or
+// DeviceInterleave::run_tile). The last team to finish a request writes the request's ticket into a host-readable
+// flag, so the host learns of completion without synchronizing the stream.
+
+#include <cstdint>
+
+#include <Kokkos_Core.hpp>
+#include <desul/atomics.hpp>
+
+#include "KokkosDDT_Backend.hpp"
+#include "KokkosDDT_Config.hpp"
+#include "KokkosDDT_DeviceInterleave.hpp"
+#include "KokkosDDT_HostWalk.hpp"
+#include "KokkosDDT_TraversalArgs.hpp"
+
+namespace KokkosDDT::Impl {
+
+// One request of a fused launch, as the kernel reads it: from the kernel's parameters for small launches, else from the
+// execution space's memory. Kept compact (96 bytes) so that a halo's worth of records fits the parameter space.
+struct FusedRecord {
+  const DescriptorNode* nodes = nullptr;  // the request's descriptor, in the execution space's memory
+  const std::int64_t* lookaside = nullptr;
+  std::int64_t lookaside_count = 0;
+  char* typed = nullptr;
+  char* packed = nullptr;
+  std::int64_t begin = 0, end = 0, tile = 0;  // stream bytes [begin, end), in tiles of `tile` bytes
+  std::uint64_t ticket = 0;                   // written to flags[slot] once the request is done
+  std::int32_t first_team = 0;                // teams of the launch's earlier requests (a launch has < 2^31)
+  std::int32_t teams = 0;                     // this request's
+  std::int32_t node_count = 0, slot = 0;
+  std::int8_t word = 1, direction = 0, cache = 0;
+};
+
+template <class ExecSpace>
+struct FusedKernel {
+  using Backend = BackendTraits<ExecSpace>;
+  using Policy = Kokkos::TeamPolicy<ExecSpace, typename Backend::fused_launch_bounds>;
+  using Member = typename Policy::member_type;
+  using MemSpace = typename ExecSpace::memory_space;
+
+  // Launches of up to kInline requests carry their records in the kernel's parameters: no copy to the device before
+  // the launch, and the team-to-request search reads the constant cache. (Kokkos passes a functor under 4 KiB as
+  // parameters when the policy is light weight, as flush() makes it.)
+  static constexpr int kInline = Config::fused_inline_records;
+  FusedRecord inline_records[kInline];
+  // Their first teams again, packed for the lookup: two constant-cache lines instead of one field per record.
+  std::int32_t inline_first[kInline] = {};
+  Kokkos::View<const FusedRecord*, MemSpace> records;  // otherwise: a ring of `capacity`; the launch's: [start, +n)
+  std::int64_t start = 0, n = 0, capacity = 1;
+  Kokkos::View<std::int64_t*, MemSpace> done;  // per slot: teams finished so far (reset by the last one)
+  std::uint64_t* flags = nullptr;              // per slot, readable by the host
+
+  KOKKOS_FUNCTION const FusedRecord& record(std::int64_t i) const {
+    if (n <= kInline) return inline_records[i];
+    const std::int64_t j = start + i;  // < 2 capacity: wrap without a (64-bit, long) division
+    return records(j < capacity ? j : j - capacity);
+  }
+
+  // The request of league rank `team`: the last one whose first team is not after it. Parameter records: count the
+  // requests that start at or before it, with independent (unrolled, constant-bank) reads instead of a binary search's
+  // chain of dependent loads. Records in memory: binary search.
+  KOKKOS_FUNCTION std::int64_t find(std::int64_t team) const {
+    if (n <= kInline) {  // (32-bit: a launch has fewer than 2^31 teams)
+      const int count = static_cast<int>(n), t = static_cast<int>(team);
+      int r = 0;
+      for (int k = 1; k < kInline; ++k) r += k < count && inline_first[k] <= t;
+      return r;
+    }
+    std::int64_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      if (record(mid).first_team <= team)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    return lo;
+  }
+
+  KOKKOS_FUNCTION static TraversalArgs<MemSpace> args_of(const FusedRecord& r) {
+    TraversalArgs<MemSpace> args;
+    args.nodes = Kokkos::View<const DescriptorNode*, MemSpace>(r.nodes, r.node_count);
+    args.lookaside = Kokkos::View<const std::int64_t*, MemSpace>(r.lookaside, r.lookaside_count);
+    args.typed = r.typed;
+    args.packed = r.packed;
+    args.begin = r.begin;
+    args.end = r.end;
+    args.tile = r.tile;
+    args.cache_descriptor = r.cache != 0;
+    args.packing = r.direction == static_cast<std::int8_t>(Direction::Pack);
+    args.word = r.word;
+    return args;
+  }
+
+  // Hosts walk runs with copies specialized per direction and word size (their code size does not matter); devices
+  // take both from the record at run time, in one instance of the interleaved traversal.
+  KOKKOS_FUNCTION void run(const Member& team, const FusedRecord& r, std::int64_t t) const {
+    const TraversalArgs<MemSpace> args = args_of(r);
+    if constexpr (Backend::walks_runs) {
+      with_word_size(r.word, [&](auto w) {
+        constexpr int W = decltype(w)::value;
+        if (args.packing)
+          HostWalk<ExecSpace, Direction::Pack, W>{args}.run_tile(team, team_descriptor(team, args), t);
+        else
+          HostWalk<ExecSpace, Direction::Unpack, W>{args}.run_tile(team, team_descriptor(team, args), t);
+      });
+    } else {
+      const DeviceInterleave<ExecSpace, Direction::Runtime, 0> kernel{args, team.team_size(), false};
+      kernel.run_tile(team, team_descriptor(team, args), t);
+    }
+  }
+
+  KOKKOS_FUNCTION void operator()(const Member& team) const {
+    const FusedRecord& r = record(find(team.league_rank()));
+    run(team, r, team.league_rank() - r.first_team);
+    // Completion. After the barrier one thread per team releases the team's writes (cumulative over the barrier) by
+    // counting the team with a device-scope release; the request's last team (a one-team request needs no count)
+    // then fences at node scope, which acquires every team's writes and publishes them, host memory included, before
+    // the flag the host polls. A plain volatile store: GPUs on PCIe have no atomics on host memory.
+    team.team_barrier();
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      if (r.teams > 1) {
+        const std::int64_t before = desul::atomic_fetch_add(&done(r.slot), std::int64_t(1), desul::MemoryOrderRelease(),
+                                                            desul::MemoryScopeDevice());
+        if (before + 1 < r.teams) return;
+        done(r.slot) = 0;  // nothing touches it again before the slot's next launch, which is stream-ordered
+      }
+      Backend::fence_acq_rel_node();
+      *static_cast<volatile std::uint64_t*>(flags + r.slot) = r.ticket;
+    });
+  }
+};
+
+}  // namespace KokkosDDT::Impl

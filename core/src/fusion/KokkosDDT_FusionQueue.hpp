@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// The fusion queue (chu-fusion21, Sec. IV): pack and unpack requests collected on one execution-space instance and
+// run as one fused launch, with completion reported through host-readable flags written by the kernel itself.
+//
+//   KokkosDDT::FusionQueue<Kokkos::Cuda> q(instance);       // or any execution space (instance)
+//   auto r1 = q.pack(field, 1, face_x, buf_x, bytes_x);     // returns at once; nothing launched yet
+//   auto r2 = q.unpack(recv_y, bytes_y, field, 1, face_y);  // types, directions and memory spaces mix freely
+//   q.wait(r1);                                              // launches what is pending, then polls r1's flag
+//
+// A fused launch happens when the pending bytes reach threshold_bytes(), when a pending request is tested or waited
+// on, on flush(), and when the ring of request slots is full.
+//
+// Ordering: a request goes into the next launch, after the pending ones, when it reads bytes a pending request writes,
+// writes bytes a pending request reads, writes a packed (contiguous) buffer range a pending request writes, or writes
+// the same typed buffer with the same type and count as a pending request (typed sides are compared by their
+// [lowest, highest) byte bounds, which is conservative). Two pending requests that write overlapping bytes of a typed
+// buffer through *different* types are not detected (deciding it exactly would cost a walk of both types; MPI makes
+// concurrent receives into overlapping buffers erroneous too): call flush() between them. Buffers must stay
+// untouched until the request tests complete; the queue keeps the types alive.
+
+#include <atomic>
+#include <cstdint>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+
+#include "KokkosDDT_Error.hpp"
+#include "KokkosDDT_FusionModel.hpp"
+#include "KokkosDDT_Launch.hpp"
+#include "KokkosDDT_Transfer.hpp"
+#include "KokkosDDT_ByteRanges.hpp"
+#include "KokkosDDT_FusedKernel.hpp"
+
+namespace KokkosDDT {
+
+struct FusionOptions {
+  int capacity = 1024;                // request slots in the ring (one fused launch holds at most this many)
+  std::int64_t threshold_bytes = -1;  // launch when pending bytes reach this; -1: derived from measurements
+};
+
+// A handle to one enqueued request. Default-constructed handles are empty; a handle is valid only with its queue
+// (queues are numbered for the process's lifetime, so a handle of a destroyed queue is recognized as foreign).
+class FusionRequest {
+ public:
+  FusionRequest() = default;
+  bool empty() const { return queue_ == 0; }
+
+ private:
+  template <class>
+  friend class FusionQueue;
+  FusionRequest(std::uint64_t queue, int slot, std::uint64_t ticket) : queue_(queue), slot_(slot), ticket_(ticket) {}
+  std::uint64_t queue_ = 0;
+  int slot_ = -1;  // -1: nothing to move (complete at once)
+  std::uint64_t ticket_ = 0;
+};
+
+template <class ExecSpace = Kokkos::DefaultExecutionSpace>
+class FusionQueue {
+  using MemSpace = typename ExecSpace::memory_space;
+  static constexpr bool host_memory = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
+  // Request records are written by the host and read by the kernel; completion flags the other way round.
+  using HostVisible = std::conditional_t<host_memory, MemSpace, Kokkos::SharedHostPinnedSpace>;
+
+ public:
+  explicit FusionQueue(const ExecSpace& space = ExecSpace(), FusionOptions options = {});
+  ~FusionQueue();
+  FusionQueue(const FusionQueue&) = delete;
+  FusionQueue& operator=(const FusionQueue&) = delete;
+
+  // Same arguments as KokkosDDT::pack / unpack without the execution space; every check happens here, at enqueue.
+  FusionRequest pack(const void* src, std::int64_t count, const Datatype& type, void* dst, std::int64_t dst_bytes,
+                     PackRange range = {});
+  FusionRequest unpack(const void* src, std::int64_t src_bytes, void* dst, std::int64_t count, const Datatype& type,
+                       PackRange range = {});
+  template <class SrcView, class DstView, Impl::enable_if_view<SrcView> = 0, Impl::enable_if_view<DstView> = 0>
+  FusionRequest pack(const SrcView& src, std::int64_t count, const Datatype& type, const DstView& dst,
+                     PackRange range = {});
+  template <class SrcView, class DstView, Impl::enable_if_view<SrcView> = 0, Impl::enable_if_view<DstView> = 0>
+  FusionRequest unpack(const SrcView& src, const DstView& dst, std::int64_t count, const Datatype& type,
+                       PackRange range = {});
+
+  void flush();                       // launch everything pending (returns at once)
+  bool test(const FusionRequest& r);  // a host load; launches r first if it is still pending
+  void wait(const FusionRequest& r);  // test until true; waiting twice is a no-op
+  void wait_all();
+
+  std::int64_t threshold_bytes() const { return threshold_; }
+  std::int64_t pending_bytes() const { return pending_bytes_; }
+  std::int64_t pending_requests() const { return pending_count_; }
+  std::int64_t launches() const { return launches_; }
+  int capacity() const { return capacity_; }
+  const ExecSpace& space() const { return space_; }
+
+ private:
+  enum class State { Free, Pending, InFlight };
+  struct Slot {
+    State state = State::Free;
+    std::uint64_t ticket = 0;
+    Datatype type;                              // keeps the descriptor alive while the kernel may read it
+    std::uintptr_t read_lo = 0, read_hi = 0;    // bytes the request reads
+    std::uintptr_t write_lo = 0, write_hi = 0;  // and writes
+    bool writes_typed = false;                  // the written side is the typed buffer (an unpack)
+    std::uint64_t type_id = 0;
+    std::int64_t count = 0;
+  };
+
+  template <Impl::Direction Dir>
+  FusionRequest enqueue(const char* where, const Datatype& type, std::int64_t count, char* typed, char* packed,
+                        std::int64_t packed_bytes, const char* packed_name, PackRange range);
+  bool conflicts(const Slot& s) const;
+  void take_slot();  // makes the slot at tail_ free, launching and waiting as needed
+  bool complete(int slot, std::uint64_t ticket) const;
+  void reclaim();  // frees completed slots from the oldest on
+  void check(const FusionRequest& r, const char* where) const;
+  void measure_threshold();
+
+  static std::uint64_t next_queue_id() {
+    static std::atomic<std::uint64_t> last{0};
+    return ++last;
+  }
+
+  const std::uint64_t id_ = next_queue_id();
+  ExecSpace space_;
+  int capacity_;
+  std::int64_t threshold_;
+  std::vector<Slot> slots_;
+  int head_ = 0, used_ = 0;  // the ring: slots head_ .. head_ + used_ - 1 are taken, oldest first
+  int pending_begin_ = 0, pending_count_ = 0;
+  // What the pending requests read and write (reset by flush): the hazard checks of an enqueue.
+  Impl::ByteRanges reads_, writes_, packed_writes_;
+  std::vector<std::tuple<std::uintptr_t, std::uint64_t, std::int64_t>>
+      typed_writes_;  // sorted (lowest byte, type, count)
+  std::int64_t pending_bytes_ = 0, pending_teams_ = 0, launches_ = 0;
+  std::uint64_t next_ticket_ = 1;
+  Kokkos::View<Impl::FusedRecord*, HostVisible> staging_;  // per slot
+  Kokkos::View<Impl::FusedRecord*, MemSpace> records_;     // per slot, where the kernel reads it
+  Kokkos::View<std::int64_t*, MemSpace> done_;
+  Kokkos::View<std::uint64_t*, HostVisible> flags_;
+};
+
+}  // namespace KokkosDDT
+
+#include "KokkosDDT_FusionQueue_impl.hpp"

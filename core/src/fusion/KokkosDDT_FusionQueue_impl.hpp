@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// FusionQueue's member functions (included by KokkosDDT_FusionQueue.hpp).
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <string>
+#include <thread>
+#include <utility>
+
+namespace KokkosDDT {
+
+template <class ExecSpace>
+FusionQueue<ExecSpace>::FusionQueue(const ExecSpace& space, FusionOptions options)
+    : space_(space), capacity_(options.capacity), threshold_(options.threshold_bytes) {
+  const char* where = "KokkosDDT::FusionQueue";
+  if (capacity_ < 1)
+    Impl::throw_error(ErrorCode::InvalidArgument, where, "options.capacity",
+                      "is " + std::to_string(capacity_) + "; must be >= 1");
+  if (threshold_ < -1)
+    Impl::throw_error(ErrorCode::InvalidArgument, where, "options.threshold_bytes",
+                      "is " + std::to_string(threshold_) + "; must be >= 0, or -1 to derive it from measurements");
+  slots_.resize(capacity_);
+  // Allocated and zeroed on the queue's instance; only that instance is fenced (instance first: no global
+  // synchronization). Host-visible memory is zeroed by an instance of an execution space that can reach it.
+  using HostVisibleExec =
+      std::conditional_t<std::is_same_v<HostVisible, MemSpace>, ExecSpace, Kokkos::DefaultHostExecutionSpace>;
+  const HostVisibleExec host_side = [&] {
+    if constexpr (std::is_same_v<HostVisibleExec, ExecSpace>)
+      return space_;
+    else
+      return HostVisibleExec();
+  }();
+  staging_ = decltype(staging_)(Kokkos::view_alloc(host_side, "KokkosDDT::FusionQueue::staging"), capacity_);
+  if constexpr (std::is_same_v<HostVisible, MemSpace>)
+    records_ = staging_;  // the kernel reads the host's records in place
+  else
+    records_ = decltype(records_)(Kokkos::view_alloc(space_, "KokkosDDT::FusionQueue::records"), capacity_);
+  done_ = decltype(done_)(Kokkos::view_alloc(space_, "KokkosDDT::FusionQueue::done"), capacity_);
+  flags_ = decltype(flags_)(Kokkos::view_alloc(host_side, "KokkosDDT::FusionQueue::flags"), capacity_);
+  space_.fence("KokkosDDT::FusionQueue: zeroed counters and flags");
+  if constexpr (!std::is_same_v<HostVisibleExec, ExecSpace>) host_side.fence("KokkosDDT::FusionQueue: zeroed flags");
+  if (threshold_ < 0) measure_threshold();
+}
+
+template <class ExecSpace>
+FusionQueue<ExecSpace>::~FusionQueue() {
+  try {
+    wait_all();
+  } catch (...) {
+  }
+  // Every request is done, but a kernel may still be finishing (its last team past the flag): never free memory it
+  // could still touch.
+  space_.fence("KokkosDDT::FusionQueue::~FusionQueue");
+}
+
+// Measures this instance's launch cost and throughput (median of a few runs; a few milliseconds once per queue) and
+// sets the threshold from them (Impl::fusion_threshold).
+template <class ExecSpace>
+void FusionQueue<ExecSpace>::measure_threshold() {
+  threshold_ = 0;  // measure with every request launched at once
+  const std::int64_t big = std::int64_t(4) << 20;
+  Kokkos::View<char*, MemSpace> a(Kokkos::view_alloc(space_, "KokkosDDT::FusionQueue::probe_a"), big);
+  Kokkos::View<char*, MemSpace> b(Kokkos::view_alloc(space_, "KokkosDDT::FusionQueue::probe_b"), big);
+  Datatype byte_type = KokkosDDT::byte();
+  byte_type.commit();
+  auto time_us = [&](std::int64_t n) {
+    std::vector<double> t;
+    for (int i = 0; i < 7; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      wait(pack(a.data(), n, byte_type, b.data(), n));
+      t.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  };
+  const double launch_us = time_us(8);
+  threshold_ = Impl::fusion_threshold(launch_us, big, time_us(big), Impl::BackendTraits<ExecSpace>::synchronous);
+}
+
+template <class ExecSpace>
+FusionRequest FusionQueue<ExecSpace>::pack(const void* src, std::int64_t count, const Datatype& type, void* dst,
+                                           std::int64_t dst_bytes, PackRange range) {
+  return enqueue<Impl::Direction::Pack>("KokkosDDT::FusionQueue::pack", type, count,
+                                        const_cast<char*>(static_cast<const char*>(src)), static_cast<char*>(dst),
+                                        dst_bytes, "dst_bytes", range);
+}
+
+template <class ExecSpace>
+FusionRequest FusionQueue<ExecSpace>::unpack(const void* src, std::int64_t src_bytes, void* dst, std::int64_t count,
+                                             const Datatype& type, PackRange range) {
+  return enqueue<Impl::Direction::Unpack>("KokkosDDT::FusionQueue::unpack", type, count, static_cast<char*>(dst),
+                                          const_cast<char*>(static_cast<const char*>(src)), src_bytes, "src_bytes",
+                                          range);
+}
+
+template <class ExecSpace>
+template <class SrcView, class DstView, Impl::enable_if_view<SrcView>, Impl::enable_if_view<DstView>>
+FusionRequest FusionQueue<ExecSpace>::pack(const SrcView& src, std::int64_t count, const Datatype& type,
+                                           const DstView& dst, PackRange range) {
+  const auto sides = Impl::check_views<ExecSpace>("KokkosDDT::FusionQueue::pack", src, "src", dst, "dst", type, count);
+  return pack(sides.typed, count, type, sides.packed, sides.packed_bytes, range);
+}
+
+template <class ExecSpace>
+template <class SrcView, class DstView, Impl::enable_if_view<SrcView>, Impl::enable_if_view<DstView>>
+FusionRequest FusionQueue<ExecSpace>::unpack(const SrcView& src, const DstView& dst, std::int64_t count,
+                                             const Datatype& type, PackRange range) {
+  const auto sides =
+      Impl::check_views<ExecSpace>("KokkosDDT::FusionQueue::unpack", dst, "dst", src, "src", type, count);
+  return unpack(sides.packed, sides.packed_bytes, sides.typed, count, type, range);
+}
+
+template <class ExecSpace>
+template <Impl::Direction Dir>
+FusionRequest FusionQueue<ExecSpace>::enqueue(const char* where, const Datatype& type, std::int64_t count, char* typed,
+                                              char* packed, std::int64_t packed_bytes, const char* packed_name,
+                                              PackRange range) {
+  const Impl::Transfer t = Impl::prepare_transfer<ExecSpace, Dir>(where, type, count, typed, false, packed,
+                                                                  packed_bytes, packed_name, range);
+  if (t.end == t.begin) return FusionRequest(id_, -1, 0);  // nothing moves: complete already
+  const std::int64_t bytes = t.end - t.begin;
+  const std::int64_t tile = Impl::LaunchShape<ExecSpace>::tile_bytes(space_, bytes, t.word);
+  const std::int64_t teams = (bytes + tile - 1) / tile;
+  constexpr std::int64_t max_teams = std::numeric_limits<int>::max();  // a launch's league size is an int
+  if (teams > max_teams)
+    Impl::throw_error(ErrorCode::Overflow, where, "count",
+                      "makes a request of " + std::to_string(bytes) + " bytes, " + std::to_string(teams) +
+                          " teams: more than one launch can hold (2^31 - 1); split it with PackRange");
+  // The bytes it touches: the packed range, and the typed side's footprint (all instances' data bounds).
+  const Impl::CommittedType& c = *t.type;
+  const auto [lo, hi] = Impl::typed_footprint(c, t.count, where);  // (a request that moves bytes has count >= 1)
+  const auto typed_lo = reinterpret_cast<std::uintptr_t>(t.typed) + static_cast<std::uintptr_t>(lo);
+  const auto typed_hi = reinterpret_cast<std::uintptr_t>(t.typed) + static_cast<std::uintptr_t>(hi);
+  const auto packed_lo = reinterpret_cast<std::uintptr_t>(t.packed);
+  const auto packed_hi = packed_lo + static_cast<std::uintptr_t>(t.end - t.begin);
+  Slot candidate;
+  candidate.read_lo = Dir == Impl::Direction::Pack ? typed_lo : packed_lo;
+  candidate.read_hi = Dir == Impl::Direction::Pack ? typed_hi : packed_hi;
+  candidate.write_lo = Dir == Impl::Direction::Pack ? packed_lo : typed_lo;
+  candidate.write_hi = Dir == Impl::Direction::Pack ? packed_hi : typed_hi;
+  candidate.writes_typed = Dir == Impl::Direction::Unpack;
+  candidate.type_id = c.id;
+  candidate.count = t.count;
+  // Keep an earlier request's effect ordered before this one, and every launch within an int's teams.
+  if (conflicts(candidate) || pending_teams_ + teams > max_teams) flush();
+  take_slot();
+  const int slot = (head_ + used_) % capacity_;
+  ++used_;
+  Slot& s = slots_[slot];
+  s = candidate;
+  s.state = State::Pending;
+  s.ticket = next_ticket_++;
+  s.type = type;
+  const auto d = Impl::descriptor<MemSpace>(c, space_);
+  Impl::FusedRecord& it = staging_(slot);
+  it.nodes = d.nodes.data();
+  it.lookaside = d.lookaside.data();
+  it.node_count = static_cast<std::int32_t>(d.nodes.extent(0));  // (a committed descriptor has a few dozen nodes)
+  it.lookaside_count = static_cast<std::int64_t>(d.lookaside.extent(0));
+  it.typed = t.typed;
+  it.packed = t.packed;
+  it.begin = t.begin;
+  it.end = t.end;
+  it.tile = tile;
+  it.teams = static_cast<std::int32_t>(teams);
+  it.ticket = s.ticket;
+  it.word = static_cast<std::int8_t>(t.word);
+  it.direction = static_cast<std::int8_t>(Dir);
+  it.slot = slot;
+  it.cache = static_cast<std::int64_t>(c.nodes.size() * sizeof(Impl::DescriptorNode)) <= Impl::kMaxScratchDescriptor;
+  if (pending_count_ == 0) pending_begin_ = slot;
+  ++pending_count_;
+  reads_.insert(s.read_lo, s.read_hi);
+  writes_.insert(s.write_lo, s.write_hi);
+  if (s.writes_typed) {
+    const std::tuple<std::uintptr_t, std::uint64_t, std::int64_t> key{s.write_lo, s.type_id, s.count};
+    typed_writes_.insert(std::lower_bound(typed_writes_.begin(), typed_writes_.end(), key), key);
+  } else {
+    packed_writes_.insert(s.write_lo, s.write_hi);
+  }
+  pending_bytes_ += bytes;
+  pending_teams_ += teams;
+  const FusionRequest request(id_, slot, s.ticket);
+  if (pending_bytes_ >= threshold_) flush();
+  return request;
+}
+
+template <class ExecSpace>
+bool FusionQueue<ExecSpace>::conflicts(const Slot& s) const {
+  if (reads_.overlaps(s.write_lo, s.write_hi) || writes_.overlaps(s.read_lo, s.read_hi)) return true;
+  if (!s.writes_typed) return writes_.overlaps(s.write_lo, s.write_hi);
+  // Typed writes: against packed writes by bytes, against typed writes only when identical (see the header).
+  return packed_writes_.overlaps(s.write_lo, s.write_hi) ||
+         std::binary_search(typed_writes_.begin(), typed_writes_.end(),
+                            std::make_tuple(s.write_lo, s.type_id, s.count));
+}
+
+template <class ExecSpace>
+void FusionQueue<ExecSpace>::flush() {
+  if (pending_count_ == 0) return;
+  std::int64_t teams = 0, scratch = 0;
+  for (int i = 0; i < pending_count_; ++i) {
+    Impl::FusedRecord& it = staging_((pending_begin_ + i) % capacity_);
+    it.first_team = static_cast<std::int32_t>(teams);
+    teams += it.teams;
+    if (it.cache) scratch = std::max(scratch, Impl::descriptor_scratch_bytes(it.node_count));
+  }
+  // (enqueue keeps `teams` within an int: it flushes before a request that would overflow it)
+  Impl::FusedKernel<ExecSpace> kernel{{},        {},    records_,     pending_begin_, pending_count_,
+                                      capacity_, done_, flags_.data()};
+  if (pending_count_ <= kernel.kInline) {  // small launches carry their records as kernel parameters
+    for (int i = 0; i < pending_count_; ++i) {
+      kernel.inline_records[i] = staging_((pending_begin_ + i) % capacity_);
+      kernel.inline_first[i] = kernel.inline_records[i].first_team;
+    }
+  } else if constexpr (!std::is_same_v<HostVisible, MemSpace>) {
+    // The pending records sit at ring positions [pending_begin_, + pending_count_), possibly wrapping around.
+    const int first = std::min(pending_count_, capacity_ - pending_begin_);
+    const std::pair<int, int> a{pending_begin_, pending_begin_ + first}, b{0, pending_count_ - first};
+    Kokkos::deep_copy(space_, Kokkos::subview(records_, a), Kokkos::subview(staging_, a));
+    if (b.second > 0) Kokkos::deep_copy(space_, Kokkos::subview(records_, b), Kokkos::subview(staging_, b));
+  }
+  // Light weight: Kokkos then passes the (3 KiB) functor as a kernel parameter instead of copying it to constant memory
+  // first, which would cost a copy and an event per launch. Launch bounds: the backend's (BackendTraits).
+  using Policy = typename Impl::FusedKernel<ExecSpace>::Policy;
+  auto policy =
+      Kokkos::Experimental::require(Policy(space_, static_cast<int>(teams), Impl::BackendTraits<ExecSpace>::team_size),
+                                    Kokkos::Experimental::WorkItemProperty::HintLightWeight);
+  if (scratch > 0) policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
+  static const std::string label = "KokkosDDT::FusionQueue::fused";  // parallel_for takes a std::string: made once
+  Kokkos::parallel_for(label, policy, kernel);
+  // Launched: only now are the requests in flight (had the launch thrown, they would still be pending, to be launched
+  // again by the next flush or wait, rather than waited for forever).
+  for (int i = 0; i < pending_count_; ++i) slots_[(pending_begin_ + i) % capacity_].state = State::InFlight;
+  pending_count_ = 0;
+  pending_bytes_ = 0;
+  pending_teams_ = 0;
+  reads_.clear();
+  writes_.clear();
+  packed_writes_.clear();
+  typed_writes_.clear();
+  ++launches_;
+}
+
+template <class ExecSpace>
+bool FusionQueue<ExecSpace>::complete(int slot, std::uint64_t ticket) const {
+  return desul::atomic_load(&flags_(slot), desul::MemoryOrderAcquire(), desul::MemoryScopeNode()) == ticket;
+}
+
+template <class ExecSpace>
+void FusionQueue<ExecSpace>::reclaim() {
+  while (used_ > 0) {
+    Slot& s = slots_[head_];
+    if (s.state != State::InFlight || !complete(head_, s.ticket)) return;
+    s.state = State::Free;
+    s.type = Datatype();
+    head_ = (head_ + 1) % capacity_;
+    --used_;
+  }
+}
+
+template <class ExecSpace>
+void FusionQueue<ExecSpace>::take_slot() {
+  reclaim();
+  if (used_ < capacity_) return;
+  // A full ring: launch what is pending, then wait until half the ring is free (waiting for one slot at a time would
+  // make every later request a launch of its own).
+  flush();
+  Impl::poll([&] {
+    reclaim();
+    return used_ <= capacity_ / 2;
+  });
+}
+
+template <class ExecSpace>
+void FusionQueue<ExecSpace>::check(const FusionRequest& r, const char* where) const {
+  if (r.empty()) Impl::throw_error(ErrorCode::InvalidArgument, where, "request", "is empty (default-constructed)");
+  if (r.queue_ != id_) Impl::throw_error(ErrorCode::InvalidArgument, where, "request", "belongs to another queue");
+}
+
+template <class ExecSpace>
+bool FusionQueue<ExecSpace>::test(const FusionRequest& r) {
+  check(r, "KokkosDDT::FusionQueue::test");
+  if (r.slot_ < 0) return true;
+  const Slot& s = slots_[r.slot_];
+  if (s.ticket != r.ticket_ || s.state == State::Free) return true;  // completed, and its slot reused or freed
+  if (s.state == State::Pending) flush();
+  if (!complete(r.slot_, r.ticket_)) return false;
+  reclaim();
+  return true;
+}
+
+template <class ExecSpace>
+void FusionQueue<ExecSpace>::wait(const FusionRequest& r) {
+  Impl::poll([&] { return test(r); });
+}
+
+// Polls the flags like wait() (a stream synchronization would cost more than the packing of a small batch).
+template <class ExecSpace>
+void FusionQueue<ExecSpace>::wait_all() {
+  flush();
+  Impl::poll([&] {
+    reclaim();
+    return used_ == 0;
+  });
+}
+
+}  // namespace KokkosDDT

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// One transfer, one launch: picks the traversal layout the backend wants (the host walk or the device interleave),
+// sizes the tiles, and launches on the caller's instance.
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include <Kokkos_Core.hpp>
+
+#include "KokkosDDT_Backend.hpp"
+#include "KokkosDDT_Committed.hpp"
+#include "KokkosDDT_DeviceInterleave.hpp"
+#include "KokkosDDT_Error.hpp"
+#include "KokkosDDT_HostWalk.hpp"
+#include "KokkosDDT_TraversalArgs.hpp"
+
+namespace KokkosDDT::Impl {
+
+// How transfers on ExecSpace are laid out and launched, from its BackendTraits. (The tests substitute other shapes to
+// run the device layout, in both launch forms, on host backends.)
+template <class ExecSpace>
+struct LaunchShape {
+  using Backend = BackendTraits<ExecSpace>;
+  static constexpr bool walks_runs = Backend::walks_runs;
+  // Synchronous hosts run a transfer that fits one team on the calling thread: a small pack then costs what MPI_Pack's
+  // does, not a fork/join (about 0.7 us on OpenMP).
+  static constexpr bool inline_single_team = walks_runs && Backend::synchronous;
+  // Devices launch flat: as fast or faster than a TeamPolicy at every size measured (the TeamPolicy costs 0.1-0.4 us
+  // more host time, its scratch copy and barrier 0-5 % at 256 MiB; perf_tests/results/gpu-2026-11-21-tuning.txt).
+  static constexpr bool flat = !walks_runs;
+  static int team_size() { return Backend::team_size; }
+
+  // Packed bytes per team. Hosts: enough tiles to balance the threads, each large enough to amortize the descriptor
+  // copy. Devices: enough threads to fill the device first; beyond that, more work per thread only for narrow words
+  // (up to Backend::thread_bytes bytes' worth).
+  static std::int64_t tile_bytes(const ExecSpace& space, std::int64_t total, int word) {
+    if constexpr (walks_runs) {
+      constexpr std::int64_t min_tile = std::int64_t(64) << 10;
+      if (total <= min_tile) return min_tile;  // one team, and no need to ask for the thread count
+      const std::int64_t threads = Backend::threads(space);
+      if (threads == 1) return (total + word - 1) / word * word;  // nothing to balance: one team walks it all
+      const std::int64_t balanced = (total + 4 * threads - 1) / (4 * threads);
+      const std::int64_t tile = std::max<std::int64_t>(min_tile, balanced);
+      return (tile + word - 1) / word * word;
+    } else {
+      const std::int64_t words = (total + word - 1) / word;
+      const std::int64_t threads = Backend::threads(space);
+      const std::int64_t most = std::max<std::int64_t>(1, Backend::thread_bytes / word);
+      const std::int64_t per_thread = std::clamp<std::int64_t>((words + threads - 1) / threads, 1, most);
+      return std::int64_t(team_size()) * word * per_thread;
+    }
+  }
+};
+
+template <class ExecSpace, Direction Dir, int W, class Shape>
+void launch_traversal_words(const ExecSpace& space, const CommittedType& type, char* typed, char* packed,
+                            std::int64_t begin, std::int64_t end) {
+  using MemSpace = typename ExecSpace::memory_space;
+  const auto d = descriptor<MemSpace>(type, space);
+  TraversalArgs<MemSpace> args;
+  args.nodes = d.nodes;
+  args.lookaside = d.lookaside;
+  args.typed = typed;
+  args.packed = packed;
+  args.begin = begin;
+  args.end = end;
+  args.tile = Shape::tile_bytes(space, end - begin, W);
+  const auto nodes = static_cast<std::int64_t>(type.nodes.size());
+  args.cache_descriptor = nodes * static_cast<std::int64_t>(sizeof(DescriptorNode)) <= kMaxScratchDescriptor;
+  const std::int64_t scratch = descriptor_scratch_bytes(nodes);
+  const std::int64_t teams = (end - begin + args.tile - 1) / args.tile;
+  const int team_size = Shape::team_size();
+  static const std::string label = Dir == Direction::Pack ? "KokkosDDT::pack" : "KokkosDDT::unpack";
+  auto team_policy = [&] {  // (built only where used: a TeamPolicy costs host time)
+    Kokkos::TeamPolicy<ExecSpace> policy(space, static_cast<int>(teams), team_size);
+    if (args.cache_descriptor) policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
+    return policy;
+  };
+  if constexpr (Shape::walks_runs) {
+    const HostWalk<ExecSpace, Dir, W> kernel{args};
+    if constexpr (Shape::inline_single_team) {
+      if (teams == 1) {  // one tile: the same walk on the calling thread, without a fork/join
+        const bool tools = Kokkos::Tools::profileLibraryLoaded();
+        if (tools) Kokkos::Profiling::pushRegion(label);  // tools still see the operation
+        kernel.walk(d.nodes.data(), begin, end);
+        if (tools) Kokkos::Profiling::popRegion();
+        return;
+      }
+    }
+    Kokkos::parallel_for(label, team_policy(), kernel);
+  } else {
+    using Kernel = DeviceInterleave<ExecSpace, Dir, W>;
+    const Kernel kernel{args, team_size, Kernel::packed_words_fit(packed, args.tile, team_size)};
+    if constexpr (Shape::flat) {
+      const std::string error = BackendTraits<ExecSpace>::launch_flat(space, label, teams * team_size, kernel);
+      if (!error.empty()) throw_error(ErrorCode::Backend, label, "launch", error);
+    } else {
+      Kokkos::parallel_for(label, team_policy(), kernel);
+    }
+  }
+}
+
+// Moves stream bytes [begin, end) of `type` between `typed` and `packed` on `space` (asynchronously), in `word`-byte
+// words.
+template <class ExecSpace, Direction Dir, class Shape = LaunchShape<ExecSpace>>
+void launch_traversal(const ExecSpace& space, const CommittedType& type, char* typed, char* packed, std::int64_t begin,
+                      std::int64_t end, int word) {
+  if (end <= begin) return;  // nothing to move (and a launch of zero blocks is an error on CUDA)
+  with_word_size(word, [&](auto w) {
+    launch_traversal_words<ExecSpace, Dir, decltype(w)::value, Shape>(space, type, typed, packed, begin, end);
+  });
+}
+
+}  // namespace KokkosDDT::Impl

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// The device layout of the traversal (jenkins-tpds14, Algorithm 1): the threads of a team take interleaved words of
+// its tile (thread r: words r, r + T, r + 2T, ...) and each derives its typed-buffer address from the word's stream
+// position alone (locate()), so a warp's packed-side accesses coalesce and no thread depends on another.
+//
+// Launched as a TeamPolicy (descriptor in team scratch; the fused kernel) or flat (thread i is rank i % T of tile
+// i / T, descriptor read in place; single device launches, which measured as fast or faster at every size:
+// perf_tests/results/gpu-2026-11-21-tuning.txt).
+//
+// Dir = Runtime and W = 0 take the direction and the word size from the arguments at run time: the fused kernel's one
+// instance for every request, whose code must stay small for the instruction cache (one instance per direction and
+// word size made it 290 KiB: perf_tests/results/fusion-2026-11-21.md).
+
+#include <cstdint>
+
+#include <Kokkos_Core.hpp>
+
+#include "KokkosDDT_Config.hpp"
+#include "KokkosDDT_Traversal.hpp"
+#include "KokkosDDT_TraversalArgs.hpp"
+#include "KokkosDDT_Words.hpp"
+
+namespace KokkosDDT::Impl {
+
+template <class ExecSpace, Direction Dir, int W>
+struct DeviceInterleave {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  using MemSpace = typename ExecSpace::memory_space;
+
+  TraversalArgs<MemSpace> args;
+  std::int64_t threads_per_team = 1;  // the flat launch's T
+  bool packed_wide = false;           // the packed side in PW-byte words: set at launch from packed_words_fit()
+
+  KOKKOS_FUNCTION void operator()(const Member& team) const {
+    run_tile(team, team_descriptor(team, args), team.league_rank());
+  }
+
+  KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
+    const std::int64_t team = i / threads_per_team, rank = i - team * threads_per_team;
+    const std::int64_t first = args.begin + team * args.tile;
+    interleave(args.nodes.data(), first, Kokkos::min(args.end, first + args.tile), rank, threads_per_team);
+  }
+
+  // Tile `t` of the transfer, by the whole team.
+  KOKKOS_FUNCTION void run_tile(const Member& team, const DescriptorNode* desc, std::int64_t t) const {
+    const std::int64_t first = args.begin + t * args.tile;
+    interleave(desc, first, Kokkos::min(args.end, first + args.tile), team.team_rank(), team.team_size());
+  }
+
+  // The packed side of a tile is contiguous, so narrow types (W < Config::packed_word) move it in PW-byte words: thread
+  // r takes packed words r, r + T, ... and gathers (pack) or scatters (unpack) their W-byte units on the typed side.
+  // The typed side's loads stay in cache; the packed side's stores, which cross PCIe when packing into pinned host
+  // memory, become PW bytes each instead of W.
+  static constexpr int PW = W > 0 && W < Config::packed_word ? Config::packed_word : W;
+
+  // Packed words only where the packed buffer is aligned for them and every thread of a tile gets a whole one: a
+  // thread gathers its units one after another, so on small transfers (few units per thread) the unit-per-thread
+  // layout finishes sooner (perf_tests/results/gpu-2026-11-21.md).
+  KOKKOS_FUNCTION static bool packed_words_fit(const char* packed_at, std::int64_t tile_bytes, std::int64_t threads) {
+    if constexpr (PW == W) return false;
+    return reinterpret_cast<std::uintptr_t>(packed_at) % PW == 0 && tile_bytes % PW == 0 && tile_bytes >= threads * PW;
+  }
+
+ private:
+  KOKKOS_FUNCTION bool packs() const {
+    if constexpr (Dir == Direction::Runtime)
+      return args.packing;
+    else
+      return Dir == Direction::Pack;
+  }
+  KOKKOS_FUNCTION std::int64_t word() const { return W > 0 ? W : args.word; }
+
+  // A word held in registers (W == 0: room for the widest), loaded and stored with the word size's own instructions.
+  using Unit = Word<(W > 0 ? W : 16)>;
+  KOKKOS_FUNCTION Unit load_unit(const char* src) const {
+    Unit u;
+    if constexpr (W > 0) {
+      u = load_word<W>(src);
+    } else {
+      with_word_size(args.word, [&](auto w) {
+        constexpr int V = decltype(w)::value;
+        *reinterpret_cast<Word<V>*>(&u) = load_word<V>(src);
+      });
+    }
+    return u;
+  }
+  KOKKOS_FUNCTION void store_unit(char* dst, const Unit& u) const {
+    if constexpr (W > 0) {
+      store_word<W>(dst, u);
+    } else {
+      with_word_size(args.word, [&](auto w) {
+        constexpr int V = decltype(w)::value;
+        store_word<V>(dst, *reinterpret_cast<const Word<V>*>(&u));
+      });
+    }
+  }
+
+  // The typed buffer's address of stream byte q (the point-based traversal).
+  KOKKOS_FUNCTION char* typed_at(const DescriptorNode* desc, std::int64_t q) const {
+    const Hit h = locate(desc, args.lookaside.data(), q);
+    return args.typed + block_span(h.node, args.lookaside.data(), h.block, h.base).offset + h.inner;
+  }
+
+  // Words p, p + step, ... before `stop`, one at a time (one word in flight per thread measured best on the H100:
+  // fewer registers, more resident threads; perf_tests/results/gpu-2026-11-21-tuning.txt).
+  KOKKOS_FUNCTION void interleave_words(const DescriptorNode* desc, std::int64_t p, std::int64_t stop,
+                                        std::int64_t step) const {
+    for (; p < stop; p += step) {
+      char* t = typed_at(desc, p);
+      char* k = args.packed + (p - args.begin);
+      if (packs())
+        store_unit(k, load_unit(t));
+      else
+        store_unit(t, load_unit(k));
+    }
+  }
+
+  KOKKOS_FUNCTION void interleave_packed_words(const DescriptorNode* desc, std::int64_t g, std::int64_t stop,
+                                               std::int64_t step) const {
+    for (; g < stop; g += step) {
+      if (stop - g < PW) return interleave_words(desc, g, stop, W);  // the range's last partial word: by units
+      char* k = args.packed + (g - args.begin);
+      if (packs()) {
+        Word<PW> out;
+        for (int j = 0; j < PW / W; ++j) {
+          const Word<W> w = load_word<W>(typed_at(desc, g + j * W));
+          for (int b = 0; b < W; ++b) out.bytes[j * W + b] = w.bytes[b];
+        }
+        store_word<PW>(k, out);
+      } else {
+        const Word<PW> in = load_word<PW>(k);
+        for (int j = 0; j < PW / W; ++j) {
+          Word<W> w;
+          for (int b = 0; b < W; ++b) w.bytes[b] = in.bytes[j * W + b];
+          store_word<W>(typed_at(desc, g + j * W), w);
+        }
+      }
+    }
+  }
+
+  // Rank r of T threads moves its share of stream bytes [first, stop).
+  KOKKOS_FUNCTION void interleave(const DescriptorNode* desc, std::int64_t first, std::int64_t stop, std::int64_t r,
+                                  std::int64_t T) const {
+    if constexpr (PW > W) {
+      if (packed_wide) return interleave_packed_words(desc, first + r * PW, stop, T * PW);
+    }
+    interleave_words(desc, first + r * word(), stop, T * word());
+  }
+};
+
+}  // namespace KokkosDDT::Impl

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// The point-based traversal (jenkins-tpds14, Algorithms 1-2): from a packed byte position alone, find where that byte
+// lives in the user buffer. No state is carried between positions, so any thread can start anywhere; the same code
+// serves pack and unpack and every execution space.
+//
+// locate() descends the serialized tree, at each level dividing the position by the element size (a multiply-high,
+// see Divisor) or binary-searching a prefix sum (Indexed, Struct), until it reaches a terminal block: a contiguous
+// run. It returns that block, so that a caller walking consecutive positions can step to the next block of the same
+// node in O(1) (block_span) instead of descending again.
+
+#include <cstdint>
+
+#include <Kokkos_Macros.hpp>
+
+#include "KokkosDDT_Descriptor.hpp"
+
+namespace KokkosDDT::Impl {
+
+// Position p of a type's packed stream, resolved to a terminal block.
+struct Hit {
+  const DescriptorNode* node;  // the terminal node
+  std::int64_t block;          // block index within it
+  std::int64_t base;           // user-buffer offset of the node's origin (its disp included)
+  std::int64_t inner;          // bytes into the block
+};
+
+// A contiguous run of the user buffer: [offset, offset + length).
+struct Span {
+  std::int64_t offset;
+  std::int64_t length;  // 0: block `b` is not terminal (a Struct field with a derived child)
+};
+
+// Largest b in [0, count) with prefix[b] <= p (blocks are non-empty, so prefix is strictly increasing).
+//
+// The search starts where the block would be if all blocks had the same length and gallops outwards from there
+// before bisecting: O(1) probes when block lengths are even, O(log distance) otherwise, never worse than O(log count).
+// On a GPU each probe is a dependent load, so the probes saved are latency saved.
+KOKKOS_INLINE_FUNCTION std::int64_t find_block(const std::int64_t* prefix, std::int64_t count, std::int64_t p) {
+  const double fraction = static_cast<double>(p) / static_cast<double>(prefix[count]);
+  std::int64_t guess = static_cast<std::int64_t>(fraction * static_cast<double>(count));
+  guess = guess < 0 ? 0 : guess >= count ? count - 1 : guess;
+  std::int64_t lo, hi;  // invariant: prefix[lo] <= p < prefix[hi]
+  if (prefix[guess] <= p) {
+    lo = guess;
+    std::int64_t step = 1;
+    hi = lo + 1;
+    while (hi < count && prefix[hi] <= p) {
+      lo = hi;
+      step *= 2;
+      hi = lo + step < count ? lo + step : count;
+    }
+  } else {
+    hi = guess;
+    std::int64_t step = 1;
+    lo = hi - 1;
+    while (lo > 0 && prefix[lo] > p) {
+      hi = lo;
+      step *= 2;
+      lo = hi - step > 0 ? hi - step : 0;
+    }
+  }
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (prefix[mid] <= p)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+// Block b of terminal node n whose origin is at `base`.
+KOKKOS_FORCEINLINE_FUNCTION Span block_span(const DescriptorNode* n, const std::int64_t* la, std::int64_t b,
+                                            std::int64_t base) {
+  switch (n->kind) {
+    case LayoutKind::Contig:
+      return {base, n->size};
+    case LayoutKind::Strided:
+      return {base + b * n->stride, n->elem};
+    case LayoutKind::IndexedBlock:
+      return {base + Lookaside::block_disps(n, la)[b], n->elem};
+    case LayoutKind::Indexed: {
+      const std::int64_t* prefix = Lookaside::prefix(n, la);
+      return {base + Lookaside::disps(n, la)[b], prefix[b + 1] - prefix[b]};
+    }
+    default: {  // Struct: terminal fields only
+      if (Lookaside::children(n, la)[b] >= 0) return {0, 0};
+      const std::int64_t* prefix = Lookaside::prefix(n, la);
+      return {base + Lookaside::disps(n, la)[b], prefix[b + 1] - prefix[b]};
+    }
+  }
+}
+
+// One non-terminal level on the way down to a terminal block: which element of `node` a position lies in.
+struct Level {
+  const DescriptorNode* node;
+  std::int64_t block;   // block (Struct: field) index
+  std::int64_t elem;    // element within the block (Indexed, Struct; 0 where blocks hold one element)
+  std::int64_t origin;  // user-buffer offset of the node's origin (its disp included)
+};
+
+struct NoPath {
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(const Level&) const {}
+};
+
+// Resolves packed byte p, 0 <= p < nodes[0].size (the descriptor's root is the instance level, so p may lie in any
+// instance). `path` sees each non-terminal level passed on the way (Cursor records them; the default ignores them).
+template <class Path = NoPath>
+KOKKOS_INLINE_FUNCTION Hit locate(const DescriptorNode* nodes, const std::int64_t* la, std::int64_t p,
+                                  Path&& path = Path()) {
+  const DescriptorNode* n = nodes;
+  std::int64_t off = 0;
+  while (true) {
+    off += n->disp;
+    std::int64_t b = 0;
+    switch (n->kind) {
+      case LayoutKind::Contig:
+        return {n, 0, off, p};
+      case LayoutKind::Strided:
+      case LayoutKind::IndexedBlock:
+        b = n->div_elem.divide(p);
+        p -= b * n->elem;
+        if (n->child < 0) return {n, b, off, p};
+        path(Level{n, b, 0, off});
+        off += n->kind == LayoutKind::Strided ? b * n->stride : Lookaside::block_disps(n, la)[b];
+        n = nodes + n->child;
+        continue;
+      case LayoutKind::Indexed: {
+        const std::int64_t* prefix = Lookaside::prefix(n, la);
+        b = find_block(prefix, n->count, p);
+        p -= prefix[b];
+        if (n->child < 0) return {n, b, off, p};
+        const std::int64_t e = n->div_elem.divide(p);
+        p -= e * n->elem;
+        path(Level{n, b, e, off});
+        off += Lookaside::disps(n, la)[b] + e * n->elem_extent;
+        n = nodes + n->child;
+        continue;
+      }
+      default: {  // LayoutKind::Struct
+        const std::int64_t* prefix = Lookaside::prefix(n, la);
+        b = find_block(prefix, n->count, p);
+        p -= prefix[b];
+        const std::int64_t c = Lookaside::children(n, la)[b];
+        if (c < 0) return {n, b, off, p};
+        const DescriptorNode* child = nodes + c;
+        const std::int64_t e = child->div_size.divide(p);
+        p -= e * child->size;
+        path(Level{n, b, e, off});
+        off += Lookaside::disps(n, la)[b] + e * child->extent;
+        n = child;
+        continue;
+      }
+    }
+  }
+}
+
+}  // namespace KokkosDDT::Impl

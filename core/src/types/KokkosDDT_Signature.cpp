@@ -1,0 +1,65 @@
+#include "KokkosDDT_Signature.hpp"
+
+namespace KokkosDDT::Impl {
+
+namespace {
+
+constexpr std::uint64_t kPrime = (std::uint64_t(1) << 61) - 1;
+constexpr std::uint64_t kBase = 0x1c6a5f3b2d4e9a7ull % kPrime;
+
+std::uint64_t mod_mul(std::uint64_t a, std::uint64_t b) {
+  unsigned __int128 p = static_cast<unsigned __int128>(a) * b;
+  std::uint64_t lo = static_cast<std::uint64_t>(p & kPrime);
+  std::uint64_t hi = static_cast<std::uint64_t>(p >> 61);
+  std::uint64_t r = lo + hi;  // < 2^62: fold once more, then one subtraction leaves the canonical residue
+  r = (r & kPrime) + (r >> 61);
+  return r >= kPrime ? r - kPrime : r;
+}
+
+std::uint64_t mod_add(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t r = a + b;
+  return r >= kPrime ? r - kPrime : r;
+}
+
+std::uint64_t mod_pow(std::uint64_t base, std::uint64_t exponent) {
+  std::uint64_t result = 1;
+  while (exponent) {
+    if (exponent & 1) result = mod_mul(result, base);
+    base = mod_mul(base, base);
+    exponent >>= 1;
+  }
+  return result;
+}
+
+// A well-mixed nonzero value per primitive, so that distinct primitives hash apart.
+std::uint64_t element_value(Primitive p) {
+  std::uint64_t x = static_cast<std::uint64_t>(p) + 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return x % (kPrime - 1) + 1;
+}
+
+}  // namespace
+
+TypeSignature signature_of(Primitive p) { return {element_value(p), 1}; }
+
+TypeSignature opaque_signature(std::int64_t bytes) { return repeat(signature_of(Primitive::Byte), bytes); }
+
+TypeSignature concat(const TypeSignature& a, const TypeSignature& b) {
+  std::uint64_t shifted = mod_mul(mod_pow(kBase, static_cast<std::uint64_t>(a.length)), b.hash);
+  return {mod_add(a.hash, shifted), a.length + b.length};
+}
+
+TypeSignature repeat(const TypeSignature& s, std::int64_t times) {
+  TypeSignature result{0, 0};
+  TypeSignature power = s;  // s repeated 2^k times
+  while (times > 0) {
+    if (times & 1) result = concat(result, power);
+    times >>= 1;
+    if (times) power = concat(power, power);
+  }
+  return result;
+}
+
+}  // namespace KokkosDDT::Impl
