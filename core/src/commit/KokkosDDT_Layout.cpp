@@ -3,10 +3,15 @@
 #include <algorithm>
 #include <sstream>
 
+#include "KokkosDDT_Error.hpp"
 #include "KokkosDDT_Format.hpp"
 #include "KokkosDDT_TypeNode.hpp"
 
 namespace KokkosDDT::Impl {
+
+namespace {
+constexpr const char* kWhere = "KokkosDDT::Datatype::commit";
+}
 
 LayoutPtr make_contig(std::int64_t disp, std::int64_t size, std::int64_t extent) {
   auto n = std::make_unique<LayoutNode>();
@@ -109,7 +114,12 @@ LayoutPtr lower(const TypeNode& type) {
       n->blocklength = block ? type.blocklength : 1;
       if (!block) n->lens = type.blocklengths;
       n->disps.reserve(type.displacements.size());
-      for (std::int64_t d : type.displacements) n->disps.push_back(d * unit);
+      for (std::size_t i = 0; i < type.displacements.size(); ++i) {
+        // A zero-length block moves nothing and may sit anywhere (its displacement times the unit need not fit 64
+        // bits): place it at 0; normalization drops it.
+        const bool empty = !block && type.blocklengths[i] == 0;
+        n->disps.push_back(empty ? 0 : checked_mul(type.displacements[i], unit, kWhere, "type"));
+      }
       return n;
     }
     case Combiner::Subarray:
@@ -223,8 +233,9 @@ namespace {
 // The span of `count` elements starting at `first`, `step` apart, each covering [lo, hi) of itself.
 std::pair<std::int64_t, std::int64_t> repeat_span(std::int64_t first, std::int64_t count, std::int64_t step,
                                                   std::pair<std::int64_t, std::int64_t> one) {
-  const std::int64_t last = first + (count - 1) * step;
-  return {std::min(first, last) + one.first, std::max(first, last) + one.second};
+  const std::int64_t last = checked_add(first, checked_mul(count - 1, step, kWhere, "type"), kWhere, "type");
+  return {checked_add(std::min(first, last), one.first, kWhere, "type"),
+          checked_add(std::max(first, last), one.second, kWhere, "type")};
 }
 
 void widen(std::pair<std::int64_t, std::int64_t>& acc, std::pair<std::int64_t, std::int64_t> b, bool& any) {
@@ -261,7 +272,7 @@ std::pair<std::int64_t, std::int64_t> data_bounds(const LayoutNode& n) {
       }
       break;
   }
-  return {out.first + n.disp, out.second + n.disp};
+  return {checked_add(out.first, n.disp, kWhere, "type"), checked_add(out.second, n.disp, kWhere, "type")};
 }
 
 bool same_layout(const LayoutNode& a, const LayoutNode& b) {

@@ -3,9 +3,30 @@
 #include <algorithm>
 #include <numeric>
 
+#include "KokkosDDT_Error.hpp"
+
 namespace KokkosDDT::Impl {
 
 namespace {
+
+constexpr const char* kWhere = "KokkosDDT::Datatype::commit";
+
+// Checked arithmetic for values the normalized layout keeps (offsets, sizes, counts): Overflow if one does not fit.
+std::int64_t add(std::int64_t a, std::int64_t b) { return checked_add(a, b, kWhere, "type"); }
+std::int64_t mul(std::int64_t a, std::int64_t b) { return checked_mul(a, b, kWhere, "type"); }
+
+// a + b * c == target, for a rewrite's precondition: false when the left side does not fit 64 bits (then the
+// rewrite does not apply; the type may still be valid).
+bool fma_equals(std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t target) {
+  std::int64_t p, r;
+  return !__builtin_mul_overflow(b, c, &p) && !__builtin_add_overflow(a, p, &r) && r == target;
+}
+
+// |v| as an unsigned value (defined for INT64_MIN too).
+std::uint64_t magnitude(std::int64_t v) {
+  const auto u = static_cast<std::uint64_t>(v);
+  return v < 0 ? ~u + 1 : u;
+}
 
 bool has_single_child(const LayoutNode& n) {
   return n.kind == LayoutKind::Strided || n.kind == LayoutKind::IndexedBlock || n.kind == LayoutKind::Indexed;
@@ -13,7 +34,7 @@ bool has_single_child(const LayoutNode& n) {
 
 // Replaces n by `replacement`, which takes over n's entry offset and the extent n's parent steps by.
 void replace(LayoutPtr& n, LayoutPtr replacement, std::int64_t extra_disp) {
-  replacement->disp += n->disp + extra_disp;
+  replacement->disp = add(replacement->disp, add(n->disp, extra_disp));
   replacement->extent = n->extent;
   n = std::move(replacement);
 }
@@ -23,8 +44,8 @@ LayoutPtr make_strided(std::int64_t count, std::int64_t stride, LayoutPtr child)
   s->kind = LayoutKind::Strided;
   s->count = count;
   s->stride = stride;
-  s->size = count * child->size;
-  s->extent = count * child->extent;
+  s->size = mul(count, child->size);
+  s->extent = mul(count, child->extent);
   s->elem = child->size;
   s->child = std::move(child);
   return s;
@@ -35,13 +56,13 @@ LayoutPtr make_strided(std::int64_t count, std::int64_t stride, LayoutPtr child)
 bool hoist_child_disp(LayoutPtr& n) {
   bool changed = false;
   if (n->child && n->child->disp != 0) {
-    n->disp += n->child->disp;
+    n->disp = add(n->disp, n->child->disp);
     n->child->disp = 0;
     changed = true;
   }
   for (auto& f : n->fields)
     if (f.child && f.child->disp != 0) {
-      f.disp += f.child->disp;
+      f.disp = add(f.disp, f.child->disp);
       f.child->disp = 0;
       changed = true;
     }
@@ -79,7 +100,7 @@ bool split_blocklength(LayoutPtr& n) {
   bool changed = false;
   if ((n->kind == LayoutKind::Strided || n->kind == LayoutKind::IndexedBlock) && n->blocklength > 1) {
     if (n->terminal()) {
-      n->elem *= n->blocklength;  // a terminal block is one run
+      n->elem = mul(n->elem, n->blocklength);  // a terminal block is one run
     } else {
       const std::int64_t child_extent = n->child->extent;  // read before the move below
       n->child = make_strided(n->blocklength, child_extent, std::move(n->child));
@@ -90,13 +111,13 @@ bool split_blocklength(LayoutPtr& n) {
     changed = true;
   }
   if (n->kind == LayoutKind::Indexed && n->terminal() && n->elem != 1) {
-    for (auto& l : n->lens) l *= n->elem;  // lengths in bytes
+    for (auto& l : n->lens) l = mul(l, n->elem);  // lengths in bytes
     n->elem = 1;
     changed = true;
   }
   for (auto& f : n->fields)
     if (!f.child && f.elem != 1) {
-      f.len *= f.elem;
+      f.len = mul(f.len, f.elem);
       f.elem = 1;
       changed = true;
     }
@@ -152,8 +173,8 @@ bool merge_nested_strided(LayoutPtr& n) {
   if (n->kind != LayoutKind::Strided || n->blocklength != 1 || !n->child) return false;
   LayoutNode& c = *n->child;
   if (c.kind != LayoutKind::Strided || c.blocklength != 1 || c.disp != 0) return false;
-  if (n->stride != c.count * c.stride) return false;
-  n->count *= c.count;
+  if (!fma_equals(0, c.count, c.stride, n->stride)) return false;
+  n->count = mul(n->count, c.count);
   n->stride = c.stride;
   n->elem = c.elem;
   n->child = std::move(c.child);  // c dies here
@@ -172,11 +193,13 @@ bool uniform_indexed_to_block(LayoutPtr& n) {
 
 bool even_block_to_strided(LayoutPtr& n) {
   if (n->kind != LayoutKind::IndexedBlock || n->disps.size() < 2) return false;
-  const std::int64_t first = n->disps[0], step = n->disps[1] - n->disps[0];
+  const std::int64_t first = n->disps[0];
+  std::int64_t step;
+  if (__builtin_sub_overflow(n->disps[1], first, &step)) return false;
   for (std::size_t i = 2; i < n->disps.size(); ++i)
-    if (n->disps[i] - n->disps[i - 1] != step) return false;
+    if (!fma_equals(n->disps[i - 1], 1, step, n->disps[i])) return false;
   n->kind = LayoutKind::Strided;
-  n->disp += first;
+  n->disp = add(n->disp, first);
   n->stride = step;
   n->disps.clear();
   return true;
@@ -197,7 +220,7 @@ bool struct_to_indexed(LayoutPtr& n) {
   x->extent = n->extent;
   x->count = static_cast<std::int64_t>(n->fields.size());
   for (auto& f : n->fields) {
-    x->lens.push_back(all_terminal ? f.len * f.elem : f.len);
+    x->lens.push_back(all_terminal ? mul(f.len, f.elem) : f.len);
     x->disps.push_back(f.disp);
   }
   if (all_terminal) {
@@ -217,8 +240,8 @@ bool merge_adjacent_blocks(LayoutPtr& n) {
     std::vector<std::int64_t> lens, disps;
     for (std::size_t i = 0; i < n->lens.size(); ++i) {
       if (n->lens[i] == 0) continue;
-      if (!lens.empty() && disps.back() + lens.back() * step == n->disps[i]) {
-        lens.back() += n->lens[i];
+      if (!lens.empty() && fma_equals(disps.back(), lens.back(), step, n->disps[i])) {
+        lens.back() = add(lens.back(), n->lens[i]);
         continue;
       }
       lens.push_back(n->lens[i]);
@@ -236,8 +259,8 @@ bool merge_adjacent_blocks(LayoutPtr& n) {
     for (auto& f : n->fields) {
       if (f.len == 0) continue;
       if (!fields.empty() && !fields.back().child && !f.child &&
-          fields.back().disp + fields.back().len * fields.back().elem == f.disp) {
-        fields.back().len = fields.back().len * fields.back().elem + f.len * f.elem;
+          fma_equals(fields.back().disp, fields.back().len, fields.back().elem, f.disp)) {
+        fields.back().len = add(mul(fields.back().len, fields.back().elem), mul(f.len, f.elem));
         fields.back().elem = 1;
         continue;
       }
@@ -269,41 +292,41 @@ namespace {
 
 // Every run length and every offset the traversal adds, so that gcd | each of them.
 void gcd_visit(const LayoutNode& n, std::uint64_t& g) {
-  auto add = [&g](std::int64_t v) { g = std::gcd(g, static_cast<std::uint64_t>(v < 0 ? -v : v)); };
-  add(n.disp);
+  auto take = [&g](std::int64_t v) { g = std::gcd(g, magnitude(v)); };
+  take(n.disp);
   switch (n.kind) {
     case LayoutKind::Contig:
-      add(n.size);
+      take(n.size);
       return;
     case LayoutKind::Strided:
-      add(n.stride);
+      take(n.stride);
       break;
     case LayoutKind::IndexedBlock:
       break;
     case LayoutKind::Indexed:
-      if (n.child) add(n.child->extent);  // elements of one block step by it
-      for (std::int64_t l : n.lens) add(l * n.elem_size());
+      if (n.child) take(n.child->extent);  // elements of one block step by it
+      for (std::int64_t l : n.lens) take(mul(l, n.elem_size()));
       break;
     case LayoutKind::Struct:
       for (const auto& f : n.fields) {
-        add(f.disp);
+        take(f.disp);
         if (f.child) {
-          if (f.len > 1) add(f.child->extent);
+          if (f.len > 1) take(f.child->extent);
           gcd_visit(*f.child, g);
         } else {
-          add(f.len * f.elem);
+          take(mul(f.len, f.elem));
         }
       }
       return;
   }
-  for (std::int64_t d : n.disps) add(d);
+  for (std::int64_t d : n.disps) take(d);
   if (n.child) {  // elements of a block step by the child's extent
-    if (n.blocklength > 1) add(n.elem_extent());
+    if (n.blocklength > 1) take(n.elem_extent());
     gcd_visit(*n.child, g);
   } else if (n.kind != LayoutKind::Indexed) {
     // A terminal block is one dense run of blocklength elements: only its length matters, not the element size
     // (an Indexed node's runs, lens[b] * elem, are added above; its elem is 1 once normalized).
-    add(n.blocklength * n.elem);
+    take(mul(n.blocklength, n.elem));
   }
 }
 
@@ -312,7 +335,7 @@ void gcd_visit(const LayoutNode& n, std::uint64_t& g) {
 int word_size(const LayoutNode& root, bool repeated) {
   std::uint64_t g = 0;
   gcd_visit(root, g);
-  if (repeated) g = std::gcd(g, static_cast<std::uint64_t>(root.extent < 0 ? -root.extent : root.extent));
+  if (repeated) g = std::gcd(g, magnitude(root.extent));
   if (g == 0) return 16;
   const std::uint64_t low = g & (~g + 1);
   return static_cast<int>(std::min<std::uint64_t>(16, low));

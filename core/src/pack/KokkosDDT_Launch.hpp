@@ -102,15 +102,29 @@ void launch_traversal_words(const ExecSpace& space, const CommittedType& type, c
   }
 }
 
+// with_word_size's callee for a launch: host code in a host-device call operator (the dispatcher also serves device
+// code), so only the host pass compiles it.
+template <class ExecSpace, Direction Dir, class Shape>
+struct LaunchWithWord {
+  const ExecSpace& space;
+  const CommittedType& type;
+  char* typed;
+  char* packed;
+  std::int64_t begin, end;
+  template <class W>
+  KOKKOS_FUNCTION void operator()(W) const {
+    KOKKOS_IF_ON_HOST(
+        (launch_traversal_words<ExecSpace, Dir, W::value, Shape>(space, type, typed, packed, begin, end);))
+  }
+};
+
 // Moves stream bytes [begin, end) of `type` between `typed` and `packed` on `space` (asynchronously), in `word`-byte
 // words.
 template <class ExecSpace, Direction Dir, class Shape = LaunchShape<ExecSpace>>
 void launch_traversal(const ExecSpace& space, const CommittedType& type, char* typed, char* packed, std::int64_t begin,
                       std::int64_t end, int word) {
   if (end <= begin) return;  // nothing to move (and a launch of zero blocks is an error on CUDA)
-  with_word_size(word, [&](auto w) {
-    launch_traversal_words<ExecSpace, Dir, decltype(w)::value, Shape>(space, type, typed, packed, begin, end);
-  });
+  with_word_size(word, LaunchWithWord<ExecSpace, Dir, Shape>{space, type, typed, packed, begin, end});
 }
 
 }  // namespace KokkosDDT::Impl

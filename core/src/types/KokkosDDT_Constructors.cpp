@@ -20,7 +20,6 @@ namespace Impl {
 
 namespace {
 
-using Node = TypeNode;
 using NodePtr = std::shared_ptr<TypeNode>;
 
 struct Bounds {
@@ -43,23 +42,27 @@ struct Bounds {
 // `count` blocks of `blocklength` children, block i at byte displacement first + i * stride (yaksa's hvector rule;
 // a single block at displacement d is hvector_bounds(c, d, 1, b, 0)). The signs of the stride and of the child's
 // extent, not of the products, pick the bound that moves: a zero blocklength pulls ub below the child's (MPICH).
-Bounds hvector_bounds(const Node& c, std::int64_t first, std::int64_t count, std::int64_t blocklength,
+// Each bound moves by the offset of the block that sets it, so the true bounds move with the bounds without ever
+// forming their difference (which need not fit 64 bits even when every bound does).
+Bounds hvector_bounds(const TypeNode& c, std::int64_t first, std::int64_t count, std::int64_t blocklength,
                       std::int64_t stride, const char* where) {
-  const std::int64_t e = c.extent();
+  const std::int64_t e = checked_sub(c.ub, c.lb, where, "oldtype");
   const std::int64_t span = checked_mul(stride, count - 1, where, "stride");
   const std::int64_t inner = checked_mul(e, blocklength - 1, where, "blocklength");
+  const std::int64_t low = checked_add(first, checked_add(stride < 0 ? span : 0, e < 0 ? inner : 0, where, "stride"),
+                                       where, "displacements");
+  const std::int64_t high = checked_add(first, checked_add(stride > 0 ? span : 0, e > 0 ? inner : 0, where, "stride"),
+                                        where, "displacements");
   Bounds b;
-  b.lb = checked_add(checked_add(first, c.lb, where, "displacement"),
-                     checked_add(stride < 0 ? span : 0, e < 0 ? inner : 0, where, "stride"), where, "stride");
-  b.ub = checked_add(checked_add(first, c.ub, where, "displacement"),
-                     checked_add(stride > 0 ? span : 0, e > 0 ? inner : 0, where, "stride"), where, "stride");
-  b.true_lb = checked_add(b.lb, c.true_lb - c.lb, where, "displacement");
-  b.true_ub = checked_add(b.ub, c.true_ub - c.ub, where, "displacement");
+  b.lb = checked_add(c.lb, low, where, "displacements");
+  b.ub = checked_add(c.ub, high, where, "displacements");
+  b.true_lb = checked_add(c.true_lb, low, where, "displacements");
+  b.true_ub = checked_add(c.true_ub, high, where, "displacements");
   b.any = true;
   return b;
 }
 
-const Node& checked_node(const Datatype& t, const char* where, const char* argument) {
+const TypeNode& checked_node(const Datatype& t, const char* where, const char* argument) {
   if (t.is_null())
     throw_error(ErrorCode::NullDatatype, where, argument, "is a null datatype (default-constructed or freed)");
   return *t.impl_node_ptr();
@@ -72,15 +75,15 @@ void require_array(std::int64_t count, const void* p, const char* where, const c
 
 std::string element(const char* name, std::size_t i) { return std::string(name) + "[" + std::to_string(i) + "]"; }
 
-NodePtr derived(Combiner combiner, const Node& child, std::shared_ptr<const Node> child_ptr) {
-  auto n = std::make_shared<Node>();
+NodePtr derived(Combiner combiner, const TypeNode& child, std::shared_ptr<const TypeNode> child_ptr) {
+  auto n = std::make_shared<TypeNode>();
   n->combiner = combiner;
   n->alignment = child.alignment;
   n->children.push_back(std::move(child_ptr));
   return n;
 }
 
-void set_bounds(Node& n, const Bounds& b) {
+void set_bounds(TypeNode& n, const Bounds& b) {
   if (!b.any) return;
   n.lb = b.lb;
   n.ub = b.ub;
@@ -91,26 +94,37 @@ void set_bounds(Node& n, const Bounds& b) {
 // MPICH 4.0 turns a count of zero, an empty old type (in every constructor but subarray, resized and struct), an
 // indexed type with only zero blocklengths and an empty struct into its zero-length type: nothing to move, all
 // bounds zero, alignment 1.
-void make_zero_length(Node& n) {
+void make_zero_length(TypeNode& n) {
   n.size = n.lb = n.ub = n.true_lb = n.true_ub = n.num_primitives = 0;
   n.alignment = 1;
   n.signature = {};
 }
 
 // Fills size, num_primitives and signature for `count` blocks of `blocklength` children.
-void set_uniform_content(Node& n, const Node& c, std::int64_t count, std::int64_t blocklength, const char* where) {
+void set_uniform_content(TypeNode& n, const TypeNode& c, std::int64_t count, std::int64_t blocklength,
+                         const char* where) {
   const std::int64_t copies = checked_mul(count, blocklength, where, "count");
   n.size = checked_mul(copies, c.size, where, "count");
   n.num_primitives = checked_mul(copies, c.num_primitives, where, "count");
   n.signature = repeat(c.signature, copies);
 }
 
-Datatype finish(NodePtr n) { return Datatype(std::move(n)); }
+// Every bound fits 64 bits by construction (checked arithmetic); their differences, the extent and the true extent,
+// must too. `argument`: what to name when they do not.
+void require_representable(const TypeNode& n, const char* where, const char* argument) {
+  checked_sub(n.ub, n.lb, where, argument);
+  checked_sub(n.true_ub, n.true_lb, where, argument);
+}
+
+Datatype finish(NodePtr n, const char* where, const char* argument) {
+  require_representable(*n, where, argument);
+  return Datatype(std::move(n));
+}
 
 // The yaksa object a type resolves to: MPICH builds a struct whose fields all resolve to the same object as hindexed
 // (no padding). dup, contiguous(1, T) and resized(T) with T's own bounds return T's object; MPI types of one size and
 // class share an object (int32/uint32, int64/uint64, the one-byte types).
-const void* yaksa_identity(const Node& n) {
+const void* yaksa_identity(const TypeNode& n) {
   static const int groups[3] = {1, 4, 8};
   switch (n.combiner) {
     case Combiner::Named:
@@ -154,10 +168,10 @@ Datatype contiguous(std::int64_t count, const Datatype& oldtype) {
   const TypeNode& c = checked_node(oldtype, where, "oldtype");
   auto n = derived(Combiner::Contiguous, c, oldtype.impl_node_ptr());
   n->count = count;
-  if (count == 0 || c.size == 0) return make_zero_length(*n), finish(n);
+  if (count == 0 || c.size == 0) return make_zero_length(*n), finish(n, where, "count");
   set_uniform_content(*n, c, count, 1, where);
   set_bounds(*n, hvector_bounds(c, 0, count, 1, c.extent(), where));
-  return finish(n);
+  return finish(n, where, "count");
 }
 
 static Datatype make_hvector(Combiner combiner, std::int64_t count, std::int64_t blocklength, std::int64_t stride,
@@ -169,10 +183,10 @@ static Datatype make_hvector(Combiner combiner, std::int64_t count, std::int64_t
   n->count = count;
   n->blocklength = blocklength;
   n->stride = stride;
-  if (count == 0 || c.size == 0) return make_zero_length(*n), finish(n);
+  if (count == 0 || c.size == 0) return make_zero_length(*n), finish(n, where, "stride");
   set_uniform_content(*n, c, count, blocklength, where);
   set_bounds(*n, hvector_bounds(c, 0, count, blocklength, stride_bytes, where));
-  return finish(n);
+  return finish(n, where, "stride");
 }
 
 Datatype vector(std::int64_t count, std::int64_t blocklength, std::int64_t stride, const Datatype& oldtype) {
@@ -215,10 +229,11 @@ static Datatype make_indexed(Combiner combiner, std::int64_t count, const std::i
         in_extents ? checked_mul(displacements[i], c.extent(), where, "displacements") : displacements[i];
     bounds.merge(hvector_bounds(c, d, 1, bl, 0, where));
   }
-  if (count == 0 || c.size == 0 || (!uniform && copies == 0)) return make_zero_length(*n), finish(n);
+  if (count == 0 || c.size == 0 || (!uniform && copies == 0))
+    return make_zero_length(*n), finish(n, where, "displacements");
   set_uniform_content(*n, c, copies, 1, where);
   set_bounds(*n, bounds);
-  return finish(n);
+  return finish(n, where, "displacements");
 }
 
 Datatype indexed(std::int64_t count, const std::int64_t* blocklengths, const std::int64_t* displacements,
@@ -325,7 +340,7 @@ Datatype subarray(int ndims, const std::int64_t* sizes, const std::int64_t* subs
     n->true_lb = checked_add(chain.true_lb, corner, where, "starts");
     n->true_ub = checked_add(chain.true_ub, corner, where, "starts");
   }
-  return finish(n);
+  return finish(n, where, "sizes");
 }
 
 Datatype subarray(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& subsizes,
@@ -370,14 +385,15 @@ Datatype struct_type(std::int64_t count, const std::int64_t* blocklengths, const
     n->alignment = std::max(n->alignment, c.alignment);
     bounds.merge(hvector_bounds(c, displacements_bytes[i], 1, blocklengths[i], 0, where));
   }
-  if (n->size == 0) return make_zero_length(*n), finish(n);
+  if (n->size == 0) return make_zero_length(*n), finish(n, where, "displacements");
   if (homogeneous) n->alignment = n->child().alignment;
   set_bounds(*n, bounds);
+  require_representable(*n, where, "displacements");
   if (!homogeneous) {  // pad the extent to the largest alignment
     const std::int64_t rem = (n->ub - n->lb) % n->alignment;
     if (rem) n->ub = checked_add(n->ub, n->alignment - rem, where, "displacements");
   }
-  return finish(n);
+  return finish(n, where, "displacements");
 }
 
 Datatype struct_type(const std::vector<std::int64_t>& blocklengths,
@@ -402,11 +418,12 @@ Datatype resized(const Datatype& oldtype, std::int64_t lb, std::int64_t extent) 
   n->ub = checked_add(lb, extent, where, "extent");
   n->true_lb = c.true_lb;
   n->true_ub = c.true_ub;
-  return finish(n);
+  return finish(n, where, "lb");
 }
 
 Datatype dup(const Datatype& oldtype) {
-  const TypeNode& c = checked_node(oldtype, "KokkosDDT::dup", "oldtype");
+  const char* where = "KokkosDDT::dup";
+  const TypeNode& c = checked_node(oldtype, where, "oldtype");
   auto n = derived(Combiner::Dup, c, oldtype.impl_node_ptr());
   n->size = c.size;
   n->num_primitives = c.num_primitives;
@@ -415,7 +432,7 @@ Datatype dup(const Datatype& oldtype) {
   n->ub = c.ub;
   n->true_lb = c.true_lb;
   n->true_ub = c.true_ub;
-  return finish(n);
+  return finish(n, where, "oldtype");
 }
 
 }  // namespace KokkosDDT
