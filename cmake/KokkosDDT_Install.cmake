@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # A relocatable CMake package: find_package(KokkosDDT) gives KokkosDDT::kokkosddt (and KokkosDDT::kokkosddt_mpi when
 # built with MPI); the config file re-finds Kokkos (and MPI) with find_dependency.
 include(CMakePackageConfigHelpers)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # ctest script: install the build tree, move the install elsewhere (it must be relocatable), then configure, build
 # and run examples/consumer against it with find_package(KokkosDDT).
 #   -DBUILD_DIR -DCONSUMER_DIR -DWORK_DIR -DKOKKOS_PREFIX -DGENERATOR -DCXX_COMPILER -DCXX_FLAGS

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Warnings for KokkosDDT's own targets. Kokkos, MPI and Catch2 are imported targets, so their headers are system
 # headers and do not trip -Werror.
 function(kokkosddt_set_warnings target)

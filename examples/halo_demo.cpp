@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // KokkosDDT demo: the ghost-cell exchange of a periodic 3-D field, driven by MPI-style datatypes.
 //
 // A field of (n+2)^3 doubles has one ghost layer. Each of its 26 neighbour regions (6 faces, 12 edges, 8 corners) is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The README's quick start, compiled and run as a test so that it stays true.
 #include <cstdio>
 

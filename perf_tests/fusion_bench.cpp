@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The bulk 3-D halo exchange of chu-fusion21 (Sec. V) on the default execution space: an n^3 grid per field with a
 // ghost layer of width w, its 26 boundary regions (faces, edges, corners) of each of F fields packed into one buffer,
 // then unpacked into the ghost layer on the opposite side. Contenders, each timed to completion on the host:

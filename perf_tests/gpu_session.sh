@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # One session on a GPU machine, run from the repository root: build and install Kokkos, build with the `cuda` preset,
 # run the unit tests (Cuda, OpenMP and Serial), compute-sanitizer, the demo and the GPU benchmark. Stages run in the
 # order given:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Makes an unpacked Kokkos 4.6.01 source tree compile with CUDA 13, whose runtime API changed signatures that Kokkos
 # calls (upstream fixed this in Kokkos 4.7, pull requests #8298 and #8707):
 #   - cudaGraphAddDependencies takes per-edge data before the count (nullptr: plain edges, as before);

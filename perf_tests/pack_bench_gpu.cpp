@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // GPU pack benchmark (CUDA): KokkosDDT against what a CUDA/Kokkos user would pick instead, on the seed's
 // microbenchmark types (jenkins-tpds14 Sec. 4.1), in one run so that ratios compare like with like:
 //   hand-written type-specific kernels, cudaMemcpy2DAsync / iterative cudaMemcpy3DAsync / per-block cudaMemcpyAsync,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Host pack benchmark: the seed's microbenchmark types (jenkins-tpds14 Sec. 4.1) packed by KokkosDDT on one OpenMP
 // thread and on all of them, against a hand-written loop for each type and against MPI_Pack of the same type.
 // Prints a table and writes CSV (one row per case).

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Plots fusion_bench's CSV: halo exchange time vs grid size (one panel per field count and ghost width, one line per
 contender) and the threshold sweep (time and launches vs threshold, the model's threshold marked).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Plots pack_bench_gpu's CSV: time vs packed size, one panel per type, one line per contender.
 
     plot_gpu.py bench.csv --png out.png

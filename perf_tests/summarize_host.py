@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Summarize pack_bench_host runs: the median of each time over the runs given, a Markdown table with the goal
 check of issue 2, and a PNG plot (time per packed size, one panel per type family).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The fusion queue's hazard sets: a union of byte ranges, checked against a brute-force byte map.
 #include <random>
 #include <vector>

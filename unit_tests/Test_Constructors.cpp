@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Type properties (size, bounds, extent, true bounds) for every constructor: hand-checked values, then MPICH's
 // values for the same type built through MPI (to_mpi), on hand-picked edge cases and thousands of random types.
 #include "support/Catch.hpp"

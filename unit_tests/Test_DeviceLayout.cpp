@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The device layout of the kernel (wide teams, threads taking interleaved words) run on this backend, so that the
 // code path GPUs take is checked on every build: random types, whole and partial, against the host reference.
 #include <algorithm>

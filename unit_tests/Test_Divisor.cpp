@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The multiply-high division used at every level of the traversal must equal plain division everywhere.
 #include <algorithm>
 #include <limits>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Bad input: every class gets a KokkosDDT::Error that names the argument, and nothing is written.
 #include <cstring>
 #include <limits>

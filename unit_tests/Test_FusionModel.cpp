@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The fusion queue's threshold model (Impl::fusion_threshold) on known inputs: launch cost x throughput on devices,
 // 20 times that on synchronous hosts, and the clamp that keeps a noisy probe from meaning "never launch".
 #include "support/Catch.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The fusion queue on every enabled execution space: random mixes of packs and unpacks in one launch against the
 // reference, a long stream of requests through a small ring (none lost), ordering of requests that touch the same
 // bytes, concurrent queues on two instances, and bad input.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // MPI_Datatype import/export: round trips keep layout and properties, classic (int-count) MPI types import, and what
 // cannot be imported says so.
 #include "support/Catch.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Commit-time normalization, pass by pass, then end to end on the seed's types. Layouts are compared through their
 // one-line rendering: kind(d=disp,x=extent,...) with terminal elements written as "<bytes>B".
 #include "support/Catch.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // pack/unpack of every constructor on every enabled execution space, against the reference and MPICH: counts above
 // one, misaligned buffers, multi-tile sizes, absolute addresses (MPI_BOTTOM) and the View entry points.
 #include <numeric>

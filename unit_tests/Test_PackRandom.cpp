@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The randomized comparison: thousands of random nested types (depth <= 4, fixed seeds), each packed and unpacked
 // whole and in randomly ordered partial ranges, byte for byte against MPICH's MPI_Pack/MPI_Unpack and the host
 // reference, with poisoned outputs and guard zones.

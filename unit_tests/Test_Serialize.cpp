@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The serialized descriptor: preorder node array plus lookaside, and the traversal over it checked byte by byte
 // against the reference flattening (no kernel involved).
 #include <algorithm>

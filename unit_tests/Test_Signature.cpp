@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Type signatures: composed hashes equal the hash of the expanded primitive sequence, and matching follows MPI's
 // rule (same primitive sequence, whatever the layout).
 #include "support/Catch.hpp"

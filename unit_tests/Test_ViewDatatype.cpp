@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // datatype_of(View): subviews of rank 1-8 in LayoutLeft, LayoutRight and LayoutStride pack their elements in layout
 // order; contiguous Views normalize to a single run.
 #include "support/Catch.hpp"

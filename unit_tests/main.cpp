@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Test driver: MPI (the MPI_Pack reference) and Kokkos are initialized once for all test cases.
 #if defined(KOKKOSDDT_CATCH2_V3)
 #include <catch2/catch_session.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Packs every third double of an array through an installed KokkosDDT.
 #include <cstdio>
 #include <vector>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // MPI_Datatype import and export. Both walk the constructor tree, so a type keeps its combiners across the boundary:
 // to_mpi(from_mpi(t)) builds the same typemap as t, and MPI's pack of to_mpi(t) is byte-for-byte KokkosDDT's pack.

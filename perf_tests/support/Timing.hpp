@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Host wall-time medians shared by the benchmarks.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Guarded test buffers: poisoned payload between guard zones, at a chosen misalignment, so that a stray or
 // out-of-bounds write cannot hide. The bytes live on the host; for a memory space the host cannot read (CudaSpace), a

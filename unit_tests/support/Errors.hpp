@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Bad input must throw KokkosDDT::Error with the right code, naming the offending argument in code and message.
 #include <string>

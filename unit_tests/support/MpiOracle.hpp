@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // MPICH's MPI_Pack / MPI_Unpack on the exported type: the byte-for-byte reference.
 

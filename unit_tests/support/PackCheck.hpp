@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // One full check of a type on one execution space: pack and unpack, whole and in randomly ordered partial ranges,
 // against the host reference and (optionally) MPICH, with poisoned outputs and guard zones.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Random nested datatypes (fixed seeds): every constructor, depth <= 4, with zero counts, zero blocklengths, negative
 // strides and displacements, overlapping blocks, unaligned byte strides, resized bounds and homogeneous and

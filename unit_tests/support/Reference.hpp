@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The host reference: flattens the *constructor tree* (not the committed form) straight from the MPI definitions
 // into (offset, length) runs in packed order, and packs/unpacks with memcpy. It shares nothing with commit or the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The execution space a backend test executable was built for (backends/CMakeLists.txt builds one per space).
 #include <Kokkos_Core.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Division by a constant known at commit time, as a multiply-high and a shift (Granlund & Montgomery 1994, Thm 4.2).
 // The traversal divides once per tree level per element; a 64-bit hardware division costs tens of cycles on a CPU

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "KokkosDDT_Layout.hpp"
 
 #include <algorithm>

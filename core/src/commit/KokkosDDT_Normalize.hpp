@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Commit-time normalization of a layout tree, as small passes in the style of TEMPI's simplify(). Each pass rewrites
 // one node whose children are already normalized, returns whether it changed anything, and keeps the bytes the node

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A union of byte ranges [lo, hi) with overlap queries in O(log n): what the fusion queue's pending requests read and
 // write, so that each enqueue checks its hazards without scanning every pending request. Kept in a sorted vector

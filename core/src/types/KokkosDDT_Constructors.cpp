@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The type constructors: argument checks, then the MPI properties of the new type.
 //
 // Bounds, true bounds, alignment and struct padding follow MPICH 4 (whose yaksa engine is our byte-for-byte

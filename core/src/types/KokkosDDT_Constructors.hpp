@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Every MPI type constructor, with MPI's argument order and meaning (counts, blocklengths and element displacements
 // in units of the old type's extent; the h-variants and struct take byte displacements). Arguments are checked: a bad

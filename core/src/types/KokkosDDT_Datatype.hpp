@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Datatype: a handle to an immutable MPI-style type description. Copies share one description (like copies of an
 // MPI_Datatype value); commit() marks that description ready for pack/unpack; free() turns this handle null while

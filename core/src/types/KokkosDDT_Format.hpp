@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Rendering of integer lists for humans (describe(), layouts in messages and tests): long lists are cut after eight
 // entries, so a type with a million blocks still prints in one line.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // primitive<T>(): the Datatype of one T. Fixed-width integers, float, double, complex<float>, complex<double>
 // (std:: or Kokkos::), bool, char and std::byte map to named primitives; any other trivially copyable T is carried as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Type signatures as composable polynomial hashes modulo the Mersenne prime 2^61 - 1:
 //   H(s_0 .. s_{n-1}) = sum_i v(s_i) * B^i,   H(A . C) = H(A) + B^|A| * H(C).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The description behind a Datatype handle: the constructor tree exactly as the user built it (what
 // MPI_Type_get_contents returns), plus the properties MPI defines on it, computed once at construction.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // datatype_of(view): the Datatype of a Kokkos::View or subview of rank 0-8 in any layout, relative to view.data().
 //

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Spack recipe for KokkosDDT. Use it with `spack repo add <KokkosDDT>/spack` and `spack install kokkos-ddt`.
 # Conventions follow spack's cabana and kokkos-fft packages: the Kokkos backends and cuda_arch of the build are
 # requested from the kokkos dependency, and every CMake option of the project is a variant.
