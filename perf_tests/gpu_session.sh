@@ -100,12 +100,14 @@ for stage in "$@"; do
     bench)
       run bench build/cuda/perf_tests/pack_bench_gpu --csv "$OUT/bench.csv" ;;
     tune)
-      # Launch-shape variants of the benchmark (KOKKOSDDT_* macros) on the sections in $TUNE_ONLY, into one log.
+      # Launch-setting variants of the benchmark (KokkosDDT_* CMake options, DEVELOPERS.md) on the sections in
+      # $TUNE_ONLY, into one log. TUNE_VARIANTS="name:-DKokkosDDT_X=1 -DKokkosDDT_Y=2 other:..."
       for variant in ${TUNE_VARIANTS:-"base:"}; do
         name=${variant%%:*}
-        flags=${variant#*:}
-        echo "==== tune variant $name: $flags" | tee -a "$OUT/tune.log"
-        cmake --preset cuda -B "build/tune-$name" -DCMAKE_CXX_FLAGS="-arch=sm_90 $flags" > /dev/null 2>&1
+        options=${variant#*:}
+        echo "==== tune variant $name: $options" | tee -a "$OUT/tune.log"
+        # shellcheck disable=SC2086
+        cmake --preset cuda -B "build/tune-$name" $options > /dev/null 2>&1
         cmake --build "build/tune-$name" --target pack_bench_gpu -j "$jobs" > /dev/null 2>&1 || status=1
         for section in ${TUNE_ONLY:-vector}; do
           "build/tune-$name/perf_tests/pack_bench_gpu" --only "$section" --csv /dev/null 2>&1 | grep -v OMP |

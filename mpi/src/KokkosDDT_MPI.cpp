@@ -11,12 +11,6 @@
 #include "KokkosDDT_Primitives.hpp"
 #include "KokkosDDT_TypeNode.hpp"
 
-#if MPI_VERSION >= 4
-#define KOKKOSDDT_MPI_LARGE_COUNT 1
-#else
-#define KOKKOSDDT_MPI_LARGE_COUNT 0
-#endif
-
 namespace KokkosDDT::mpi {
 
 namespace {
@@ -32,22 +26,32 @@ void check(int rc, const char* where, const char* call) {
   throw_error(ErrorCode::MPI, where, "", std::string(call) + " failed: " + std::string(text, len));
 }
 
-#if KOKKOSDDT_MPI_LARGE_COUNT
+// MPI-4's large-count constructors (the _c functions) take every count and displacement as an MPI_Count; MPI-3's take
+// counts and element displacements as int and byte displacements as MPI_Aint. One switch serves both: `Count` and
+// `Bytes` are the argument types, and KOKKOSDDT_MPI_CALL names the constructor of the linked MPI.
+#if MPI_VERSION >= 4
 using Count = MPI_Count;
-std::vector<Count> counts(const std::vector<std::int64_t>& v) { return std::vector<Count>(v.begin(), v.end()); }
+using Bytes = MPI_Count;
+#define KOKKOSDDT_MPI_CALL(function, ...) check(function##_c(__VA_ARGS__), where, #function "_c")
 #else
 using Count = int;
+using Bytes = MPI_Aint;
+#define KOKKOSDDT_MPI_CALL(function, ...) check(function(__VA_ARGS__), where, #function)
+#endif
+
+Count count(std::int64_t x) {
+  if (x > std::numeric_limits<Count>::max() || x < std::numeric_limits<Count>::min())
+    throw_error(ErrorCode::Unsupported, "KokkosDDT::mpi::to_mpi", "",
+                "a count of " + std::to_string(x) + " does not fit this MPI's int (MPI-4 has large counts)");
+  return static_cast<Count>(x);
+}
 std::vector<Count> counts(const std::vector<std::int64_t>& v) {
   std::vector<Count> out;
-  for (std::int64_t x : v) {
-    if (x > std::numeric_limits<int>::max() || x < std::numeric_limits<int>::min())
-      throw_error(ErrorCode::Unsupported, "KokkosDDT::mpi::to_mpi", "", "a count beyond int needs MPI-4");
-    out.push_back(static_cast<int>(x));
-  }
+  for (std::int64_t x : v) out.push_back(count(x));
   return out;
 }
-#endif
-[[maybe_unused]] Count count(std::int64_t x) { return counts({x})[0]; }
+Bytes bytes(std::int64_t x) { return static_cast<Bytes>(x); }  // (both are 64-bit)
+std::vector<Bytes> bytes(const std::vector<std::int64_t>& v) { return std::vector<Bytes>(v.begin(), v.end()); }
 
 // The MPI handles made for one export, one per type node: a child shared by several fields maps to one handle, so
 // MPI sees the same sharing (MPICH builds a struct whose fields are all one type as hindexed, without padding).
@@ -84,124 +88,61 @@ MPI_Datatype Builder::make(const TypeNode& n) {
   MPI_Datatype t = MPI_DATATYPE_NULL;
   switch (n.combiner) {
     case Combiner::Named:  // Opaque
-#if KOKKOSDDT_MPI_LARGE_COUNT
-      check(MPI_Type_contiguous_c(n.size, MPI_BYTE, &t), where, "MPI_Type_contiguous_c");
-#else
-      check(MPI_Type_contiguous(count(n.size), MPI_BYTE, &t), where, "MPI_Type_contiguous");
-#endif
+      KOKKOSDDT_MPI_CALL(MPI_Type_contiguous, count(n.size), MPI_BYTE, &t);
       break;
     case Combiner::Dup:
       check(MPI_Type_dup(child(n, 0), &t), where, "MPI_Type_dup");
       break;
-#if KOKKOSDDT_MPI_LARGE_COUNT
     case Combiner::Contiguous:
-      check(MPI_Type_contiguous_c(n.count, child(n, 0), &t), where, "MPI_Type_contiguous_c");
+      KOKKOSDDT_MPI_CALL(MPI_Type_contiguous, count(n.count), child(n, 0), &t);
       break;
     case Combiner::Vector:
-      check(MPI_Type_vector_c(n.count, n.blocklength, n.stride, child(n, 0), &t), where, "MPI_Type_vector_c");
+      KOKKOSDDT_MPI_CALL(MPI_Type_vector, count(n.count), count(n.blocklength), count(n.stride), child(n, 0), &t);
       break;
     case Combiner::Hvector:
-      check(MPI_Type_create_hvector_c(n.count, n.blocklength, n.stride, child(n, 0), &t), where,
-            "MPI_Type_create_hvector_c");
+      KOKKOSDDT_MPI_CALL(MPI_Type_create_hvector, count(n.count), count(n.blocklength), bytes(n.stride), child(n, 0),
+                         &t);
       break;
     case Combiner::Indexed: {
-      auto bl = counts(n.blocklengths), d = counts(n.displacements);
-      check(MPI_Type_indexed_c(n.count, bl.data(), d.data(), child(n, 0), &t), where, "MPI_Type_indexed_c");
+      const auto bl = counts(n.blocklengths), d = counts(n.displacements);
+      KOKKOSDDT_MPI_CALL(MPI_Type_indexed, count(n.count), bl.data(), d.data(), child(n, 0), &t);
       break;
     }
     case Combiner::Hindexed: {
-      auto bl = counts(n.blocklengths), d = counts(n.displacements);
-      check(MPI_Type_create_hindexed_c(n.count, bl.data(), d.data(), child(n, 0), &t), where,
-            "MPI_Type_create_hindexed_c");
+      const auto bl = counts(n.blocklengths);
+      const auto d = bytes(n.displacements);
+      KOKKOSDDT_MPI_CALL(MPI_Type_create_hindexed, count(n.count), bl.data(), d.data(), child(n, 0), &t);
       break;
     }
     case Combiner::IndexedBlock: {
-      auto d = counts(n.displacements);
-      check(MPI_Type_create_indexed_block_c(n.count, n.blocklength, d.data(), child(n, 0), &t), where,
-            "MPI_Type_create_indexed_block_c");
+      const auto d = counts(n.displacements);
+      KOKKOSDDT_MPI_CALL(MPI_Type_create_indexed_block, count(n.count), count(n.blocklength), d.data(), child(n, 0),
+                         &t);
       break;
     }
     case Combiner::HindexedBlock: {
-      auto d = counts(n.displacements);
-      check(MPI_Type_create_hindexed_block_c(n.count, n.blocklength, d.data(), child(n, 0), &t), where,
-            "MPI_Type_create_hindexed_block_c");
+      const auto d = bytes(n.displacements);
+      KOKKOSDDT_MPI_CALL(MPI_Type_create_hindexed_block, count(n.count), count(n.blocklength), d.data(), child(n, 0),
+                         &t);
       break;
     }
     case Combiner::Subarray: {
-      auto sz = counts(n.sizes), sub = counts(n.subsizes), st = counts(n.starts);
-      check(MPI_Type_create_subarray_c(static_cast<int>(sz.size()), sz.data(), sub.data(), st.data(),
-                                       n.order == Order::C ? MPI_ORDER_C : MPI_ORDER_FORTRAN, child(n, 0), &t),
-            where, "MPI_Type_create_subarray_c");
+      const auto sz = counts(n.sizes), sub = counts(n.subsizes), st = counts(n.starts);
+      KOKKOSDDT_MPI_CALL(MPI_Type_create_subarray, static_cast<int>(sz.size()), sz.data(), sub.data(), st.data(),
+                         n.order == Order::C ? MPI_ORDER_C : MPI_ORDER_FORTRAN, child(n, 0), &t);
       break;
     }
     case Combiner::Struct: {
-      auto bl = counts(n.blocklengths), d = counts(n.displacements);
+      const auto bl = counts(n.blocklengths);
+      const auto d = bytes(n.displacements);
       std::vector<MPI_Datatype> types;
       for (std::size_t i = 0; i < n.children.size(); ++i) types.push_back(child(n, i));
-      check(MPI_Type_create_struct_c(n.count, bl.data(), d.data(), types.data(), &t), where,
-            "MPI_Type_create_struct_c");
+      KOKKOSDDT_MPI_CALL(MPI_Type_create_struct, count(n.count), bl.data(), d.data(), types.data(), &t);
       break;
     }
     case Combiner::Resized:
-      check(MPI_Type_create_resized_c(child(n, 0), n.resized_lb, n.resized_extent, &t), where,
-            "MPI_Type_create_resized_c");
+      KOKKOSDDT_MPI_CALL(MPI_Type_create_resized, child(n, 0), bytes(n.resized_lb), bytes(n.resized_extent), &t);
       break;
-#else
-    case Combiner::Contiguous:
-      check(MPI_Type_contiguous(count(n.count), child(n, 0), &t), where, "MPI_Type_contiguous");
-      break;
-    case Combiner::Vector:
-      check(MPI_Type_vector(count(n.count), count(n.blocklength), count(n.stride), child(n, 0), &t), where,
-            "MPI_Type_vector");
-      break;
-    case Combiner::Hvector:
-      check(MPI_Type_create_hvector(count(n.count), count(n.blocklength), n.stride, child(n, 0), &t), where,
-            "MPI_Type_create_hvector");
-      break;
-    case Combiner::Indexed: {
-      auto bl = counts(n.blocklengths), d = counts(n.displacements);
-      check(MPI_Type_indexed(count(n.count), bl.data(), d.data(), child(n, 0), &t), where, "MPI_Type_indexed");
-      break;
-    }
-    case Combiner::Hindexed: {
-      auto bl = counts(n.blocklengths);
-      std::vector<MPI_Aint> d(n.displacements.begin(), n.displacements.end());
-      check(MPI_Type_create_hindexed(count(n.count), bl.data(), d.data(), child(n, 0), &t), where,
-            "MPI_Type_create_hindexed");
-      break;
-    }
-    case Combiner::IndexedBlock: {
-      auto d = counts(n.displacements);
-      check(MPI_Type_create_indexed_block(count(n.count), count(n.blocklength), d.data(), child(n, 0), &t), where,
-            "MPI_Type_create_indexed_block");
-      break;
-    }
-    case Combiner::HindexedBlock: {
-      std::vector<MPI_Aint> d(n.displacements.begin(), n.displacements.end());
-      check(MPI_Type_create_hindexed_block(count(n.count), count(n.blocklength), d.data(), child(n, 0), &t), where,
-            "MPI_Type_create_hindexed_block");
-      break;
-    }
-    case Combiner::Subarray: {
-      auto sz = counts(n.sizes), sub = counts(n.subsizes), st = counts(n.starts);
-      check(MPI_Type_create_subarray(static_cast<int>(sz.size()), sz.data(), sub.data(), st.data(),
-                                     n.order == Order::C ? MPI_ORDER_C : MPI_ORDER_FORTRAN, child(n, 0), &t),
-            where, "MPI_Type_create_subarray");
-      break;
-    }
-    case Combiner::Struct: {
-      auto bl = counts(n.blocklengths);
-      std::vector<MPI_Aint> d(n.displacements.begin(), n.displacements.end());
-      std::vector<MPI_Datatype> types;
-      for (std::size_t i = 0; i < n.children.size(); ++i) types.push_back(child(n, i));
-      check(MPI_Type_create_struct(count(n.count), bl.data(), d.data(), types.data(), &t), where,
-            "MPI_Type_create_struct");
-      break;
-    }
-    case Combiner::Resized:
-      check(MPI_Type_create_resized(child(n, 0), n.resized_lb, n.resized_extent, &t), where, "MPI_Type_create_resized");
-      break;
-#endif
   }
   return t;
 }
@@ -275,7 +216,7 @@ struct Contents {
 Contents contents(MPI_Datatype t) {
   const char* where = "KokkosDDT::mpi::from_mpi";
   Contents c;
-#if KOKKOSDDT_MPI_LARGE_COUNT
+#if MPI_VERSION >= 4
   MPI_Count ni, na, nl, nt;
   check(MPI_Type_get_envelope_c(t, &ni, &na, &nl, &nt, &c.combiner), where, "MPI_Type_get_envelope_c");
   if (c.combiner == MPI_COMBINER_NAMED) return c;

@@ -22,25 +22,16 @@ FusionQueue<ExecSpace>::FusionQueue(const ExecSpace& space, FusionOptions option
     Impl::throw_error(ErrorCode::InvalidArgument, where, "options.threshold_bytes",
                       "is " + std::to_string(threshold_) + "; must be >= 0, or -1 to derive it from measurements");
   slots_.resize(capacity_);
-  // Allocated and zeroed on the queue's instance; only that instance is fenced (instance first: no global
-  // synchronization). Host-visible memory is zeroed by an instance of an execution space that can reach it.
-  using HostVisibleExec =
-      std::conditional_t<std::is_same_v<HostVisible, MemSpace>, ExecSpace, Kokkos::DefaultHostExecutionSpace>;
-  const HostVisibleExec host_side = [&] {
-    if constexpr (std::is_same_v<HostVisibleExec, ExecSpace>)
-      return space_;
-    else
-      return HostVisibleExec();
-  }();
-  staging_ = decltype(staging_)(Kokkos::view_alloc(host_side, "KokkosDDT::FusionQueue::staging"), capacity_);
+  // Allocated and zeroed on the queue's instance (which can reach host-visible memory too), and only that instance is
+  // fenced: instance first means no global synchronization.
+  staging_ = decltype(staging_)(Kokkos::view_alloc(space_, "KokkosDDT::FusionQueue::staging"), capacity_);
   if constexpr (std::is_same_v<HostVisible, MemSpace>)
     records_ = staging_;  // the kernel reads the host's records in place
   else
     records_ = decltype(records_)(Kokkos::view_alloc(space_, "KokkosDDT::FusionQueue::records"), capacity_);
   done_ = decltype(done_)(Kokkos::view_alloc(space_, "KokkosDDT::FusionQueue::done"), capacity_);
-  flags_ = decltype(flags_)(Kokkos::view_alloc(host_side, "KokkosDDT::FusionQueue::flags"), capacity_);
+  flags_ = decltype(flags_)(Kokkos::view_alloc(space_, "KokkosDDT::FusionQueue::flags"), capacity_);
   space_.fence("KokkosDDT::FusionQueue: zeroed counters and flags");
-  if constexpr (!std::is_same_v<HostVisibleExec, ExecSpace>) host_side.fence("KokkosDDT::FusionQueue: zeroed flags");
   if (threshold_ < 0) measure_threshold();
 }
 
