@@ -10,7 +10,7 @@
 
 using namespace KokkosDDT;
 
-namespace {
+namespace device_layout_test {  // (named: nvcc warns about constexpr members of unnamed-namespace templates)
 
 // The device layout (interleaved words in wide teams) on this backend: as many threads per team as the space allows
 // (Serial: 1, so this exercises the interleave with tiny tiles there), a few words per thread per tile. Both launch
@@ -43,7 +43,9 @@ void run(const Datatype& t, std::int64_t count, char* typed, char* packed, std::
   space.fence();
 }
 
-}  // namespace
+}  // namespace device_layout_test
+
+using device_layout_test::run;
 
 TEMPLATE_TEST_CASE_SIG("device layout: interleaved words match the reference", "[pack][random]", ((bool Flat), Flat),
                        false, true) {

@@ -57,7 +57,7 @@ TEST_CASE("pack: every constructor against the reference and MPI_Pack", "[pack][
     for (std::int64_t count : {0, 1, 3}) {
       for (int misalign : {0, 3, 8}) {
         CheckOptions opt;
-        opt.misalign_user = misalign;
+        opt.misalign_typed = misalign;
         opt.misalign_packed = (misalign * 5) % 16;
         check_pack_unpack<Test::ExecSpace>(t, count, seed++, opt);
       }
@@ -78,7 +78,7 @@ TEST_CASE("pack: sizes spanning many tiles", "[pack][mpi]") {
   for (Datatype t : types) {
     t.commit();
     CheckOptions opt;
-    opt.misalign_user = 8;
+    opt.misalign_typed = 8;
     check_pack_unpack<Test::ExecSpace>(t, 2, seed++, opt);
   }
 }

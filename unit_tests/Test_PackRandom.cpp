@@ -18,7 +18,7 @@ TEST_CASE("random nested types match MPI_Pack byte for byte", "[random][mpi]") {
     r.type.commit();
     Test::CheckOptions opt;
     opt.compare_mpi = r.mpich_safe;
-    opt.misalign_user = static_cast<int>(gen.pick(0, 15));
+    opt.misalign_typed = static_cast<int>(gen.pick(0, 15));
     opt.misalign_packed = static_cast<int>(gen.pick(0, 15));
     Test::check_pack_unpack<Test::ExecSpace>(r.type, gen.pick(0, 3), 1000 + i, opt);
     compared += r.mpich_safe;

@@ -11,9 +11,9 @@ namespace KokkosDDT::Impl {
 
 template <>
 struct BackendTraits<Kokkos::Cuda> : GenericBackend<Kokkos::Cuda> {
-  // 4 teams of 256 per multiprocessor (at most 64 registers), so that a halo exchange's ~400 teams run in one wave on
-  // 132 multiprocessors (perf_tests/results/fusion-2026-11-21.md).
-  using fused_launch_bounds = Kokkos::LaunchBounds<256, 4>;
+  // 4 teams per multiprocessor (at most 64 registers at 256 threads), so that a halo exchange's ~400 teams run in one
+  // wave on 132 multiprocessors (perf_tests/results/fusion-2026-11-21.md).
+  using fused_launch_bounds = Kokkos::LaunchBounds<team_size, 4>;
 
   template <class Kernel>
   static std::string launch_flat(const Kokkos::Cuda& space, const std::string& label, std::int64_t threads,

@@ -240,6 +240,20 @@ Contents contents(MPI_Datatype t) {
   return c;
 }
 
+// Whether `t` is a named (predefined) type: its envelope alone (get_contents would hand out new handles to free).
+bool is_named(MPI_Datatype t) {
+  int combiner;
+#if MPI_VERSION >= 4
+  MPI_Count ni, na, nl, nt;
+  check(MPI_Type_get_envelope_c(t, &ni, &na, &nl, &nt, &combiner), "KokkosDDT::mpi::from_mpi",
+        "MPI_Type_get_envelope_c");
+#else
+  int ni, na, nt;
+  check(MPI_Type_get_envelope(t, &ni, &na, &nt, &combiner), "KokkosDDT::mpi::from_mpi", "MPI_Type_get_envelope");
+#endif
+  return combiner == MPI_COMBINER_NAMED;
+}
+
 // Imports and frees (when derived) each datatype get_contents returned. A handle returned for several fields is
 // imported once, so the fields share one type, as they do in MPI (which matters for struct padding).
 std::vector<Datatype> import_children(std::vector<MPI_Datatype>& types) {
@@ -247,7 +261,7 @@ std::vector<Datatype> import_children(std::vector<MPI_Datatype>& types) {
   std::map<MPI_Datatype, Datatype> imported;
   for (MPI_Datatype& t : types) {
     auto found = imported.find(t);
-    const bool derived = contents(t).combiner != MPI_COMBINER_NAMED;
+    const bool derived = !is_named(t);
     out.push_back(found != imported.end() ? found->second : imported.emplace(t, from_mpi(t)).first->second);
     if (derived) MPI_Type_free(&t);
   }
@@ -314,9 +328,48 @@ MPI_Datatype to_mpi(const Datatype& type) {
   return result;
 }
 
-Datatype from_mpi(MPI_Datatype type) {
+namespace {
+
+Distribution distribution(int d) {
+  switch (d) {
+    case MPI_DISTRIBUTE_BLOCK:
+      return Distribution::Block;
+    case MPI_DISTRIBUTE_CYCLIC:
+      return Distribution::Cyclic;
+    default:
+      return Distribution::None;
+  }
+}
+
+// MPI_COMBINER_DARRAY's contents: integers size, rank, ndims, [gsizes], distribs, dargs, psizes, order (gsizes are
+// large counts in types built with MPI_Type_create_darray_c, integers otherwise).
+Datatype darray_from_contents(const Contents& c, const Datatype& oldtype) {
+  const auto& I = c.ints;
+  const std::size_t n = static_cast<std::size_t>(I[2]);
+  const std::vector<std::int64_t> gsizes = c.is_large() ? slice(c.large, 0, n) : slice(I, 3, n);
+  const std::size_t at = c.is_large() ? 3 : 3 + n;
+  std::vector<Distribution> distribs;
+  std::vector<std::int64_t> dargs;
+  for (std::size_t i = 0; i < n; ++i) {
+    distribs.push_back(distribution(I[at + i]));
+    dargs.push_back(I[at + n + i] == MPI_DISTRIBUTE_DFLT_DARG ? kDefaultDarg : I[at + n + i]);
+  }
+  const Order order = I[at + 3 * n] == MPI_ORDER_C ? Order::C : Order::Fortran;
+  return darray(I[0], I[1], gsizes, distribs, dargs, slice(I, at + 2 * n, n), order, oldtype);
+}
+
+// The linked MPI's bounds: MPI libraries disagree on some (MPICH and Open MPI on resized types inside structs and on
+// struct padding), and the bounds decide where instance 2 of a count > 1 starts. Imported types take the MPI's own,
+// at every level (from_mpi imports children through itself), so they walk memory exactly as that MPI does.
+Datatype with_mpi_bounds(const Datatype& t, MPI_Datatype type) {
+  MPI_Aint lb = 0, extent = 0;
+  check(MPI_Type_get_extent(type, &lb, &extent), "KokkosDDT::mpi::from_mpi", "MPI_Type_get_extent");
+  if (t.lb() == lb && t.extent() == extent) return t;
+  return resized(t, lb, extent);
+}
+
+Datatype import_type(MPI_Datatype type) {
   const char* where = "KokkosDDT::mpi::from_mpi";
-  if (type == MPI_DATATYPE_NULL) throw_error(ErrorCode::NullDatatype, where, "type", "is MPI_DATATYPE_NULL");
   Contents c = contents(type);
   if (c.combiner == MPI_COMBINER_NAMED) return named_from_mpi(type);
   std::vector<Datatype> children = import_children(c.types);
@@ -365,13 +418,23 @@ Datatype from_mpi(MPI_Datatype type) {
     }
     case MPI_COMBINER_RESIZED:
       return L ? resized(children[0], C[0], C[1]) : resized(children[0], A[0], A[1]);
+    case MPI_COMBINER_DARRAY:
+      return darray_from_contents(c, children[0]);
     default:
       break;
   }
   throw_error(ErrorCode::Unsupported, where, "type",
               "uses MPI combiner " + std::to_string(c.combiner) +
-                  " (darray or a Fortran-90 type), which KokkosDDT "
-                  "does not import");
+                  " (a Fortran-90 parameterized type), which KokkosDDT does not import");
+}
+
+}  // namespace
+
+Datatype from_mpi(MPI_Datatype type) {
+  if (type == MPI_DATATYPE_NULL)
+    throw_error(ErrorCode::NullDatatype, "KokkosDDT::mpi::from_mpi", "type", "is MPI_DATATYPE_NULL");
+  const Datatype t = import_type(type);
+  return t.combiner() == Combiner::Named ? t : with_mpi_bounds(t, type);
 }
 
 }  // namespace KokkosDDT::mpi

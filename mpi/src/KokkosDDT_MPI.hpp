@@ -18,7 +18,10 @@ MPI_Datatype to_mpi(const Datatype& type);
 MPI_Datatype to_mpi(Primitive p);
 
 // The KokkosDDT equivalent of an MPI datatype (named types, dup, contiguous, vector, hvector, indexed, hindexed,
-// indexed_block, hindexed_block, subarray, struct, resized). Throws Error(Unsupported) for darray, the Fortran-90
+// indexed_block, hindexed_block, subarray, darray, struct, resized; classic and MPI-4 large-count contents), with the
+// linked MPI's bounds at every level: where this MPI's lb or extent differs from KokkosDDT's rules (Open MPI and
+// MPICH disagree on resized types inside structs and on struct padding), the imported level is resized to the MPI's,
+// so count > 1 instances walk memory exactly as this MPI does. Throws Error(Unsupported) for the Fortran-90
 // parameterized types and pair types such as MPI_DOUBLE_INT; Error(MPI) when an MPI call fails.
 Datatype from_mpi(MPI_Datatype type);
 

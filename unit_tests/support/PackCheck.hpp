@@ -51,7 +51,7 @@ inline std::vector<std::pair<std::int64_t, std::int64_t>> random_segments(std::i
 struct CheckOptions {
   bool compare_mpi = true;
   bool partial = true;
-  int misalign_user = 0;
+  int misalign_typed = 0;
   int misalign_packed = 0;
 };
 
@@ -65,7 +65,7 @@ void check_pack_unpack(const Datatype& type, std::int64_t count, std::uint64_t s
   std::mt19937_64 rng(seed);
   ExecSpace space;
 
-  GuardedBuffer<Mem> src(hi - lo, opt.misalign_user);
+  GuardedBuffer<Mem> src(hi - lo, opt.misalign_typed);
   src.fill_pattern(seed);
   std::vector<char> expected(total + 1);
   reference_pack(runs, src.host() - lo, expected.data());
@@ -103,14 +103,14 @@ void check_pack_unpack(const Datatype& type, std::int64_t count, std::uint64_t s
 
   if (!runs_disjoint(runs)) return;  // unpacking an overlapping type is erroneous in MPI
 
-  // What the user buffer must hold after an unpack: the packed bytes in the runs, poison elsewhere.
+  // What the typed buffer must hold after an unpack: the packed bytes in the runs, poison elsewhere.
   std::vector<char> want(hi - lo + 1, static_cast<char>(kPoison));
   reference_unpack(runs, expected.data(), want.data() - lo);
   GuardedBuffer<Mem> in(total);
   std::memcpy(in.host(), expected.data(), total);
   in.push();
 
-  GuardedBuffer<Mem> dst(hi - lo, opt.misalign_user);
+  GuardedBuffer<Mem> dst(hi - lo, opt.misalign_typed);
   REQUIRE(unpack(space, in.device(), total, dst.device() - lo, count, type) == total);
   space.fence();
   dst.pull();
@@ -118,7 +118,7 @@ void check_pack_unpack(const Datatype& type, std::int64_t count, std::uint64_t s
   REQUIRE(dst.guards_intact());
 #if defined(KOKKOSDDT_TEST_MPI)
   if (opt.compare_mpi && total > 0 && mpi_is_reference()) {
-    GuardedBuffer<> theirs(hi - lo, opt.misalign_user);
+    GuardedBuffer<> theirs(hi - lo, opt.misalign_typed);
     mpi_unpack(type, count, std::vector<char>(expected.begin(), expected.begin() + total), theirs.host() - lo);
     KOKKOSDDT_REQUIRE_BYTES(theirs.host(), want.data(), hi - lo);
   }

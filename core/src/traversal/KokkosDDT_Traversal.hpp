@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The point-based traversal (jenkins-tpds14, Algorithms 1-2): from a packed byte position alone, find where that byte
-// lives in the user buffer. No state is carried between positions, so any thread can start anywhere; the same code
+// lives in the typed buffer. No state is carried between positions, so any thread can start anywhere; the same code
 // serves pack and unpack and every execution space.
 //
 // locate() descends the serialized tree, at each level dividing the position by the element size (a multiply-high,
@@ -21,11 +21,11 @@ namespace KokkosDDT::Impl {
 struct Hit {
   const DescriptorNode* node;  // the terminal node
   std::int64_t block;          // block index within it
-  std::int64_t base;           // user-buffer offset of the node's origin (its disp included)
+  std::int64_t base;           // typed-buffer offset of the node's origin (its disp included)
   std::int64_t inner;          // bytes into the block
 };
 
-// A contiguous run of the user buffer: [offset, offset + length).
+// A contiguous run of the typed buffer: [offset, offset + length).
 struct Span {
   std::int64_t offset;
   std::int64_t length;  // 0: block `b` is not terminal (a Struct field with a derived child)
@@ -97,7 +97,7 @@ struct Level {
   const DescriptorNode* node;
   std::int64_t block;   // block (Struct: field) index
   std::int64_t elem;    // element within the block (Indexed, Struct; 0 where blocks hold one element)
-  std::int64_t origin;  // user-buffer offset of the node's origin (its disp included)
+  std::int64_t origin;  // typed-buffer offset of the node's origin (its disp included)
 };
 
 struct NoPath {

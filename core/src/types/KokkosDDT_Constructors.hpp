@@ -41,6 +41,17 @@ Datatype subarray(int ndims, const std::int64_t* sizes, const std::int64_t* subs
 Datatype subarray(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& subsizes,
                   const std::vector<std::int64_t>& starts, Order order, const Datatype& oldtype);
 
+// MPI_Type_create_darray: the block of a global `gsizes` array that process `rank` of a `psizes` process grid
+// (row-major ranks, like MPI) holds under a block, cyclic or no distribution per dimension. `dargs[i]` is the
+// distribution argument (kDefaultDarg: MPI's default, ceil(gsize / psize) for Block and 1 for Cyclic). The result has
+// lb 0 and the extent of the whole array; it is built from hindexed and resized levels (the same type map as MPI's
+// darray).
+enum class Distribution { Block, Cyclic, None };
+inline constexpr std::int64_t kDefaultDarg = -1;
+Datatype darray(int size, int rank, const std::vector<std::int64_t>& gsizes, const std::vector<Distribution>& distribs,
+                const std::vector<std::int64_t>& dargs, const std::vector<std::int64_t>& psizes, Order order,
+                const Datatype& oldtype);
+
 // MPI_Type_create_struct (`struct` is a C++ keyword).
 Datatype struct_type(std::int64_t count, const std::int64_t* blocklengths, const std::int64_t* displacements_bytes,
                      const Datatype* types);

@@ -51,28 +51,32 @@ void throw_error(ErrorCode code, const std::string& where, const std::string& ar
   throw Error(code, where, argument, message);
 }
 
-std::int64_t checked_add(std::int64_t a, std::int64_t b, const char* where, const char* argument) {
+namespace {
+// r = a op b, or Overflow naming `argument` when it does not fit (`overflows` is the compiler's checked builtin).
+template <class Overflows>
+std::int64_t checked(std::int64_t a, std::int64_t b, const char* op, Overflows overflows, const char* where,
+                     const char* argument) {
   std::int64_t r;
-  if (__builtin_add_overflow(a, b, &r))
+  if (overflows(a, b, &r))
     throw_error(ErrorCode::Overflow, where, argument,
-                "makes " + std::to_string(a) + " + " + std::to_string(b) + " overflow 64 bits");
+                "makes " + std::to_string(a) + op + std::to_string(b) + " overflow 64 bits");
   return r;
+}
+}  // namespace
+
+std::int64_t checked_add(std::int64_t a, std::int64_t b, const char* where, const char* argument) {
+  return checked(
+      a, b, " + ", [](auto x, auto y, auto* r) { return __builtin_add_overflow(x, y, r); }, where, argument);
 }
 
 std::int64_t checked_sub(std::int64_t a, std::int64_t b, const char* where, const char* argument) {
-  std::int64_t r;
-  if (__builtin_sub_overflow(a, b, &r))
-    throw_error(ErrorCode::Overflow, where, argument,
-                "makes " + std::to_string(a) + " - " + std::to_string(b) + " overflow 64 bits");
-  return r;
+  return checked(
+      a, b, " - ", [](auto x, auto y, auto* r) { return __builtin_sub_overflow(x, y, r); }, where, argument);
 }
 
 std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* where, const char* argument) {
-  std::int64_t r;
-  if (__builtin_mul_overflow(a, b, &r))
-    throw_error(ErrorCode::Overflow, where, argument,
-                "makes " + std::to_string(a) + " * " + std::to_string(b) + " overflow 64 bits");
-  return r;
+  return checked(
+      a, b, " * ", [](auto x, auto y, auto* r) { return __builtin_mul_overflow(x, y, r); }, where, argument);
 }
 
 }  // namespace Impl
