@@ -54,12 +54,12 @@ struct LaunchShape {
   }
 };
 
-template <class ExecSpace, Direction Dir, int W, class Shape>
-void launch_traversal_words(const ExecSpace& space, const CommittedType& type, char* typed, char* packed,
-                            std::int64_t begin, std::int64_t end) {
-  using MemSpace = typename ExecSpace::memory_space;
-  const auto d = descriptor<MemSpace>(type, space);
-  TraversalArgs<MemSpace> args;
+template <class ExecSpace, class Shape, int W>
+TraversalArgs<typename ExecSpace::memory_space> make_args(const ExecSpace& space,
+                                                          const Descriptor<typename ExecSpace::memory_space>& d,
+                                                          char* typed, char* packed, std::int64_t begin,
+                                                          std::int64_t end) {
+  TraversalArgs<typename ExecSpace::memory_space> args;
   args.nodes = d.nodes;
   args.lookaside = d.lookaside;
   args.typed = typed;
@@ -67,21 +67,31 @@ void launch_traversal_words(const ExecSpace& space, const CommittedType& type, c
   args.begin = begin;
   args.end = end;
   args.tile = Shape::tile_bytes(space, end - begin, W);
-  const auto nodes = static_cast<std::int64_t>(type.nodes.size());
-  args.cache_descriptor = nodes * static_cast<std::int64_t>(sizeof(DescriptorNode)) <= kMaxScratchDescriptor;
-  const std::int64_t scratch = descriptor_scratch_bytes(nodes);
-  const std::int64_t teams = (end - begin + args.tile - 1) / args.tile;
-  const int team_size = Shape::team_size();
+  args.cache_descriptor =
+      static_cast<std::int64_t>(d.nodes.extent(0) * sizeof(DescriptorNode)) <= kMaxScratchDescriptor;
+  return args;
+}
+
+template <class ExecSpace, Direction Dir, int W, class Shape>
+void launch_traversal_words(const ExecSpace& space, const CommittedType& type, char* typed, char* packed,
+                            std::int64_t begin, std::int64_t end) {
+  using MemSpace = typename ExecSpace::memory_space;
+  const auto d = descriptor<MemSpace>(type, space);
   static const std::string label = Dir == Direction::Pack ? "KokkosDDT::pack" : "KokkosDDT::unpack";
-  auto team_policy = [&] {  // (built only where used: a TeamPolicy costs host time)
+  const int team_size = Shape::team_size();
+  // The functor holds the arguments (built in place: small transfers are host-time bound).
+  auto team_policy = [&](const TraversalArgs<MemSpace>& args) {  // (built only where used: it costs host time)
+    const std::int64_t teams = (end - begin + args.tile - 1) / args.tile;
     Kokkos::TeamPolicy<ExecSpace> policy(space, static_cast<int>(teams), team_size);
-    if (args.cache_descriptor) policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
+    if (args.cache_descriptor)
+      policy.set_scratch_size(0,
+                              Kokkos::PerTeam(descriptor_scratch_bytes(static_cast<std::int64_t>(d.nodes.extent(0)))));
     return policy;
   };
   if constexpr (Shape::walks_runs) {
-    const HostWalk<ExecSpace, Dir, W> kernel{args};
+    const HostWalk<ExecSpace, Dir, W> kernel{make_args<ExecSpace, Shape, W>(space, d, typed, packed, begin, end)};
     if constexpr (Shape::inline_single_team) {
-      if (teams == 1) {  // one tile: the same walk on the calling thread, without a fork/join
+      if (end - begin <= kernel.args.tile) {  // one tile: the same walk on the calling thread, without a fork/join
         const bool tools = Kokkos::Tools::profileLibraryLoaded();
         if (tools) Kokkos::Profiling::pushRegion(label);  // tools still see the operation
         kernel.walk(d.nodes.data(), begin, end);
@@ -89,15 +99,17 @@ void launch_traversal_words(const ExecSpace& space, const CommittedType& type, c
         return;
       }
     }
-    Kokkos::parallel_for(label, team_policy(), kernel);
+    Kokkos::parallel_for(label, team_policy(kernel.args), kernel);
   } else {
     using Kernel = DeviceInterleave<ExecSpace, Dir, W>;
-    const Kernel kernel{args, team_size, Kernel::packed_words_fit(packed, args.tile, team_size)};
+    Kernel kernel{make_args<ExecSpace, Shape, W>(space, d, typed, packed, begin, end), team_size, false};
+    kernel.packed_wide = Kernel::packed_words_fit(packed, kernel.args.tile, team_size);
     if constexpr (Shape::flat) {
+      const std::int64_t teams = (end - begin + kernel.args.tile - 1) / kernel.args.tile;
       const std::string error = BackendTraits<ExecSpace>::launch_flat(space, label, teams * team_size, kernel);
       if (!error.empty()) throw_error(ErrorCode::Backend, label, "launch", error);
     } else {
-      Kokkos::parallel_for(label, team_policy(), kernel);
+      Kokkos::parallel_for(label, team_policy(kernel.args), kernel);
     }
   }
 }
