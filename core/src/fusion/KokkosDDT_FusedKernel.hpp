@@ -100,18 +100,20 @@ struct FusedKernel {
   // Hosts walk runs with copies specialized per direction and word size (their code size does not matter); devices
   // take both from the record at run time, in one instance of the interleaved traversal.
   KOKKOS_FUNCTION void run(const Member& team, const FusedRecord& r, std::int64_t t) const {
-    const TraversalArgs<MemSpace> args = args_of(r);
     if constexpr (Backend::walks_runs) {
       with_word_size(r.word, [&](auto w) {
         constexpr int W = decltype(w)::value;
-        if (args.packing)
-          HostWalk<ExecSpace, Direction::Pack, W>{args}.run_tile(team, team_descriptor(team, args), t);
-        else
-          HostWalk<ExecSpace, Direction::Unpack, W>{args}.run_tile(team, team_descriptor(team, args), t);
+        if (r.direction == static_cast<std::int8_t>(Direction::Pack)) {
+          const HostWalk<ExecSpace, Direction::Pack, W> kernel{args_of(r)};
+          kernel.run_tile(team, team_descriptor(team, kernel.args), t);
+        } else {
+          const HostWalk<ExecSpace, Direction::Unpack, W> kernel{args_of(r)};
+          kernel.run_tile(team, team_descriptor(team, kernel.args), t);
+        }
       });
     } else {
-      const DeviceInterleave<ExecSpace, Direction::Runtime, 0> kernel{args, team.team_size(), false};
-      kernel.run_tile(team, team_descriptor(team, args), t);
+      const DeviceInterleave<ExecSpace, Direction::Runtime, 0> kernel{args_of(r), team.team_size(), false};
+      kernel.run_tile(team, team_descriptor(team, kernel.args), t);
     }
   }
 

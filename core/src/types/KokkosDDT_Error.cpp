@@ -51,32 +51,9 @@ void throw_error(ErrorCode code, const std::string& where, const std::string& ar
   throw Error(code, where, argument, message);
 }
 
-namespace {
-// r = a op b, or Overflow naming `argument` when it does not fit (`overflows` is the compiler's checked builtin).
-template <class Overflows>
-std::int64_t checked(std::int64_t a, std::int64_t b, const char* op, Overflows overflows, const char* where,
-                     const char* argument) {
-  std::int64_t r;
-  if (overflows(a, b, &r))
-    throw_error(ErrorCode::Overflow, where, argument,
-                "makes " + std::to_string(a) + op + std::to_string(b) + " overflow 64 bits");
-  return r;
-}
-}  // namespace
-
-std::int64_t checked_add(std::int64_t a, std::int64_t b, const char* where, const char* argument) {
-  return checked(
-      a, b, " + ", [](auto x, auto y, auto* r) { return __builtin_add_overflow(x, y, r); }, where, argument);
-}
-
-std::int64_t checked_sub(std::int64_t a, std::int64_t b, const char* where, const char* argument) {
-  return checked(
-      a, b, " - ", [](auto x, auto y, auto* r) { return __builtin_sub_overflow(x, y, r); }, where, argument);
-}
-
-std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* where, const char* argument) {
-  return checked(
-      a, b, " * ", [](auto x, auto y, auto* r) { return __builtin_mul_overflow(x, y, r); }, where, argument);
+void throw_overflow(std::int64_t a, const char* op, std::int64_t b, const char* where, const char* argument) {
+  throw_error(ErrorCode::Overflow, where, argument,
+              "makes " + std::to_string(a) + op + std::to_string(b) + " overflow 64 bits");
 }
 
 }  // namespace Impl

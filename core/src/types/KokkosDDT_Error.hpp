@@ -46,10 +46,28 @@ namespace Impl {
                               const std::string& message);
 
 // Checked 64-bit arithmetic: every size, extent, bound and offset a type description or its commit produces goes
-// through these (Overflow names `argument`).
-std::int64_t checked_add(std::int64_t a, std::int64_t b, const char* where, const char* argument);
-std::int64_t checked_sub(std::int64_t a, std::int64_t b, const char* where, const char* argument);
-std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* where, const char* argument);
+// through these (Overflow names `argument`). Inline: enqueues and launches use them on their hot path; only the throw
+// is out of line.
+[[noreturn]] void throw_overflow(std::int64_t a, const char* op, std::int64_t b, const char* where,
+                                 const char* argument);
+
+inline std::int64_t checked_add(std::int64_t a, std::int64_t b, const char* where, const char* argument) {
+  std::int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) throw_overflow(a, " + ", b, where, argument);
+  return r;
+}
+
+inline std::int64_t checked_sub(std::int64_t a, std::int64_t b, const char* where, const char* argument) {
+  std::int64_t r;
+  if (__builtin_sub_overflow(a, b, &r)) throw_overflow(a, " - ", b, where, argument);
+  return r;
+}
+
+inline std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* where, const char* argument) {
+  std::int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) throw_overflow(a, " * ", b, where, argument);
+  return r;
+}
 
 inline void require_nonnegative(std::int64_t value, const char* where, const std::string& argument) {
   if (value < 0)
