@@ -8,6 +8,8 @@
 //   auto r2 = q.unpack(recv_y, bytes_y, field, 1, face_y);  // types, directions and memory spaces mix freely
 //   q.wait(r1);                                              // launches what is pending, then polls r1's flag
 //
+// On synchronous hosts (Serial, OpenMP) a batch whose requests all fit one tile runs on the calling thread instead, as
+// a single pack of one tile does.
 // A fused launch happens when the pending bytes reach threshold_bytes(), when a pending request is tested or waited
 // on, on flush(), and when the ring of request slots is full.
 //
@@ -90,7 +92,7 @@ class FusionQueue {
   std::int64_t threshold_bytes() const { return threshold_; }
   std::int64_t pending_bytes() const { return pending_bytes_; }
   std::int64_t pending_requests() const { return pending_count_; }
-  std::int64_t launches() const { return launches_; }
+  std::int64_t launches() const { return launches_; }  // batches issued (synchronous hosts run small ones inline)
   int capacity() const { return capacity_; }
   const ExecSpace& space() const { return space_; }
 
@@ -111,7 +113,9 @@ class FusionQueue {
   FusionRequest enqueue(const char* where, const Datatype& type, std::int64_t count, char* typed, char* packed,
                         std::int64_t packed_bytes, const char* packed_name, PackRange range);
   bool conflicts(const Slot& s) const;
-  void take_slot();  // makes the slot at tail_ free, launching and waiting as needed
+  void run_inline();  // synchronous hosts: a batch of one-tile requests on the calling thread
+  void launched();    // the pending requests are in flight
+  void take_slot();   // makes the slot at tail_ free, launching and waiting as needed
   bool complete(int slot, std::uint64_t ticket) const;
   void reclaim();  // frees completed slots from the oldest on
   void check(const FusionRequest& r, const char* where) const;

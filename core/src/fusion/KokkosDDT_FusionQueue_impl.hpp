@@ -199,6 +199,12 @@ void FusionQueue<ExecSpace>::flush() {
     if (it.cache) scratch = std::max(scratch, Impl::descriptor_scratch_bytes(it.node_count));
   }
   // (enqueue keeps `teams` within an int: it flushes before a request that would overflow it)
+  if constexpr (Impl::BackendTraits<ExecSpace>::synchronous && Impl::BackendTraits<ExecSpace>::walks_runs) {
+    // A synchronous host runs a batch of one-tile requests on the calling thread, as it runs a single pack of one
+    // tile: forking the pool for them costs more than it saves, and the queue must not be slower than the same
+    // packs issued one by one.
+    if (teams == pending_count_) return run_inline();
+  }
   Impl::FusedKernel<ExecSpace> kernel{{},        {},    records_,     pending_begin_, pending_count_,
                                       capacity_, done_, flags_.data()};
   if (pending_count_ <= kernel.kInline) {  // small launches carry their records as kernel parameters
@@ -222,8 +228,36 @@ void FusionQueue<ExecSpace>::flush() {
   if (scratch > 0) policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
   static const std::string label = "KokkosDDT::FusionQueue::fused";  // parallel_for takes a std::string: made once
   Kokkos::parallel_for(label, policy, kernel);
-  // Launched: only now are the requests in flight (had the launch thrown, they would still be pending, to be launched
-  // again by the next flush or wait, rather than waited for forever).
+  launched();
+}
+
+// Runs every pending request on the calling thread (synchronous hosts) and writes their flags, as the fused kernel
+// would.
+template <class ExecSpace>
+void FusionQueue<ExecSpace>::run_inline() {
+  static const std::string label = "KokkosDDT::FusionQueue::inline";
+  const bool tools = Kokkos::Tools::profileLibraryLoaded();
+  if (tools) Kokkos::Profiling::pushRegion(label);  // tools still see the operation
+  for (int i = 0; i < pending_count_; ++i) {
+    const Impl::FusedRecord& r = staging_((pending_begin_ + i) % capacity_);
+    Impl::with_word_size(r.word, [&](auto w) {
+      constexpr int W = decltype(w)::value;
+      using Kernel = Impl::FusedKernel<ExecSpace>;
+      if (r.direction == static_cast<std::int8_t>(Impl::Direction::Pack))
+        Impl::HostWalk<ExecSpace, Impl::Direction::Pack, W>{Kernel::args_of(r)}.walk(r.nodes, r.begin, r.end);
+      else
+        Impl::HostWalk<ExecSpace, Impl::Direction::Unpack, W>{Kernel::args_of(r)}.walk(r.nodes, r.begin, r.end);
+    });
+    desul::atomic_store(&flags_(r.slot), r.ticket, desul::MemoryOrderRelease(), desul::MemoryScopeNode());
+  }
+  if (tools) Kokkos::Profiling::popRegion();
+  launched();
+}
+
+// The pending requests went out: only now are they in flight (had the launch thrown, they would still be pending, to
+// be launched again by the next flush or wait, rather than waited for forever).
+template <class ExecSpace>
+void FusionQueue<ExecSpace>::launched() {
   for (int i = 0; i < pending_count_; ++i) slots_[(pending_begin_ + i) % capacity_].state = State::InFlight;
   pending_count_ = 0;
   pending_bytes_ = 0;
