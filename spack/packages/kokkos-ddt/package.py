@@ -13,6 +13,7 @@ class KokkosDdt(CMakePackage, CudaPackage):
     git = "https://github.com/kokkosddt/kokkos-ddt.git"
 
     maintainers("kokkosddt")
+    license("BSD-3-Clause")
 
     version("main", branch="main")
 
