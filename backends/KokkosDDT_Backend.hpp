@@ -6,13 +6,13 @@
 #include "KokkosDDT_BackendTraits.hpp"
 
 #if defined(KOKKOS_ENABLE_SERIAL)
-#include "serial/KokkosDDT_Backend_Serial.hpp"
+#include "KokkosDDT_Backend_Serial.hpp"
 #endif
 #if defined(KOKKOS_ENABLE_OPENMP)
-#include "openmp/KokkosDDT_Backend_OpenMP.hpp"
+#include "KokkosDDT_Backend_OpenMP.hpp"
 #endif
 #if defined(KOKKOS_ENABLE_CUDA)
-#include "cuda/KokkosDDT_Backend_Cuda.hpp"
+#include "KokkosDDT_Backend_Cuda.hpp"
 #endif
 
 namespace KokkosDDT::Impl {

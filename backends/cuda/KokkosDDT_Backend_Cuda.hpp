@@ -4,8 +4,8 @@
 // fence before completion flags, and pointer queries through the CUDA runtime.
 
 #include "KokkosDDT_BackendTraits.hpp"
-#include "cuda/KokkosDDT_CudaLaunch.hpp"
-#include "cuda/KokkosDDT_CudaPointer.hpp"
+#include "KokkosDDT_CudaLaunch.hpp"
+#include "KokkosDDT_CudaPointer.hpp"
 
 namespace KokkosDDT::Impl {
 

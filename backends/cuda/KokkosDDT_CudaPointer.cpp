@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "cuda/KokkosDDT_CudaPointer.hpp"
+#include "KokkosDDT_CudaPointer.hpp"
 
 namespace KokkosDDT::Impl {
 
