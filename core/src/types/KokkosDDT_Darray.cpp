@@ -15,6 +15,15 @@ namespace {
 
 constexpr const char* kWhere = "KokkosDDT::darray";
 
+// "name[d]". (Appended piece by piece: GCC 12's -Wrestrict misfires on "[" + std::to_string(d) in C++20.)
+std::string element(const char* name, int d) {
+  std::string s(name);
+  s += '[';
+  s += std::to_string(d);
+  s += ']';
+  return s;
+}
+
 struct Blocks {
   std::vector<std::int64_t> starts, lengths;  // in elements of the dimension, ascending
 };
@@ -23,22 +32,21 @@ struct Blocks {
 Blocks owned(std::int64_t gsize, Distribution distrib, std::int64_t darg, std::int64_t psize, std::int64_t coord,
              int d) {
   Blocks b;
-  const std::string dim = "[" + std::to_string(d) + "]";
   if (distrib == Distribution::None) {
     if (psize != 1)
-      Impl::throw_error(ErrorCode::InvalidArgument, kWhere, "psizes" + dim,
+      Impl::throw_error(ErrorCode::InvalidArgument, kWhere, element("psizes", d),
                         "is " + std::to_string(psize) + "; an undistributed dimension needs 1");
     b.starts.push_back(0);
     b.lengths.push_back(gsize);
     return b;
   }
   if (darg != kDefaultDarg && darg < 1)
-    Impl::throw_error(ErrorCode::InvalidArgument, kWhere, "dargs" + dim,
+    Impl::throw_error(ErrorCode::InvalidArgument, kWhere, element("dargs", d),
                       "is " + std::to_string(darg) + "; must be >= 1 or kDefaultDarg");
   if (distrib == Distribution::Block) {
     const std::int64_t block = darg == kDefaultDarg ? (gsize + psize - 1) / psize : darg;
     if (Impl::checked_mul(block, psize, kWhere, "dargs") < gsize)
-      Impl::throw_error(ErrorCode::InvalidArgument, kWhere, "dargs" + dim,
+      Impl::throw_error(ErrorCode::InvalidArgument, kWhere, element("dargs", d),
                         "is " + std::to_string(block) + "; block distribution needs dargs * psizes >= gsizes");
     const std::int64_t start = Impl::checked_mul(coord, block, kWhere, "dargs");
     if (start < gsize) {
@@ -75,12 +83,11 @@ Datatype darray(int size, int rank, const std::vector<std::int64_t>& gsizes, con
     Impl::throw_error(ErrorCode::NullDatatype, kWhere, "oldtype", "is a null datatype (default-constructed or freed)");
   std::int64_t processes = 1;
   for (int d = 0; d < ndims; ++d) {
-    const std::string dim = "[" + std::to_string(d) + "]";
     if (gsizes[d] < 1)
-      Impl::throw_error(ErrorCode::InvalidArgument, kWhere, "gsizes" + dim,
+      Impl::throw_error(ErrorCode::InvalidArgument, kWhere, element("gsizes", d),
                         "is " + std::to_string(gsizes[d]) + "; must be >= 1");
     if (psizes[d] < 1)
-      Impl::throw_error(ErrorCode::InvalidArgument, kWhere, "psizes" + dim,
+      Impl::throw_error(ErrorCode::InvalidArgument, kWhere, element("psizes", d),
                         "is " + std::to_string(psizes[d]) + "; must be >= 1");
     processes = Impl::checked_mul(processes, psizes[d], kWhere, "psizes");
   }
