@@ -114,8 +114,9 @@ void launch_traversal_words(const ExecSpace& space, const CommittedType& type, c
   }
 }
 
-// with_word_size's callee for a launch: host code in a host-device call operator (the dispatcher also serves device
-// code), so only the host pass compiles it.
+// with_word_size's callee for a launch: host code. (Not behind KOKKOS_IF_ON_HOST in a host-device operator: the
+// device pass would then never see the launch and drop its kernel, leaving a stub that fails with "invalid device
+// function".)
 template <class ExecSpace, Direction Dir, class Shape>
 struct LaunchWithWord {
   const ExecSpace& space;
@@ -124,9 +125,8 @@ struct LaunchWithWord {
   char* packed;
   std::int64_t begin, end;
   template <class W>
-  KOKKOS_FUNCTION void operator()(W) const {
-    KOKKOS_IF_ON_HOST(
-        (launch_traversal_words<ExecSpace, Dir, W::value, Shape>(space, type, typed, packed, begin, end);))
+  void operator()(W) const {
+    launch_traversal_words<ExecSpace, Dir, W::value, Shape>(space, type, typed, packed, begin, end);
   }
 };
 

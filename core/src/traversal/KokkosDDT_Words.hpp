@@ -72,7 +72,12 @@ KOKKOS_FORCEINLINE_FUNCTION void copy_16_32(char* dst, const char* src, std::int
 }
 
 // Calls f(std::integral_constant<int, W>{}) for the word size `word` (16, 8, 4, 2, or 1 for anything else): the
-// one place a run-time word size becomes a template argument.
+// one place a run-time word size becomes a template argument. Host code passes host-only callables (a launch), device
+// code device ones: nvcc's execution-space check of the call is off, so that a host caller's instantiation stays
+// host-only instead of being hidden from the device pass (which then drops the kernels the callable launches).
+#if defined(__CUDACC__)
+#pragma nv_exec_check_disable
+#endif
 template <class F>
 KOKKOS_FORCEINLINE_FUNCTION decltype(auto) with_word_size(int word, F&& f) {
   switch (word) {
