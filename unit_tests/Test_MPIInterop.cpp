@@ -139,7 +139,7 @@ TEST_CASE("mpi: darray imports with the MPI's type map and bounds", "[mpi][darra
       int position = 0;
       if (size_bytes > 0) MPI_Pack(src.data(), count, m, theirs.data(), packed_bytes, &position, MPI_COMM_WORLD);
       REQUIRE(position == count * t.size());
-      pack(src.data(), count, t, ours.data(), count * t.size());
+      pack(Kokkos::DefaultHostExecutionSpace(), src.data(), count, t, ours.data(), count * t.size());
       CHECK(std::memcmp(theirs.data(), ours.data(), position) == 0);
     }
     MPI_Type_free(&m);
