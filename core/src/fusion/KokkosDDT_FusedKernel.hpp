@@ -117,6 +117,17 @@ struct FusedKernel {
     }
   }
 
+  // Synchronous hosts: one request on the calling thread, as a one-tile pack runs (no fork of the thread pool).
+  static void run_on_calling_thread(const FusedRecord& r) {
+    with_word_size(r.word, [&](auto w) {
+      constexpr int W = decltype(w)::value;
+      if (r.direction == static_cast<std::int8_t>(Direction::Pack))
+        HostWalk<ExecSpace, Direction::Pack, W>{args_of(r)}.walk(r.nodes, r.begin, r.end);
+      else
+        HostWalk<ExecSpace, Direction::Unpack, W>{args_of(r)}.walk(r.nodes, r.begin, r.end);
+    });
+  }
+
   KOKKOS_FUNCTION void operator()(const Member& team) const {
     const FusedRecord& r = record(find(team.league_rank()));
     run(team, r, team.league_rank() - r.first_team);

@@ -240,14 +240,7 @@ void FusionQueue<ExecSpace>::run_inline() {
   if (tools) Kokkos::Profiling::pushRegion(label);  // tools still see the operation
   for (int i = 0; i < pending_count_; ++i) {
     const Impl::FusedRecord& r = staging_((pending_begin_ + i) % capacity_);
-    Impl::with_word_size(r.word, [&](auto w) {
-      constexpr int W = decltype(w)::value;
-      using Kernel = Impl::FusedKernel<ExecSpace>;
-      if (r.direction == static_cast<std::int8_t>(Impl::Direction::Pack))
-        Impl::HostWalk<ExecSpace, Impl::Direction::Pack, W>{Kernel::args_of(r)}.walk(r.nodes, r.begin, r.end);
-      else
-        Impl::HostWalk<ExecSpace, Impl::Direction::Unpack, W>{Kernel::args_of(r)}.walk(r.nodes, r.begin, r.end);
-    });
+    Impl::FusedKernel<ExecSpace>::run_on_calling_thread(r);
     desul::atomic_store(&flags_(r.slot), r.ticket, desul::MemoryOrderRelease(), desul::MemoryScopeNode());
   }
   if (tools) Kokkos::Profiling::popRegion();

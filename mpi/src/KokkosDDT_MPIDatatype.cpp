@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "KokkosDDT_MPI.hpp"
+#include "KokkosDDT_MPIDatatype.hpp"
+#include "KokkosDDT_MPIError.hpp"
 
 #include <complex>
 #include <cstring>
@@ -18,13 +19,7 @@ namespace {
 using Impl::throw_error;
 using Impl::TypeNode;
 
-void check(int rc, const char* where, const char* call) {
-  if (rc == MPI_SUCCESS) return;
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  MPI_Error_string(rc, text, &len);
-  throw_error(ErrorCode::MPI, where, "", std::string(call) + " failed: " + std::string(text, len));
-}
+void check(int rc, const char* where, const char* call) { Impl::mpi_check(rc, where, call); }
 
 // MPI-4's large-count constructors (the _c functions) take every count and displacement as an MPI_Count; MPI-3's take
 // counts and element displacements as int and byte displacements as MPI_Aint. One switch serves both: `Count` and

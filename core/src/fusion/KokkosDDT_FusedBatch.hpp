@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// A fixed set of pack and unpack requests, recorded once and run as one fused launch as often as needed (a halo
+// plan's step). The fusion queue checks, orders and copies records on every enqueue. A batch does all of that once,
+// when it is built, so a launch costs one parallel_for (or, on synchronous hosts, one walk per request on the calling
+// thread) and a completion poll.
+//
+//   FusedBatch<Kokkos::Cuda> sends(instance);
+//   sends.add_pack(bottom, 1, face_x, buf, bytes_x);   // checked now, as pack() would check it
+//   sends.add_pack(bottom, 1, face_y, buf + bytes_x, bytes_y);
+//   for (step ...) { sends.launch(); ...; sends.wait(); }
+//
+// The requests of a batch run concurrently: none may write bytes another reads or writes (the caller's guarantee,
+// not checked: a struct of several arrays has bounds that overlap other requests' without its bytes doing so).
+// Buffers and types are fixed at build time; their contents may change between launches.
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+
+#include "KokkosDDT_Error.hpp"
+#include "KokkosDDT_FusedKernel.hpp"
+#include "KokkosDDT_Launch.hpp"
+#include "KokkosDDT_Transfer.hpp"
+
+namespace KokkosDDT::Impl {
+
+template <class ExecSpace>
+class FusedBatch {
+  using MemSpace = typename ExecSpace::memory_space;
+  using Backend = BackendTraits<ExecSpace>;
+  static constexpr bool host_memory = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
+  using HostVisible = std::conditional_t<host_memory, MemSpace, Kokkos::SharedHostPinnedSpace>;
+
+ public:
+  FusedBatch() = default;
+  explicit FusedBatch(const ExecSpace& space) : space_(space) {}
+
+  // `src` (or KokkosDDT::bottom: absolute addresses) -> `dst_bytes` at `dst`; checked as pack() checks.
+  void add_pack(const void* src, std::int64_t count, const Datatype& type, void* dst, std::int64_t dst_bytes) {
+    add<Direction::Pack>("KokkosDDT::FusedBatch::add_pack", type, count,
+                         const_cast<char*>(static_cast<const char*>(src)), static_cast<char*>(dst), dst_bytes,
+                         "dst_bytes", false);
+  }
+  void add_pack(Bottom, std::int64_t count, const Datatype& type, void* dst, std::int64_t dst_bytes) {
+    add<Direction::Pack>("KokkosDDT::FusedBatch::add_pack", type, count, nullptr, static_cast<char*>(dst), dst_bytes,
+                         "dst_bytes", true);
+  }
+  void add_unpack(const void* src, std::int64_t src_bytes, Bottom, std::int64_t count, const Datatype& type) {
+    add<Direction::Unpack>("KokkosDDT::FusedBatch::add_unpack", type, count, nullptr,
+                           const_cast<char*>(static_cast<const char*>(src)), src_bytes, "src_bytes", true);
+  }
+  void add_unpack(const void* src, std::int64_t src_bytes, void* dst, std::int64_t count, const Datatype& type) {
+    add<Direction::Unpack>("KokkosDDT::FusedBatch::add_unpack", type, count, static_cast<char*>(dst),
+                           const_cast<char*>(static_cast<const char*>(src)), src_bytes, "src_bytes", false);
+  }
+
+  int size() const { return static_cast<int>(records_.size()); }
+  std::int64_t launches() const { return launches_; }
+
+  // Runs every request (after the previous launch completed: waits for it first). Returns at once on devices.
+  void launch() { launch(space_); }
+  void launch(const ExecSpace& space) {
+    wait();
+    if (records_.empty()) return;
+    if (!built_) build();
+    if (inline_) {  // synchronous host, one tile per request: the calling thread walks them
+      for (const FusedRecord& r : records_) FusedKernel<ExecSpace>::run_on_calling_thread(r);
+      ++launches_;
+      return;
+    }
+    for (std::size_t i = 0; i < records_.size(); ++i) flags_(i) = 0;  // the kernel writes 1 into each when done
+    using Policy = typename FusedKernel<ExecSpace>::Policy;
+    auto policy = Kokkos::Experimental::require(Policy(space, static_cast<int>(teams_), Backend::team_size),
+                                                Kokkos::Experimental::WorkItemProperty::HintLightWeight);
+    if (scratch_ > 0) policy.set_scratch_size(0, Kokkos::PerTeam(scratch_));
+    static const std::string label = "KokkosDDT::FusedBatch::launch";
+    Kokkos::parallel_for(label, policy, kernel_);
+    in_flight_ = true;
+    ++launches_;
+  }
+
+  // Whether the last launch is complete (host loads of the flags the kernel writes; no stream synchronization).
+  bool test() {
+    if (!in_flight_) return true;
+    for (std::size_t i = 0; i < records_.size(); ++i)
+      if (static_cast<volatile const std::uint64_t*>(flags_.data())[i] != 1) return false;
+    in_flight_ = false;
+    return true;
+  }
+  void wait() {
+    while (!test()) {
+    }
+  }
+
+ private:
+  template <Direction Dir>
+  void add(const char* where, const Datatype& type, std::int64_t count, char* typed, char* packed,
+           std::int64_t packed_bytes, const char* packed_name, bool typed_null_ok) {
+    if (built_) throw_error(ErrorCode::InvalidArgument, where, "this", "the batch has been launched: it is fixed");
+    const Transfer t = prepare_transfer<ExecSpace, Dir>(where, type, count, typed, typed_null_ok, packed, packed_bytes,
+                                                        packed_name, {});
+    if (t.end == t.begin) return;  // nothing moves
+    const std::int64_t bytes = t.end - t.begin;
+    const std::int64_t tile = LaunchShape<ExecSpace>::tile_bytes(space_, bytes, t.word);
+    const std::int64_t teams = (bytes + tile - 1) / tile;
+    if (teams_ + teams > std::numeric_limits<int>::max())
+      throw_error(ErrorCode::Overflow, where, "count",
+                  "makes the batch more than one launch can hold (2^31 - 1 teams)");
+    const auto d = descriptor<MemSpace>(*t.type, space_);
+    FusedRecord r;
+    r.nodes = d.nodes.data();
+    r.lookaside = d.lookaside.data();
+    r.node_count = static_cast<std::int32_t>(d.nodes.extent(0));
+    r.lookaside_count = static_cast<std::int64_t>(d.lookaside.extent(0));
+    r.typed = t.typed;
+    r.packed = t.packed;
+    r.begin = t.begin;
+    r.end = t.end;
+    r.tile = tile;
+    r.teams = static_cast<std::int32_t>(teams);
+    r.first_team = static_cast<std::int32_t>(teams_);
+    r.ticket = 1;
+    r.word = static_cast<std::int8_t>(t.word);
+    r.direction = static_cast<std::int8_t>(Dir);
+    r.slot = static_cast<std::int32_t>(records_.size());
+    r.cache = static_cast<std::int64_t>(t.type->nodes.size() * sizeof(DescriptorNode)) <= kMaxScratchDescriptor;
+    if (r.cache) scratch_ = std::max(scratch_, descriptor_scratch_bytes(r.node_count));
+    teams_ += teams;
+    records_.push_back(r);
+    types_.push_back(type);  // keeps the descriptor alive
+  }
+
+  // The kernel's records (as parameters when few, else copied to the execution space once), counters and flags.
+  void build() {
+    const auto n = static_cast<std::int64_t>(records_.size());
+    inline_ = Backend::synchronous && Backend::walks_runs && teams_ == n;
+    done_ = Kokkos::View<std::int64_t*, MemSpace>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::done"), n);
+    flags_ = Kokkos::View<std::uint64_t*, HostVisible>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::flags"), n);
+    Kokkos::View<FusedRecord*, MemSpace> records(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::records"), n);
+    auto host = Kokkos::create_mirror_view(records);
+    for (std::int64_t i = 0; i < n; ++i) host(i) = records_[i];
+    Kokkos::deep_copy(space_, records, host);
+    kernel_ = FusedKernel<ExecSpace>{{}, {}, records, 0, n, n, done_, flags_.data()};
+    if (n <= kernel_.kInline) {
+      for (std::int64_t i = 0; i < n; ++i) {
+        kernel_.inline_records[i] = records_[i];
+        kernel_.inline_first[i] = records_[i].first_team;
+      }
+    }
+    space_.fence("KokkosDDT::FusedBatch: records copied, counters zeroed");
+    built_ = true;
+  }
+
+  ExecSpace space_;
+  std::vector<FusedRecord> records_;
+  std::vector<Datatype> types_;
+  std::int64_t teams_ = 0, scratch_ = 0, launches_ = 0;
+  bool built_ = false, inline_ = false, in_flight_ = false;
+  FusedKernel<ExecSpace> kernel_{};
+  Kokkos::View<std::int64_t*, MemSpace> done_;
+  Kokkos::View<std::uint64_t*, HostVisible> flags_;
+};
+
+}  // namespace KokkosDDT::Impl

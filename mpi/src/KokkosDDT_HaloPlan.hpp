@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// Persistent halo exchange on an MPI Cartesian communicator. Fields are Kokkos Views of rank 1-4 (LayoutRight or
+// LayoutLeft, any memory space the execution space reaches, value types may differ), all with the same extents, which
+// include `ghost` layers on each side of every dimension. Dimension k of the Views is dimension k of the process grid.
+//
+//   auto plan = KokkosDDT::mpi::make_halo_plan(space, cart, {1, KokkosDDT::mpi::HaloNeighbors::Faces}, u, v);
+//   for (step ...) { plan.start(); /* interior work */ plan.wait(); }
+//
+// One message per neighbour carries every field (a struct of the fields' subarrays at absolute addresses, the WRF
+// pattern). The packs of a step run as one fused launch and the unpacks as another. Everything else is built once by
+// make_halo_plan: the datatypes, the kernel records (on the device), the staging buffers and persistent MPI requests
+// on the plan's own duplicate of the communicator, which returns MPI errors (they become KokkosDDT::Error). A step
+// costs one launch per direction plus the MPI calls. A neighbour that is this process itself (a periodic dimension of
+// one process) is served from the send buffer, without a message.
+//
+// make_halo_plan is collective over the communicator. It checks every rank's arguments and each neighbour pair's
+// message sizes and type signatures, and throws the same Error on every rank when any of them is wrong (no rank is
+// left waiting).
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <limits>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <mpi.h>
+
+#include <Kokkos_Core.hpp>
+
+#include "KokkosDDT_Constructors.hpp"
+#include "KokkosDDT_Error.hpp"
+#include "KokkosDDT_FusedBatch.hpp"
+#include "KokkosDDT_MPIError.hpp"
+#include "KokkosDDT_MPIP2P.hpp"
+#include "KokkosDDT_MPIStaging.hpp"
+#include "KokkosDDT_Primitives.hpp"
+
+namespace KokkosDDT::mpi {
+
+enum class HaloNeighbors {
+  Faces,  // the 2 * rank neighbours that share a face
+  All     // faces, edges and corners: the 3^rank - 1 neighbours
+};
+
+struct HaloOptions {
+  int ghost = 1;  // ghost layers on each side, >= 1
+  HaloNeighbors neighbors = HaloNeighbors::Faces;
+  int tag = 0x4b44;  // tags [tag, tag + 3^rank) are the plan's, on its own communicator
+};
+
+template <class ExecSpace>
+class HaloPlan {
+ public:
+  HaloPlan() = default;
+  HaloPlan(HaloPlan&& other) noexcept { *this = std::move(other); }
+  HaloPlan& operator=(HaloPlan&& other) noexcept {
+    if (this == &other) return *this;
+    release();
+    space_ = std::move(other.space_);
+    comm_ = std::exchange(other.comm_, MPI_COMM_NULL);  // the moved-from plan owns nothing
+    peers_ = std::move(other.peers_);
+    sends_ = std::move(other.sends_);
+    recvs_ = std::move(other.recvs_);
+    send_buffer_ = std::move(other.send_buffer_);
+    recv_buffer_ = std::move(other.recv_buffer_);
+    packs_ = std::move(other.packs_);
+    unpacks_ = std::move(other.unpacks_);
+    types_ = std::move(other.types_);
+    messages_ = other.messages_;
+    send_bytes_ = other.send_bytes_;
+    started_ = std::exchange(other.started_, false);
+    return *this;
+  }
+  HaloPlan(const HaloPlan&) = delete;
+  HaloPlan& operator=(const HaloPlan&) = delete;
+  ~HaloPlan() { release(); }
+
+  // Packs every send region in one launch and starts the messages (receives first). Returns once the sends are posted.
+  void start() { start(space_); }
+  void start(const ExecSpace& space);
+  // Waits for the messages, unpacks every ghost region in one launch and waits for it: the ghosts are then current.
+  void wait();
+  void exchange() {
+    start();
+    wait();
+  }
+
+  int neighbors() const { return static_cast<int>(peers_.size()); }  // neighbours that exist (not MPI_PROC_NULL)
+  int messages() const { return messages_; }                         // MPI messages sent per step
+  std::int64_t bytes_per_step() const { return send_bytes_; }        // bytes packed per step
+  std::int64_t launches() const { return packs_.launches() + unpacks_.launches(); }
+  MPI_Comm comm() const { return comm_; }
+
+  // (make_halo_plan's builder)
+  struct Region {
+    int peer;             // rank of the neighbour, or MPI_PROC_NULL
+    int direction;        // index of the direction d in {-1,0,1}^rank
+    int opposite;         // index of -d
+    Datatype send, recv;  // structs of the fields' subarrays at absolute addresses
+  };
+  static HaloPlan build(const ExecSpace& space, MPI_Comm cart, const HaloOptions& options, std::vector<Region> regions,
+                        int rank);
+
+ private:
+  void release() noexcept;
+  void check(int rc, const char* call) const { Impl::mpi_check(rc, "KokkosDDT::mpi::HaloPlan", call); }
+
+  ExecSpace space_;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  std::vector<int> peers_;
+  std::vector<MPI_Request> sends_, recvs_;
+  Impl::Staging send_buffer_, recv_buffer_;
+  Impl::FusedBatch<ExecSpace> packs_, unpacks_;
+  std::vector<Datatype> types_;
+  int messages_ = 0;
+  std::int64_t send_bytes_ = 0;
+  bool started_ = false;
+};
+
+}  // namespace KokkosDDT::mpi
+
+namespace KokkosDDT::Impl {
+
+// Throws on every rank of `comm` when `message` is non-empty on any: a collective verdict, so that no rank goes on
+// into a collective call that another rank has left.
+inline void agree_or_throw(MPI_Comm comm, const std::string& message) {
+  const char* where = "KokkosDDT::mpi::make_halo_plan";
+  int bad = message.empty() ? 0 : 1, any = 0, rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  mpi_check(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm), where, "MPI_Allreduce");
+  if (!any) return;
+  int first = bad ? rank : std::numeric_limits<int>::max(), lowest = 0;
+  mpi_check(MPI_Allreduce(&first, &lowest, 1, MPI_INT, MPI_MIN, comm), where, "MPI_Allreduce");
+  if (bad) throw_error(ErrorCode::InvalidArgument, where, "fields", message);
+  throw_error(
+      ErrorCode::InvalidArgument, where, "fields",
+      "rank " + std::to_string(lowest) + " found its arguments or a neighbour's inconsistent (its error says how)");
+}
+
+// The subarray of `field` holding, in every dimension, range [lo[k], hi[k]).
+template <class View>
+Datatype field_region(const View& field, const std::array<std::int64_t, 4>& lo, const std::array<std::int64_t, 4>& hi) {
+  constexpr int rank = static_cast<int>(View::rank());
+  std::vector<std::int64_t> sizes(rank), subsizes(rank), starts(rank);
+  for (int k = 0; k < rank; ++k) {
+    sizes[k] = static_cast<std::int64_t>(field.extent(k));
+    subsizes[k] = hi[k] - lo[k];
+    starts[k] = lo[k];
+  }
+  constexpr Order order = std::is_same_v<typename View::array_layout, Kokkos::LayoutLeft> ? Order::Fortran : Order::C;
+  return subarray(sizes, subsizes, starts, order, primitive<typename View::non_const_value_type>());
+}
+
+}  // namespace KokkosDDT::Impl
+
+namespace KokkosDDT::mpi {
+
+template <class ExecSpace, class First, class... Rest, Impl::enable_if_exec<ExecSpace> = 0>
+HaloPlan<ExecSpace> make_halo_plan(const ExecSpace& space, MPI_Comm cart, const HaloOptions& options,
+                                   const First& first, const Rest&... rest) {
+  const char* where = "KokkosDDT::mpi::make_halo_plan";
+  constexpr int rank = static_cast<int>(First::rank());
+  static_assert(Kokkos::is_view_v<First> && (Kokkos::is_view_v<Rest> && ...), "fields must be Kokkos::Views");
+  static_assert(rank >= 1 && rank <= 4, "KokkosDDT::mpi::make_halo_plan: fields have rank 1-4");
+  static_assert(((static_cast<int>(Rest::rank()) == rank) && ...), "all fields must have the same rank");
+  static_assert(
+      (std::is_same_v<typename First::array_layout, Kokkos::LayoutRight> ||
+       std::is_same_v<typename First::array_layout,
+                      Kokkos::LayoutLeft>)&&((std::is_same_v<typename Rest::array_layout, Kokkos::LayoutRight> ||
+                                              std::is_same_v<typename Rest::array_layout, Kokkos::LayoutLeft>)&&...),
+      "fields must be LayoutRight or LayoutLeft");
+  Impl::require_accessible<ExecSpace, typename First::memory_space>(where, "fields");
+  (Impl::require_accessible<ExecSpace, typename Rest::memory_space>(where, "fields"), ...);
+
+  // Local checks; every rank learns whether any failed before the first collective call that could hang.
+  std::string error;
+  int topology = MPI_UNDEFINED, ndims = 0;
+  if (cart == MPI_COMM_NULL) {
+    error = "the communicator is MPI_COMM_NULL";
+  } else {
+    Impl::mpi_check(MPI_Topo_test(cart, &topology), where, "MPI_Topo_test");
+    if (topology != MPI_CART) {
+      error = "the communicator has no Cartesian topology (MPI_Cart_create makes one)";
+    } else {
+      Impl::mpi_check(MPI_Cartdim_get(cart, &ndims), where, "MPI_Cartdim_get");
+      if (ndims != rank)
+        error = "the fields have rank " + std::to_string(rank) + " but the process grid has " + std::to_string(ndims) +
+                " dimensions";
+    }
+  }
+  if (cart == MPI_COMM_NULL || topology != MPI_CART)
+    Impl::throw_error(ErrorCode::InvalidArgument, where, "cart", error);  // (no collective is possible)
+  const int g = options.ghost;
+  if (error.empty() && g < 1) error = "options.ghost is " + std::to_string(g) + "; must be >= 1";
+  std::array<std::int64_t, 4> n{};
+  for (int k = 0; k < rank; ++k) n[k] = static_cast<std::int64_t>(first.extent(k));
+  auto same_extents = [&](const auto& f) {
+    for (int k = 0; k < rank; ++k)
+      if (static_cast<std::int64_t>(f.extent(k)) != n[k]) return false;
+    return true;
+  };
+  (void)same_extents;  // (unused with one field)
+  if (error.empty() && !(same_extents(rest) && ...)) error = "the fields' extents differ";
+  for (int k = 0; k < rank && error.empty(); ++k)
+    if (n[k] < 3 * std::int64_t(g))
+      error = "extent " + std::to_string(n[k]) + " of dimension " + std::to_string(k) +
+              " is less than 3 x ghost: the interior cannot fill a ghost layer";
+  if (error.empty() && ((first.data() == nullptr && first.size() > 0))) error = "a field is unallocated";
+  Impl::agree_or_throw(cart, error);
+
+  int me = 0;
+  std::array<int, 4> dims{}, periods{}, coords{};
+  Impl::mpi_check(MPI_Comm_rank(cart, &me), where, "MPI_Comm_rank");
+  Impl::mpi_check(MPI_Cart_get(cart, rank, dims.data(), periods.data(), coords.data()), where, "MPI_Cart_get");
+
+  // Every direction d in {-1, 0, 1}^rank, indexed in base 3 (digit d_k + 1); d = 0 is not a neighbour.
+  int directions = 1;
+  for (int k = 0; k < rank; ++k) directions *= 3;
+  std::vector<typename HaloPlan<ExecSpace>::Region> regions;
+  for (int index = 0; index < directions; ++index) {
+    std::array<int, 4> d{};
+    int nonzero = 0;
+    for (int k = 0, rem = index; k < rank; ++k, rem /= 3) {
+      d[k] = rem % 3 - 1;
+      nonzero += d[k] != 0;
+    }
+    if (nonzero == 0 || (options.neighbors == HaloNeighbors::Faces && nonzero != 1)) continue;
+    // The neighbour: coords + d, wrapped in periodic dimensions, MPI_PROC_NULL off a non-periodic edge.
+    std::array<int, 4> c{};
+    bool exists = true;
+    for (int k = 0; k < rank; ++k) {
+      c[k] = coords[k] + d[k];
+      if (c[k] < 0 || c[k] >= dims[k]) {
+        if (periods[k])
+          c[k] = (c[k] + dims[k]) % dims[k];
+        else
+          exists = false;
+      }
+    }
+    int peer = MPI_PROC_NULL;
+    if (exists) Impl::mpi_check(MPI_Cart_rank(cart, c.data(), &peer), where, "MPI_Cart_rank");
+    // Send: the interior layers next to side d; receive: the ghost layers on side d. Along d_k = 0: the interior.
+    std::array<std::int64_t, 4> slo{}, shi{}, rlo{}, rhi{};
+    for (int k = 0; k < rank; ++k) {
+      if (d[k] < 0) {
+        slo[k] = g, shi[k] = 2 * g, rlo[k] = 0, rhi[k] = g;
+      } else if (d[k] > 0) {
+        slo[k] = n[k] - 2 * g, shi[k] = n[k] - g, rlo[k] = n[k] - g, rhi[k] = n[k];
+      } else {
+        slo[k] = rlo[k] = g, shi[k] = rhi[k] = n[k] - g;
+      }
+    }
+    // All fields in one message: a struct of their regions at absolute addresses.
+    auto address = [](const auto& f) { return static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(f.data())); };
+    const std::vector<std::int64_t> ones(1 + sizeof...(Rest), 1);
+    const std::vector<std::int64_t> at{address(first), address(rest)...};
+    Datatype send = struct_type(ones, at, {Impl::field_region(first, slo, shi), Impl::field_region(rest, slo, shi)...});
+    Datatype recv = struct_type(ones, at, {Impl::field_region(first, rlo, rhi), Impl::field_region(rest, rlo, rhi)...});
+    send.commit();
+    recv.commit();
+    regions.push_back({peer, index, directions - 1 - index, send, recv});
+  }
+  return HaloPlan<ExecSpace>::build(space, cart, options, std::move(regions), me);
+}
+
+// On the fields' default execution space.
+template <class First, class... Rest, Impl::enable_if_view<First> = 0>
+HaloPlan<typename First::execution_space> make_halo_plan(MPI_Comm cart, const HaloOptions& options, const First& first,
+                                                         const Rest&... rest) {
+  return make_halo_plan(typename First::execution_space(), cart, options, first, rest...);
+}
+
+// ------------------------------------------------------------------------------------------- HaloPlan
+
+template <class ExecSpace>
+HaloPlan<ExecSpace> HaloPlan<ExecSpace>::build(const ExecSpace& space, MPI_Comm cart, const HaloOptions& options,
+                                               std::vector<Region> regions, int me) {
+  const char* where = "KokkosDDT::mpi::make_halo_plan";
+  HaloPlan plan;
+  plan.space_ = space;
+  Impl::mpi_check(MPI_Comm_dup(cart, &plan.comm_), where, "MPI_Comm_dup");
+  Impl::mpi_check(MPI_Comm_set_errhandler(plan.comm_, MPI_ERRORS_RETURN), where, "MPI_Comm_set_errhandler");
+
+  // Offsets of each region's message in the send and receive buffers.
+  const int directions = regions.empty() ? 0 : regions.front().direction + regions.front().opposite + 1;
+  std::vector<std::int64_t> send_at(directions, -1), recv_at(directions, -1), send_size(directions, 0);
+  std::int64_t send_total = 0, recv_total = 0;
+  for (const Region& r : regions) {
+    if (r.peer == MPI_PROC_NULL) continue;
+    send_at[r.direction] = send_total;
+    send_size[r.direction] = r.send.size();
+    send_total += (r.send.size() + 15) / 16 * 16;  // each message 16-byte aligned: the kernels' widest word
+    if (r.peer != me) {
+      recv_at[r.direction] = recv_total;
+      recv_total += (r.recv.size() + 15) / 16 * 16;
+    }
+  }
+
+  // Each neighbour pair agrees on sizes and type signatures: what I send towards d is what my neighbour at d receives
+  // from its side -d.
+  std::vector<std::array<std::int64_t, 3>> mine, theirs(regions.size());
+  std::vector<MPI_Request> handshake;
+  for (const Region& r : regions) {
+    const TypeSignature sig = r.send.signature();
+    mine.push_back({r.send.size(), static_cast<std::int64_t>(sig.hash), sig.length});
+  }
+  for (std::size_t i = 0; i < regions.size(); ++i) {
+    const Region& r = regions[i];
+    if (r.peer == MPI_PROC_NULL || r.peer == me) continue;
+    handshake.emplace_back();
+    Impl::mpi_check(
+        MPI_Irecv(theirs[i].data(), 3, MPI_INT64_T, r.peer, options.tag + r.opposite, plan.comm_, &handshake.back()),
+        where, "MPI_Irecv");
+    handshake.emplace_back();
+    Impl::mpi_check(
+        MPI_Isend(mine[i].data(), 3, MPI_INT64_T, r.peer, options.tag + r.direction, plan.comm_, &handshake.back()),
+        where, "MPI_Isend");
+  }
+  for (MPI_Request& r : handshake) Impl::mpi_check(MPI_Wait(&r, MPI_STATUS_IGNORE), where, "MPI_Wait");
+  std::string error;
+  for (std::size_t i = 0; i < regions.size() && error.empty(); ++i) {
+    const Region& r = regions[i];
+    if (r.peer == MPI_PROC_NULL) continue;
+    const TypeSignature sig = r.recv.signature();
+    const std::array<std::int64_t, 3> expected{r.recv.size(), static_cast<std::int64_t>(sig.hash), sig.length};
+    if (r.peer == me) continue;  // this process's own regions match by construction
+    const std::array<std::int64_t, 3>& got = theirs[i];
+    if (got[0] != expected[0])
+      error = "neighbour rank " + std::to_string(r.peer) + " sends " + std::to_string(got[0]) +
+              " bytes where this rank's ghost region holds " + std::to_string(expected[0]) +
+              " (field extents or ghost widths differ between the ranks)";
+    else if (got[1] != expected[1] || got[2] != expected[2])
+      error = "neighbour rank " + std::to_string(r.peer) +
+              " sends another type signature (the fields' value types or their order differ between the ranks)";
+  }
+  Impl::agree_or_throw(plan.comm_, error);
+
+  // Buffers, kernel records and persistent MPI requests.
+  plan.send_buffer_ = Impl::take_staging<ExecSpace>(send_total);
+  plan.recv_buffer_ = Impl::take_staging<ExecSpace>(recv_total);
+  plan.packs_ = Impl::FusedBatch<ExecSpace>(space);
+  plan.unpacks_ = Impl::FusedBatch<ExecSpace>(space);
+  for (const Region& r : regions) {
+    if (r.peer == MPI_PROC_NULL) continue;
+    plan.peers_.push_back(r.peer);
+    plan.types_.push_back(r.send);
+    plan.types_.push_back(r.recv);
+    const std::int64_t bytes = r.send.size();
+    char* out = plan.send_buffer_.data + send_at[r.direction];
+    plan.packs_.add_pack(bottom, 1, r.send, out, bytes);
+    plan.send_bytes_ += bytes;
+    // A neighbour that is this process sends what it packed towards the opposite side.
+    char* in =
+        r.peer == me ? plan.send_buffer_.data + send_at[r.opposite] : plan.recv_buffer_.data + recv_at[r.direction];
+    plan.unpacks_.add_unpack(in, r.recv.size(), bottom, 1, r.recv);
+    if (r.peer == me) continue;
+    for (const auto& [offset, len] : Impl::message_pieces(bytes)) {
+      plan.sends_.emplace_back();
+      Impl::mpi_check(MPI_Send_init(out + offset, len, MPI_BYTE, r.peer, options.tag + r.direction, plan.comm_,
+                                    &plan.sends_.back()),
+                      where, "MPI_Send_init");
+      ++plan.messages_;
+    }
+    for (const auto& [offset, len] : Impl::message_pieces(r.recv.size())) {
+      plan.recvs_.emplace_back();
+      Impl::mpi_check(
+          MPI_Recv_init(in + offset, len, MPI_BYTE, r.peer, options.tag + r.opposite, plan.comm_, &plan.recvs_.back()),
+          where, "MPI_Recv_init");
+    }
+  }
+  return plan;
+}
+
+template <class ExecSpace>
+void HaloPlan<ExecSpace>::start(const ExecSpace& space) {
+  const char* where = "KokkosDDT::mpi::HaloPlan::start";
+  if (comm_ == MPI_COMM_NULL) Impl::throw_error(ErrorCode::InvalidArgument, where, "plan", "is empty (moved from)");
+  if (started_) Impl::throw_error(ErrorCode::InvalidArgument, where, "plan", "was started and not waited for");
+  for (MPI_Request& r : recvs_) check(MPI_Start(&r), "MPI_Start (receive)");
+  started_ = true;  // (from here on, wait() completes the receives, also after an error below)
+  packs_.launch(space);
+  packs_.wait();  // the completion flags: the packed bytes are in the send buffer
+  for (MPI_Request& r : sends_) check(MPI_Start(&r), "MPI_Start (send)");
+}
+
+template <class ExecSpace>
+void HaloPlan<ExecSpace>::wait() {
+  if (!started_) return;
+  started_ = false;
+  // One MPI_Wait per message: errors are then raised on the plan's communicator, which returns them (MPICH raises
+  // MPI_Waitall's on MPI_COMM_WORLD).
+  for (MPI_Request& r : recvs_) check(MPI_Wait(&r, MPI_STATUS_IGNORE), "MPI_Wait (receive)");
+  unpacks_.launch();
+  for (MPI_Request& r : sends_) check(MPI_Wait(&r, MPI_STATUS_IGNORE), "MPI_Wait (send)");
+  unpacks_.wait();
+}
+
+template <class ExecSpace>
+void HaloPlan<ExecSpace>::release() noexcept {
+  if (comm_ == MPI_COMM_NULL) return;
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) {
+    if (started_) {
+      MPI_Waitall(static_cast<int>(recvs_.size()), recvs_.data(), MPI_STATUSES_IGNORE);
+      MPI_Waitall(static_cast<int>(sends_.size()), sends_.data(), MPI_STATUSES_IGNORE);
+    }
+    for (MPI_Request& r : sends_) MPI_Request_free(&r);
+    for (MPI_Request& r : recvs_) MPI_Request_free(&r);
+    MPI_Comm_free(&comm_);
+  }
+  try {
+    packs_.wait();
+    unpacks_.wait();
+  } catch (...) {
+  }
+  comm_ = MPI_COMM_NULL;
+}
+
+}  // namespace KokkosDDT::mpi

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// Typed nonblocking point-to-point messages: (buffer or View, count, Datatype) in any memory space the execution space
+// can reach.
+//
+//   auto s = KokkosDDT::mpi::isend(space, field.data(), 1, face, right, tag, comm);
+//   auto r = KokkosDDT::mpi::irecv(space, field.data(), 1, ghost, left, tag, comm);
+//   KokkosDDT::mpi::wait_all(requests);
+//
+// Data that is contiguous once the type is normalized goes to MPI where it is, when the MPI can reach that memory.
+// Anything else is staged (KokkosDDT_MPIStaging.hpp): sends are packed through the execution-space instance's fusion
+// queue, so that the sends of one step share a launch, and posted when the kernel's completion flag says the pack is
+// done; receives land in a staging buffer and are unpacked on arrival. Messages of any size go as 1 GiB MPI messages
+// of one tag. A receive checks that the message's size is its type's (a mismatch throws Error(MPI), like
+// MPI_ERR_TRUNCATE); a longer message is MPI's MPI_ERR_TRUNCATE (an Error with MPI_ERRORS_RETURN on the
+// communicator). Type signatures are not sent: as with MPI_BYTE, only sizes are compared.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <mpi.h>
+
+#include <Kokkos_Core.hpp>
+
+#include "KokkosDDT_Backend.hpp"
+#include "KokkosDDT_Datatype.hpp"
+#include "KokkosDDT_Error.hpp"
+#include "KokkosDDT_FusionQueue.hpp"
+#include "KokkosDDT_MPIError.hpp"
+#include "KokkosDDT_MPIRequest.hpp"
+#include "KokkosDDT_MPIStaging.hpp"
+
+namespace KokkosDDT::Impl {
+
+// The fusion queue that packs and unpacks the messages of one execution-space instance (made on first use; released at
+// Kokkos::finalize).
+template <class ExecSpace>
+std::shared_ptr<FusionQueue<ExecSpace>> message_queue(const ExecSpace& space) {
+  static std::mutex mutex;
+  static auto* queues = [] {
+    auto* q = new std::map<std::uint32_t, std::shared_ptr<FusionQueue<ExecSpace>>>;
+    Kokkos::push_finalize_hook([q] {
+      const std::lock_guard<std::mutex> lock(mutex);
+      q->clear();
+    });
+    return q;
+  }();
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto& queue = (*queues)[space.impl_instance_id()];
+  if (!queue) queue = std::make_shared<FusionQueue<ExecSpace>>(space);
+  return queue;
+}
+
+// Whether `count` instances of `type` are one contiguous run of bytes; if so, its offset from the buffer's origin.
+inline bool contiguous_run(const CommittedType& c, std::int64_t count, std::int64_t& offset) {
+  offset = 0;
+  if (c.size == 0 || count == 0) return true;
+  const DescriptorNode& n = c.nodes[0];
+  if (n.kind != LayoutKind::Contig || (count > 1 && c.extent != c.size)) return false;
+  offset = n.disp;
+  return true;
+}
+
+// Whether the MPI may read or write `p` itself (host memory always; device memory when it is GPU-aware).
+template <class ExecSpace>
+bool mpi_reaches(const void* p) {
+  using MemSpace = typename ExecSpace::memory_space;
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible) {
+    (void)p;
+    return true;
+  } else {
+    const PointerKind kind = pointer_kind(p);
+    return (kind != PointerKind::Device && kind != PointerKind::Managed) || mpi::gpu_aware();
+  }
+}
+
+// [offset, offset + len) pieces of a message, each at most mpi_chunk_bytes() (one empty piece for an empty message).
+inline std::vector<std::pair<std::int64_t, int>> message_pieces(std::int64_t bytes) {
+  const std::int64_t chunk = mpi_chunk_bytes();
+  std::vector<std::pair<std::int64_t, int>> pieces;
+  std::int64_t off = 0;
+  do {
+    const std::int64_t len = std::min(chunk, bytes - off);
+    pieces.emplace_back(off, static_cast<int>(len));
+    off += len;
+  } while (off < bytes);
+  return pieces;
+}
+
+// Keeps staging buffers of abandoned sends alive until exit (their messages may still be in flight).
+inline void keep_until_exit(std::shared_ptr<void> buffer) {
+  static std::mutex mutex;
+  static auto* kept = new std::vector<std::shared_ptr<void>>;
+  const std::lock_guard<std::mutex> lock(mutex);
+  kept->push_back(std::move(buffer));
+}
+
+// One typed send or receive on an execution-space instance.
+template <class ExecSpace, Direction Dir>
+class TypedMessage final : public MpiOperation {
+  static constexpr bool sending = Dir == Direction::Pack;
+
+ public:
+  TypedMessage(const char* where, const ExecSpace& space, void* buf, std::int64_t count, const Datatype& type, int peer,
+               int tag, MPI_Comm comm)
+      : where_(where), buf_(static_cast<char*>(buf)), count_(count), type_(type), peer_(peer), tag_(tag), comm_(comm) {
+    const CommittedType& c = type.impl_committed(where);
+    require_nonnegative(count, where, "count");
+    bytes_ = checked_mul(count, c.size, where, "count");
+    std::int64_t offset = 0;
+    direct_ = contiguous_run(c, count, offset) && (bytes_ == 0 || mpi_reaches<ExecSpace>(buf_ + offset));
+    if (direct_) {
+      if (bytes_ > 0 && buf_ == nullptr) throw_error(ErrorCode::NullPointer, where, "buf", "is null");
+      message_ = bytes_ > 0 ? buf_ + offset : nullptr;
+    } else {
+      queue_ = message_queue(space);
+      staging_ = take_staging<ExecSpace>(bytes_);
+      message_ = staging_.data;
+      // Every check a pack or unpack makes, now, before anything is posted.
+      (void)prepare_transfer<ExecSpace, Dir>(where, type, count, buf_, false, staging_.data, bytes_,
+                                             sending ? "dst_bytes" : "src_bytes", {});
+    }
+  }
+
+  ~TypedMessage() override {
+    try {
+      if (state_ == State::Transforming) queue_->wait(transform_);  // never free a buffer under a kernel
+      if (state_ == State::Posted) {
+        for (MPI_Request& r : requests_) {
+          if (r == MPI_REQUEST_NULL) continue;
+          if (sending) {
+            MPI_Request_free(&r);
+          } else {
+            MPI_Cancel(&r);
+            MPI_Wait(&r, MPI_STATUS_IGNORE);
+          }
+        }
+        if (sending && staging_.owner) keep_until_exit(staging_.owner);
+      }
+    } catch (...) {
+    }
+  }
+
+  void start() override {
+    if (sending && !direct_) {
+      transform_ = queue_->pack(buf_, count_, type_, staging_.data, bytes_);
+      state_ = State::Transforming;
+    } else {
+      post();
+    }
+  }
+
+  bool progress() override {
+    if (state_ == State::Transforming) {
+      if (!queue_->test(transform_)) return false;
+      if (!sending) return finish();
+      post();
+    }
+    if (state_ != State::Posted) return state_ == State::Done;
+    // One MPI_Test per message: an error is then raised on the message's communicator (MPI_Testall raises on
+    // MPI_COMM_WORLD's handler in MPICH, which aborts by default).
+    statuses_.resize(requests_.size());
+    for (std::size_t i = 0; i < requests_.size(); ++i) {
+      if (requests_[i] == MPI_REQUEST_NULL) continue;
+      int flag = 0;
+      mpi_check(MPI_Test(&requests_[i], &flag, &statuses_[i]), where_,
+                sending ? "MPI_Test (send)" : "MPI_Test (receive)");
+      if (!flag) return false;
+    }
+    const std::vector<MPI_Status>& statuses = statuses_;
+    status_ = statuses[0];
+    if constexpr (!sending) {
+      const auto pieces = message_pieces(bytes_);
+      for (std::size_t i = 0; i < pieces.size(); ++i) {
+        int got = 0;
+        MPI_Get_count(&statuses[i], MPI_BYTE, &got);
+        if (got != pieces[i].second)
+          throw_error(ErrorCode::MPI, where_, "type",
+                      "received " + std::to_string(got) + " bytes where the receive's type and count make " +
+                          std::to_string(pieces[i].second) + " (message piece " + std::to_string(i) +
+                          "): the sender's message has another size (MPI_ERR_TRUNCATE)");
+      }
+      if (!direct_) {
+        transform_ = queue_->unpack(staging_.data, bytes_, buf_, count_, type_);
+        state_ = State::Transforming;
+        return progress();
+      }
+    }
+    return finish();
+  }
+
+  MPI_Status status() const override { return status_; }
+
+ private:
+  enum class State { Idle, Transforming, Posted, Done };
+
+  void post() {
+    const auto pieces = message_pieces(bytes_);
+    requests_.assign(pieces.size(), MPI_REQUEST_NULL);
+    for (std::size_t i = 0; i < pieces.size(); ++i) {
+      char* p = message_ ? message_ + pieces[i].first : nullptr;
+      if constexpr (sending)
+        mpi_check(MPI_Isend(p, pieces[i].second, MPI_BYTE, peer_, tag_, comm_, &requests_[i]), where_, "MPI_Isend");
+      else
+        mpi_check(MPI_Irecv(p, pieces[i].second, MPI_BYTE, peer_, tag_, comm_, &requests_[i]), where_, "MPI_Irecv");
+    }
+    state_ = State::Posted;
+  }
+
+  bool finish() {
+    state_ = State::Done;
+    return true;
+  }
+
+  const char* where_;
+  char* buf_;
+  std::int64_t count_;
+  Datatype type_;
+  int peer_, tag_;
+  MPI_Comm comm_;
+  std::int64_t bytes_ = 0;
+  bool direct_ = false;
+  char* message_ = nullptr;  // what MPI sends or receives: the user's buffer (direct) or the staging buffer
+  std::shared_ptr<FusionQueue<ExecSpace>> queue_;
+  Staging staging_;
+  FusionRequest transform_;
+  std::vector<MPI_Request> requests_;
+  std::vector<MPI_Status> statuses_;
+  State state_ = State::Idle;
+  MPI_Status status_{};
+};
+
+template <class ExecSpace, Direction Dir>
+std::shared_ptr<MpiOperation> make_message(const char* where, const ExecSpace& space, const void* buf,
+                                           std::int64_t count, const Datatype& type, int peer, int tag, MPI_Comm comm) {
+  return std::make_shared<TypedMessage<ExecSpace, Dir>>(where, space, const_cast<void*>(buf), count, type, peer, tag,
+                                                        comm);
+}
+
+template <class View>
+void* view_data(const View& v) {
+  return const_cast<typename View::non_const_value_type*>(v.data());
+}
+
+}  // namespace KokkosDDT::Impl
+
+namespace KokkosDDT::mpi {
+
+// Nonblocking typed send of `count` instances of `type` at `buf`. Throws Error before anything is posted when an
+// argument is bad (uncommitted type, negative count, null or unreachable buffer).
+template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
+Request isend(const ExecSpace& space, const void* buf, std::int64_t count, const Datatype& type, int dest, int tag,
+              MPI_Comm comm) {
+  auto op = Impl::make_message<ExecSpace, Impl::Direction::Pack>("KokkosDDT::mpi::isend", space, buf, count, type, dest,
+                                                                 tag, comm);
+  op->start();
+  return make_active(std::move(op));
+}
+
+// Nonblocking typed receive into `buf` (source may be MPI_ANY_SOURCE, tag MPI_ANY_TAG).
+template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
+Request irecv(const ExecSpace& space, void* buf, std::int64_t count, const Datatype& type, int source, int tag,
+              MPI_Comm comm) {
+  auto op = Impl::make_message<ExecSpace, Impl::Direction::Unpack>("KokkosDDT::mpi::irecv", space, buf, count, type,
+                                                                   source, tag, comm);
+  op->start();
+  return make_active(std::move(op));
+}
+
+// Persistent forms: the checks, the staging buffer and the queue are set up once; start() begins each round.
+template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
+Request send_init(const ExecSpace& space, const void* buf, std::int64_t count, const Datatype& type, int dest, int tag,
+                  MPI_Comm comm) {
+  return Request(Impl::make_message<ExecSpace, Impl::Direction::Pack>("KokkosDDT::mpi::send_init", space, buf, count,
+                                                                      type, dest, tag, comm),
+                 true);
+}
+template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
+Request recv_init(const ExecSpace& space, void* buf, std::int64_t count, const Datatype& type, int source, int tag,
+                  MPI_Comm comm) {
+  return Request(Impl::make_message<ExecSpace, Impl::Direction::Unpack>("KokkosDDT::mpi::recv_init", space, buf, count,
+                                                                        type, source, tag, comm),
+                 true);
+}
+
+// Views: `count` instances of `type` starting at view.data() (the View's memory space must be reachable from space).
+template <class ExecSpace, class View, Impl::enable_if_exec<ExecSpace> = 0, Impl::enable_if_view<View> = 0>
+Request isend(const ExecSpace& space, const View& buf, std::int64_t count, const Datatype& type, int dest, int tag,
+              MPI_Comm comm) {
+  Impl::require_accessible<ExecSpace, typename View::memory_space>("KokkosDDT::mpi::isend", "buf");
+  return isend(space, Impl::view_data(buf), count, type, dest, tag, comm);
+}
+template <class ExecSpace, class View, Impl::enable_if_exec<ExecSpace> = 0, Impl::enable_if_view<View> = 0>
+Request irecv(const ExecSpace& space, const View& buf, std::int64_t count, const Datatype& type, int source, int tag,
+              MPI_Comm comm) {
+  Impl::require_accessible<ExecSpace, typename View::memory_space>("KokkosDDT::mpi::irecv", "buf");
+  return irecv(space, Impl::view_data(buf), count, type, source, tag, comm);
+}
+
+// Without an instance: the default execution space's default instance.
+inline Request isend(const void* buf, std::int64_t count, const Datatype& type, int dest, int tag, MPI_Comm comm) {
+  return isend(Kokkos::DefaultExecutionSpace(), buf, count, type, dest, tag, comm);
+}
+inline Request irecv(void* buf, std::int64_t count, const Datatype& type, int source, int tag, MPI_Comm comm) {
+  return irecv(Kokkos::DefaultExecutionSpace(), buf, count, type, source, tag, comm);
+}
+
+}  // namespace KokkosDDT::mpi

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "KokkosDDT_MPIRequest.hpp"
+
+#include "KokkosDDT_Error.hpp"
+
+namespace KokkosDDT::mpi {
+
+Request make_active(std::shared_ptr<Impl::MpiOperation> op) {
+  Request r(std::move(op), false);
+  r.active_ = true;
+  return r;
+}
+
+void Request::start() {
+  const char* where = "KokkosDDT::mpi::Request::start";
+  if (!op_) Impl::throw_error(ErrorCode::InvalidArgument, where, "request", "is null");
+  if (!persistent_)
+    Impl::throw_error(ErrorCode::InvalidArgument, where, "request", "is not persistent (send_init/recv_init make one)");
+  if (active_)
+    Impl::throw_error(ErrorCode::InvalidArgument, where, "request", "is active: wait for it before starting it again");
+  op_->start();
+  active_ = true;
+}
+
+bool Request::test() {
+  if (!op_ || !active_) return true;
+  if (!op_->progress()) return false;
+  last_ = op_->status();
+  active_ = false;
+  if (!persistent_) op_.reset();  // as MPI sets a completed request to MPI_REQUEST_NULL
+  return true;
+}
+
+void Request::wait() {
+  while (!test()) {
+  }
+}
+
+MPI_Status Request::status() const { return last_; }
+
+bool test_all(std::vector<Request>& requests) {
+  bool all = true;
+  for (Request& r : requests) all = r.test() && all;  // every one advances, even after one is found incomplete
+  return all;
+}
+
+void wait_all(std::vector<Request>& requests) {
+  while (!test_all(requests)) {
+  }
+}
+
+int wait_any(std::vector<Request>& requests) {
+  for (;;) {
+    bool any_active = false;
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      if (!requests[i].is_active()) continue;
+      any_active = true;
+      if (requests[i].test()) return static_cast<int>(i);
+    }
+    if (!any_active) return MPI_UNDEFINED;
+  }
+}
+
+void start_all(std::vector<Request>& requests) {
+  for (Request& r : requests) r.start();
+}
+
+}  // namespace KokkosDDT::mpi

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// A typed send or receive in progress (isend/irecv), or a persistent one (send_init/recv_init + start). Progress
+// happens in test and wait: a send whose pack kernel has finished (its completion flag, written by the kernel) is
+// posted to MPI; a receive that has arrived is unpacked. Completing a nonpersistent request makes it null, as in MPI;
+// a persistent one becomes inactive until the next start().
+//
+// Destroying an active request: a receive is cancelled; a send is handed to MPI (MPI_Request_free) with its staging
+// buffer kept until the end of the program, so nothing is freed under a message in flight.
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <mpi.h>
+
+namespace KokkosDDT::Impl {
+
+// One typed point-to-point operation (P2P.hpp implements it per execution space).
+class MpiOperation {
+ public:
+  virtual ~MpiOperation() = default;
+  virtual void start() = 0;     // begins the operation (pack or post)
+  virtual bool progress() = 0;  // advances it; true once complete
+  virtual MPI_Status status() const = 0;
+};
+
+}  // namespace KokkosDDT::Impl
+
+namespace KokkosDDT::mpi {
+
+class Request {
+ public:
+  Request() = default;  // the null request
+  Request(std::shared_ptr<Impl::MpiOperation> op, bool persistent) : op_(std::move(op)), persistent_(persistent) {}
+  Request(Request&&) = default;  // move-only, as a request has one owner
+  Request& operator=(Request&&) = default;
+  Request(const Request&) = delete;
+  Request& operator=(const Request&) = delete;
+
+  bool is_null() const { return op_ == nullptr; }
+  bool is_persistent() const { return persistent_; }
+  bool is_active() const { return op_ && active_; }
+
+  void start();  // a persistent request: begins one round (throws if already active or not persistent)
+  bool test();   // advances the operation; true when complete (also for null and inactive requests)
+  void wait();   // test until complete
+  // The MPI status of the last completed receive (source, tag; MPI_Get_count gives the packed bytes).
+  MPI_Status status() const;
+
+ private:
+  friend Request make_active(std::shared_ptr<Impl::MpiOperation> op);
+  std::shared_ptr<Impl::MpiOperation> op_;
+  bool persistent_ = false;
+  bool active_ = false;
+  MPI_Status last_{};
+};
+
+// Every request complete? Advances all of them.
+bool test_all(std::vector<Request>& requests);
+void wait_all(std::vector<Request>& requests);
+// Waits until one active request completes and returns its index; MPI_UNDEFINED when none is active.
+int wait_any(std::vector<Request>& requests);
+// Starts every persistent request.
+void start_all(std::vector<Request>& requests);
+
+// A nonpersistent request for an operation that has been started.
+Request make_active(std::shared_ptr<Impl::MpiOperation> op);
+
+}  // namespace KokkosDDT::mpi

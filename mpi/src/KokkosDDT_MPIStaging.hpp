@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// Where typed messages are staged. A noncontiguous send is packed into a staging buffer that MPI then sends; a
+// receive lands in one and is unpacked from it. The buffer lives where both the execution space and the MPI can reach
+// it: the execution space's memory when the MPI is GPU-aware (or the space is a host space), pinned host memory
+// otherwise (the pack kernel then writes across the bus, zero-copy). Buffers are pooled by size class, so a step of a
+// time loop allocates nothing.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include <Kokkos_Core.hpp>
+
+namespace KokkosDDT::mpi {
+
+// Whether the linked MPI reads and writes device memory. Detected from MPIX_Query_cuda_support where the MPI has it
+// (Open MPI's mpi-ext.h, MPICH >= 4); KOKKOSDDT_MPI_GPU_AWARE=0/1 in the environment overrides, and so does
+// set_gpu_aware() (which wins over both).
+bool gpu_aware();
+void set_gpu_aware(bool aware);
+
+}  // namespace KokkosDDT::mpi
+
+namespace KokkosDDT::Impl {
+
+// The largest message KokkosDDT hands to one MPI call (int counts of MPI_BYTE): 1 GiB, so that any size goes as a
+// sequence of messages with the same tag (MPI keeps their order). KOKKOSDDT_MPI_CHUNK_BYTES overrides it (tests).
+std::int64_t mpi_chunk_bytes();
+
+// A staging buffer on loan from its pool; returned when the last copy of the handle goes.
+struct Staging {
+  char* data = nullptr;
+  std::int64_t bytes = 0;
+  std::shared_ptr<void> owner;
+};
+
+template <class MemSpace>
+class StagingPool {
+ public:
+  static Staging take(std::int64_t bytes) {
+    StagingPool& pool = instance();
+    std::int64_t capacity = 64;
+    while (capacity < bytes) capacity *= 2;
+    Kokkos::View<char*, MemSpace> buffer;
+    {
+      const std::lock_guard<std::mutex> lock(pool.mutex_);
+      auto it = pool.free_.find(capacity);
+      if (it != pool.free_.end()) {
+        buffer = it->second;
+        pool.free_.erase(it);
+      }
+    }
+    if (!buffer.data())
+      buffer = Kokkos::View<char*, MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosDDT::mpi::staging"),
+                                             capacity);
+    auto* keep = new Kokkos::View<char*, MemSpace>(buffer);
+    return {buffer.data(), bytes, std::shared_ptr<void>(keep, [](void* p) {
+              auto* v = static_cast<Kokkos::View<char*, MemSpace>*>(p);
+              if (Kokkos::is_initialized()) give_back(*v);
+              delete v;
+            })};
+  }
+
+ private:
+  static StagingPool& instance() {
+    static StagingPool* pool = [] {
+      auto* p = new StagingPool;  // lives until exit; its buffers go at Kokkos::finalize
+      Kokkos::push_finalize_hook([p] {
+        const std::lock_guard<std::mutex> lock(p->mutex_);
+        p->free_.clear();
+      });
+      return p;
+    }();
+    return *pool;
+  }
+  static void give_back(const Kokkos::View<char*, MemSpace>& v) {
+    StagingPool& pool = instance();
+    const std::lock_guard<std::mutex> lock(pool.mutex_);
+    pool.free_.emplace(static_cast<std::int64_t>(v.extent(0)), v);
+  }
+  std::mutex mutex_;
+  std::multimap<std::int64_t, Kokkos::View<char*, MemSpace>> free_;
+};
+
+// A staging buffer for messages handled on ExecSpace: in its memory when the MPI can reach that, else pinned host
+// memory.
+template <class ExecSpace>
+Staging take_staging(std::int64_t bytes) {
+  using MemSpace = typename ExecSpace::memory_space;
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible) {
+    return StagingPool<MemSpace>::take(bytes);
+  } else {
+    if (mpi::gpu_aware()) return StagingPool<MemSpace>::take(bytes);
+    return StagingPool<Kokkos::SharedHostPinnedSpace>::take(bytes);
+  }
+}
+
+}  // namespace KokkosDDT::Impl

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Typed point-to-point messages between the ranks of MPI_COMM_WORLD (run under mpiexec -n 1, 2, 4): every rank sends
+// to the next and receives from the previous one, for random nested types, in the execution space's memory and in
+// pinned host memory, with one-off, persistent and wait_any completion; then the error paths.
+#include <cstring>
+#include <vector>
+
+#include <KokkosDDT_MPI.hpp>
+
+#include "support/Catch.hpp"
+#include "support/Errors.hpp"
+#include "support/RandomTypes.hpp"
+#include "support/TestSpace.hpp"
+
+using namespace KokkosDDT;
+using Test::ExecSpace;
+
+namespace {
+
+struct World {
+  int rank = 0, size = 1;
+  World() {
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  }
+  int next() const { return (rank + 1) % size; }
+  int prev() const { return (rank + size - 1) % size; }
+};
+
+// The bytes rank `r` fills its typed send buffer with.
+std::vector<char> pattern(int r, std::size_t n) {
+  std::vector<char> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<char>((i * 131 + static_cast<std::size_t>(r) * 17 + 7) & 0xff);
+  return v;
+}
+
+// What a receive of `count` x `type` into a buffer poisoned with 0x5a must leave when rank `from` sent its pattern:
+// computed on the host by packing `from`'s pattern and unpacking it.
+std::vector<char> expected(int from, std::size_t n, std::int64_t origin, std::int64_t count, const Datatype& type) {
+  const std::vector<char> src = pattern(from, n);
+  std::vector<char> packed(static_cast<std::size_t>(count * type.size()) + 1), out(n, 0x5a);
+  Kokkos::DefaultHostExecutionSpace host;
+  pack(host, src.data() + origin, count, type, packed.data(), count * type.size());
+  unpack(host, packed.data(), count * type.size(), out.data() + origin, count, type);
+  return out;
+}
+
+// A buffer of n bytes in MemSpace holding `bytes`.
+template <class MemSpace>
+Kokkos::View<char*, MemSpace> upload(const std::vector<char>& bytes) {
+  Kokkos::View<char*, MemSpace> v("buffer", bytes.size());
+  auto h = Kokkos::create_mirror_view(v);
+  std::memcpy(h.data(), bytes.data(), bytes.size());
+  Kokkos::deep_copy(v, h);
+  return v;
+}
+
+template <class View>
+std::vector<char> download(const View& v) {
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  return std::vector<char>(h.data(), h.data() + h.size());
+}
+
+// The buffer layout of one random case: footprint n bytes, typed origin at `origin`.
+struct Case {
+  Datatype type;
+  std::int64_t count, origin;
+  std::size_t n;
+};
+
+Case make_case(Test::TypeGenerator& gen) {
+  Case c;
+  c.type = gen.next().type;
+  c.type.commit();
+  c.count = gen.pick(0, 3);
+  const std::int64_t reach = std::max<std::int64_t>(0, (c.count - 1) * c.type.extent());
+  const std::int64_t lo = std::min<std::int64_t>(0, (c.count - 1) * c.type.extent()) + c.type.true_lb();
+  c.origin = std::max<std::int64_t>(0, -lo) + 16;
+  c.n = static_cast<std::size_t>(c.origin + c.type.true_lb() + c.type.true_extent() + reach + 32);
+  if (c.type.true_lb() < 0) c.n += static_cast<std::size_t>(-c.type.true_lb());
+  return c;
+}
+
+// Ring exchange of `cases` random types between buffers in SendSpace and RecvSpace; all requests completed by `how`.
+template <class SendSpace, class RecvSpace>
+void ring(std::uint64_t seed, int cases, const char* how) {
+  World w;
+  ExecSpace space;
+  // Every rank draws the same types (same seed): what rank r sends, rank r + 1 receives with the same type.
+  Test::TypeGenerator gen(seed);
+  std::vector<Case> all;
+  for (int i = 0; i < cases; ++i) all.push_back(make_case(gen));
+  std::vector<Kokkos::View<char*, SendSpace>> out;
+  std::vector<Kokkos::View<char*, RecvSpace>> in;
+  std::vector<mpi::Request> requests;
+  for (int i = 0; i < cases; ++i) {
+    const Case& c = all[i];
+    out.push_back(upload<SendSpace>(pattern(w.rank, c.n)));
+    in.push_back(upload<RecvSpace>(std::vector<char>(c.n, 0x5a)));
+    requests.push_back(mpi::irecv(space, in.back().data() + c.origin, c.count, c.type, w.prev(), i, MPI_COMM_WORLD));
+    requests.push_back(mpi::isend(space, out.back().data() + c.origin, c.count, c.type, w.next(), i, MPI_COMM_WORLD));
+  }
+  if (std::strcmp(how, "wait_any") == 0) {
+    int done = 0;
+    while (mpi::wait_any(requests) != MPI_UNDEFINED) ++done;
+    CHECK(done == 2 * cases);
+  } else {
+    mpi::wait_all(requests);
+  }
+  for (int i = 0; i < cases; ++i) {
+    const Case& c = all[i];
+    INFO("case " << i << ": " << c.type.describe() << " x " << c.count);
+    CHECK(download(in[i]) == expected(w.prev(), c.n, c.origin, c.count, c.type));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("mpi p2p: random types around the ring, execution-space memory", "[mpi][p2p]") {
+  using M = ExecSpace::memory_space;
+  ring<M, M>(0x5eed01, Test::scaled(60), "wait_all");
+  ring<M, M>(0x5eed02, Test::scaled(20), "wait_any");
+}
+
+TEST_CASE("mpi p2p: every memory-space pair the build reaches", "[mpi][p2p]") {
+  using M = ExecSpace::memory_space;
+  using Pinned = Kokkos::SharedHostPinnedSpace;
+  ring<M, Pinned>(0x5eed03, Test::scaled(15), "wait_all");
+  ring<Pinned, M>(0x5eed04, Test::scaled(15), "wait_all");
+  if constexpr (!std::is_same_v<M, Kokkos::HostSpace> &&
+                Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible)
+    ring<Kokkos::HostSpace, M>(0x5eed05, Test::scaled(15), "wait_all");
+}
+
+TEST_CASE("mpi p2p: both staging modes", "[mpi][p2p]") {
+  using M = ExecSpace::memory_space;
+  const bool detected = mpi::gpu_aware();
+  mpi::set_gpu_aware(false);  // device data staged in pinned host memory
+  ring<M, M>(0x5eed06, Test::scaled(15), "wait_all");
+  // Staging in device memory needs an MPI that reads it; host spaces stage in host memory either way.
+  if (detected || Kokkos::SpaceAccessibility<Kokkos::HostSpace, M>::accessible) {
+    mpi::set_gpu_aware(true);
+    ring<M, M>(0x5eed07, Test::scaled(15), "wait_all");
+  }
+  mpi::set_gpu_aware(detected);
+}
+
+TEST_CASE("mpi p2p: persistent requests run many rounds", "[mpi][p2p]") {
+  World w;
+  ExecSpace space;
+  using M = ExecSpace::memory_space;
+  // A column of a 40 x 30 matrix of doubles (staged) and 100 contiguous ints (direct).
+  Datatype column = vector(40, 1, 30, primitive<double>());
+  Datatype ints = contiguous(100, primitive<int>());
+  column.commit();
+  ints.commit();
+  Kokkos::View<double**, Kokkos::LayoutRight, M> a("a", 40, 30), b("b", 40, 30);
+  Kokkos::View<int*, M> x("x", 100), y("y", 100);
+  std::vector<mpi::Request> requests;
+  requests.push_back(mpi::recv_init(space, b.data() + 3, 1, column, w.prev(), 1, MPI_COMM_WORLD));
+  requests.push_back(mpi::recv_init(space, y.data(), 1, ints, w.prev(), 2, MPI_COMM_WORLD));
+  requests.push_back(mpi::send_init(space, a.data() + 3, 1, column, w.next(), 1, MPI_COMM_WORLD));
+  requests.push_back(mpi::send_init(space, x.data(), 1, ints, w.next(), 2, MPI_COMM_WORLD));
+  for (int round = 0; round < 4; ++round) {
+    const int me = w.rank, from = w.prev();
+    Kokkos::parallel_for(
+        "fill", Kokkos::RangePolicy<ExecSpace>(space, 0, 40), KOKKOS_LAMBDA(int i) {
+          a(i, 3) = 1000.0 * me + 10 * i + round;
+          if (i < 40) x(i) = me * 100 + i + round;
+        });
+    space.fence();
+    mpi::start_all(requests);
+    mpi::wait_all(requests);
+    for (auto& r : requests) CHECK(!r.is_active());
+    auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
+    auto hy = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
+    for (int i = 0; i < 40; ++i) {
+      CHECK(hb(i, 3) == 1000.0 * from + 10 * i + round);
+      CHECK(hy(i) == from * 100 + i + round);
+    }
+  }
+  mpi::start_all(requests);
+  CHECK_THROWS_AS(requests[0].start(), Error);  // starting an active request is an error
+  mpi::wait_all(requests);
+}
+
+TEST_CASE("mpi p2p: messages longer than a chunk go as several", "[mpi][p2p]") {
+  // KOKKOSDDT_MPI_CHUNK_BYTES (set by one ctest run) splits these into many MPI messages; without it, one each.
+  World w;
+  ExecSpace space;
+  using M = ExecSpace::memory_space;
+  Datatype strided = vector(5000, 3, 4, primitive<float>());  // 60000 bytes, staged
+  strided.commit();
+  Kokkos::View<float*, M> a("a", 20000), b("b", 20000);
+  const int me = w.rank;
+  Kokkos::parallel_for(
+      "fill", Kokkos::RangePolicy<ExecSpace>(space, 0, 20000), KOKKOS_LAMBDA(int i) { a(i) = me * 100000.f + i; });
+  space.fence();
+  std::vector<mpi::Request> r;
+  r.push_back(mpi::irecv(space, b.data(), 1, strided, w.prev(), 9, MPI_COMM_WORLD));
+  r.push_back(mpi::isend(space, a.data(), 1, strided, w.next(), 9, MPI_COMM_WORLD));
+  r.push_back(mpi::irecv(space, b.data() + 0, 0, strided, w.prev(), 10, MPI_COMM_WORLD));  // empty messages match too
+  r.push_back(mpi::isend(space, a.data() + 0, 0, strided, w.next(), 10, MPI_COMM_WORLD));
+  mpi::wait_all(r);
+  auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
+  int wrong = 0;
+  for (int i = 0; i < 20000; ++i) wrong += hb(i) != (i % 4 < 3 ? w.prev() * 100000.f + i : 0.f);
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("mpi p2p: bad arguments throw before anything is posted", "[mpi][p2p][errors]") {
+  ExecSpace space;
+  using E = ErrorCode;
+  Datatype uncommitted = vector(3, 1, 2, primitive<int>());
+  Kokkos::View<int*, ExecSpace::memory_space> a("a", 16);
+  Test::require_error([&] { mpi::isend(space, a.data(), 1, uncommitted, 0, 0, MPI_COMM_WORLD); }, E::NotCommitted,
+                      "type");
+  uncommitted.commit();
+  Test::require_error([&] { mpi::isend(space, a.data(), -1, uncommitted, 0, 0, MPI_COMM_WORLD); }, E::InvalidArgument,
+                      "count");
+  Test::require_error([&] { mpi::irecv(space, nullptr, 1, uncommitted, 0, 0, MPI_COMM_WORLD); }, E::NullPointer, "dst");
+  mpi::Request empty;
+  CHECK(empty.test());
+  Test::require_error([&] { empty.start(); }, E::InvalidArgument, "request");
+}
+
+TEST_CASE("mpi p2p: a message of another size is an MPI error, not a silent truncation", "[mpi][p2p][errors]") {
+  World w;
+  if (w.size < 2) return;
+  ExecSpace space;
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  // MPICH 4.0 raises errors of request completion (MPI_Test) on MPI_COMM_WORLD's handler, not the request's
+  // communicator's: errors become exceptions only when both return them.
+  MPI_Errhandler world;
+  MPI_Comm_get_errhandler(MPI_COMM_WORLD, &world);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  Datatype small = contiguous(10, primitive<double>()), large = vector(20, 1, 2, primitive<double>());
+  small.commit();
+  large.commit();
+  Kokkos::View<double*, ExecSpace::memory_space> a("a", 64), b("b", 64);
+  // Rank 0 sends 10 doubles, rank 1 expects 20: a short message. Then rank 1 sends 20, rank 0 expects 10: too long.
+  if (w.rank == 0) {
+    auto s = mpi::isend(space, a.data(), 1, small, 1, 3, comm);
+    s.wait();
+    auto r = mpi::irecv(space, b.data(), 1, small, 1, 4, comm);
+    Test::require_error([&] { r.wait(); }, ErrorCode::MPI, "");
+  } else if (w.rank == 1) {
+    auto r = mpi::irecv(space, b.data(), 1, large, 0, 3, comm);
+    Test::require_error([&] { r.wait(); }, ErrorCode::MPI, "type");
+    auto s = mpi::isend(space, a.data(), 1, large, 0, 4, comm);
+    s.wait();
+  }
+  MPI_Barrier(comm);
+  MPI_Comm_free(&comm);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, world);
+  MPI_Errhandler_free(&world);
+}
