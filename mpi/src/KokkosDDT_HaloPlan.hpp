@@ -66,6 +66,7 @@ class HaloPlan {
     recvs_ = std::move(other.recvs_);
     send_buffer_ = std::move(other.send_buffer_);
     recv_buffer_ = std::move(other.recv_buffer_);
+    self_buffer_ = std::move(other.self_buffer_);
     packs_ = std::move(other.packs_);
     unpacks_ = std::move(other.unpacks_);
     types_ = std::move(other.types_);
@@ -112,7 +113,7 @@ class HaloPlan {
   MPI_Comm comm_ = MPI_COMM_NULL;
   std::vector<int> peers_;
   std::vector<MPI_Request> sends_, recvs_;
-  Impl::Staging send_buffer_, recv_buffer_;
+  Impl::Staging send_buffer_, recv_buffer_, self_buffer_;
   Impl::FusedBatch<ExecSpace> packs_, unpacks_;
   std::vector<Datatype> types_;
   int messages_ = 0;
@@ -284,18 +285,23 @@ HaloPlan<ExecSpace> HaloPlan<ExecSpace>::build(const ExecSpace& space, MPI_Comm 
   Impl::mpi_check(MPI_Comm_dup(cart, &plan.comm_), where, "MPI_Comm_dup");
   Impl::mpi_check(MPI_Comm_set_errhandler(plan.comm_, MPI_ERRORS_RETURN), where, "MPI_Comm_set_errhandler");
 
-  // Offsets of each region's message in the send and receive buffers.
+  // Offsets of each region's message. Messages to other ranks go through the send and receive staging buffers, where
+  // MPI reaches them; messages to this rank itself never meet MPI and stay in the execution space's own memory (the
+  // self buffer: for a device, no round trip through pinned host memory).
   const int directions = regions.empty() ? 0 : regions.front().direction + regions.front().opposite + 1;
-  std::vector<std::int64_t> send_at(directions, -1), recv_at(directions, -1), send_size(directions, 0);
-  std::int64_t send_total = 0, recv_total = 0;
+  std::vector<std::int64_t> send_at(directions, -1), recv_at(directions, -1);
+  std::int64_t send_total = 0, recv_total = 0, self_total = 0;
+  auto aligned = [](std::int64_t bytes) { return (bytes + 15) / 16 * 16; };  // the kernels' widest word
   for (const Region& r : regions) {
     if (r.peer == MPI_PROC_NULL) continue;
-    send_at[r.direction] = send_total;
-    send_size[r.direction] = r.send.size();
-    send_total += (r.send.size() + 15) / 16 * 16;  // each message 16-byte aligned: the kernels' widest word
-    if (r.peer != me) {
+    if (r.peer == me) {
+      send_at[r.direction] = self_total;
+      self_total += aligned(r.send.size());
+    } else {
+      send_at[r.direction] = send_total;
+      send_total += aligned(r.send.size());
       recv_at[r.direction] = recv_total;
-      recv_total += (r.recv.size() + 15) / 16 * 16;
+      recv_total += aligned(r.recv.size());
     }
   }
 
@@ -341,6 +347,7 @@ HaloPlan<ExecSpace> HaloPlan<ExecSpace>::build(const ExecSpace& space, MPI_Comm 
   // Buffers, kernel records and persistent MPI requests.
   plan.send_buffer_ = Impl::take_staging<ExecSpace>(send_total);
   plan.recv_buffer_ = Impl::take_staging<ExecSpace>(recv_total);
+  plan.self_buffer_ = Impl::StagingPool<typename ExecSpace::memory_space>::take(self_total);
   plan.packs_ = Impl::FusedBatch<ExecSpace>(space);
   plan.unpacks_ = Impl::FusedBatch<ExecSpace>(space);
   for (const Region& r : regions) {
@@ -349,12 +356,12 @@ HaloPlan<ExecSpace> HaloPlan<ExecSpace>::build(const ExecSpace& space, MPI_Comm 
     plan.types_.push_back(r.send);
     plan.types_.push_back(r.recv);
     const std::int64_t bytes = r.send.size();
-    char* out = plan.send_buffer_.data + send_at[r.direction];
+    char* out = (r.peer == me ? plan.self_buffer_.data : plan.send_buffer_.data) + send_at[r.direction];
     plan.packs_.add_pack(bottom, 1, r.send, out, bytes);
     plan.send_bytes_ += bytes;
     // A neighbour that is this process sends what it packed towards the opposite side.
     char* in =
-        r.peer == me ? plan.send_buffer_.data + send_at[r.opposite] : plan.recv_buffer_.data + recv_at[r.direction];
+        r.peer == me ? plan.self_buffer_.data + send_at[r.opposite] : plan.recv_buffer_.data + recv_at[r.direction];
     plan.unpacks_.add_unpack(in, r.recv.size(), bottom, 1, r.recv);
     if (r.peer == me) continue;
     for (const auto& [offset, len] : Impl::message_pieces(bytes)) {

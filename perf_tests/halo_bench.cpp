@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Halo exchange per step, three ways, on a 3-D periodic process grid (run under mpiexec; 1 rank exchanges with
+// itself): F double fields of n^3 interior cells with one ghost layer, faces + edges + corners (26 neighbours).
+//
+//   plan        KokkosDDT::mpi::HaloPlan: start() + wait() (one pack launch, one unpack launch, persistent requests)
+//   hand        a hand-fused kernel: one launch packs every region of every field (a table of 26 boxes: a team per box
+//               and field), MPI_Isend/Irecv per neighbour (to itself: a copy), one launch unpacks
+//   per_region  KokkosDDT::pack / unpack of each neighbour's struct type one by one, MPI_Isend/Irecv per neighbour
+//
+// Every contender's ghost cells are compared with the plan's before timing. Median over the steps of the slowest
+// rank's time. Writes CSV: ranks,space,n,fields,contender,us.
+//
+//   mpiexec -n 4 halo_bench [--quick] [--csv halo.csv]
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+#include <KokkosDDT_MPI.hpp>
+#include <mpi.h>
+
+namespace {
+
+using Space = Kokkos::DefaultExecutionSpace;
+using M = Space::memory_space;
+using Field = Kokkos::View<double***, Kokkos::LayoutRight, M>;
+
+struct Box {
+  int lo[3], hi[3];
+  long long first;  // cells of the earlier boxes (prefix)
+};
+
+struct Neighbour {
+  int peer, dir, opp;
+  Box send, recv;
+  KokkosDDT::Datatype send_type, recv_type;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// One launch copies every box of every field between the fields and a packed buffer: the kernel an application would
+// fuse for its halo. A team per (box, field), its threads over the box's rows, vector lanes along a row; the buffer
+// holds box after box, and within a box field after field.
+void hand_copy(const Space& space, const std::vector<Field>& fields, const Kokkos::View<Box*, M>& boxes, int nboxes,
+               const Kokkos::View<double*, M>& buf, bool pack) {
+  const int nf = static_cast<int>(fields.size());
+  Field f[4];  // (at most 4 fields, captured by value)
+  for (int i = 0; i < nf; ++i) f[i] = fields[i];
+  using Policy = Kokkos::TeamPolicy<Space>;
+  Kokkos::parallel_for(
+      "halo_bench::hand", Policy(space, nboxes * nf, Kokkos::AUTO), KOKKOS_LAMBDA(const Policy::member_type& team) {
+        const int b = team.league_rank() / nf, fi = team.league_rank() % nf;
+        const Box x = boxes(b);
+        const int ni = x.hi[0] - x.lo[0], nj = x.hi[1] - x.lo[1], nk = x.hi[2] - x.lo[2];
+        const long long base = x.first * nf + static_cast<long long>(fi) * ni * nj * nk;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ni * nj), [&](int row) {
+          const int i = x.lo[0] + row / nj, j = x.lo[1] + row % nj;
+          const long long at = base + static_cast<long long>(row) * nk;
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, nk), [&](int k) {
+            if (pack)
+              buf(at + k) = f[fi](i, j, x.lo[2] + k);
+            else
+              f[fi](i, j, x.lo[2] + k) = buf(at + k);
+          });
+        });
+      });
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  MPI_Init(&argc, &argv);
+  {
+    Kokkos::ScopeGuard kokkos(argc, argv);
+    bool quick = false;
+    std::string csv = "halo_bench.csv";
+    for (int i = 1; i < argc; ++i) {
+      if (!std::strcmp(argv[i], "--quick")) quick = true;
+      if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
+    }
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    std::array<int, 3> dims{}, periods{1, 1, 1}, coords{};
+    MPI_Dims_create(size, 3, dims.data());
+    MPI_Comm cart;
+    MPI_Cart_create(MPI_COMM_WORLD, 3, dims.data(), periods.data(), 0, &cart);
+    MPI_Cart_coords(cart, rank, 3, coords.data());
+    FILE* out = rank == 0 ? std::fopen(csv.c_str(), "w") : nullptr;
+    if (out) std::fprintf(out, "ranks,space,n,fields,contender,us\n");
+    if (rank == 0)
+      std::printf("halo_bench: %d ranks (grid %d x %d x %d, periodic), %s, 26 neighbours, one ghost layer\n", size,
+                  dims[0], dims[1], dims[2], Space::name());
+    if (rank == 0) std::printf("%6s %6s | %12s %12s %12s | %s\n", "n", "fields", "plan us", "hand us", "region us", "plan vs hand");
+    const std::vector<int> sizes = quick ? std::vector<int>{8} : std::vector<int>{8, 16, 32, 64, 128};
+    const std::vector<int> field_counts = quick ? std::vector<int>{1} : std::vector<int>{1, 4};
+    Space space;
+    for (int n : sizes)
+      for (int nf : field_counts) {
+        const int e = n + 2;
+        std::vector<Field> fields;
+        for (int f = 0; f < nf; ++f) fields.emplace_back("field", e, e, e);
+        // Neighbours, boxes and types (the same regions the plan builds).
+        std::vector<Neighbour> nb;
+        for (int index = 0; index < 27; ++index) {
+          const int d[3] = {index % 3 - 1, index / 3 % 3 - 1, index / 9 - 1};
+          if (!d[0] && !d[1] && !d[2]) continue;
+          Neighbour x;
+          x.dir = index;
+          x.opp = 26 - index;
+          int c[3];
+          for (int k = 0; k < 3; ++k) c[k] = (coords[k] + d[k] + dims[k]) % dims[k];
+          MPI_Cart_rank(cart, c, &x.peer);
+          for (int k = 0; k < 3; ++k) {
+            x.send.lo[k] = d[k] < 0 ? 1 : d[k] > 0 ? n : 1;
+            x.send.hi[k] = d[k] < 0 ? 2 : d[k] > 0 ? n + 1 : n + 1;
+            x.recv.lo[k] = d[k] < 0 ? 0 : d[k] > 0 ? n + 1 : 1;
+            x.recv.hi[k] = d[k] < 0 ? 1 : d[k] > 0 ? n + 2 : n + 1;
+          }
+          std::vector<KokkosDDT::Datatype> st, rt;
+          std::vector<std::int64_t> ones(nf, 1), at;
+          for (const Field& f : fields) {
+            at.push_back(static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(f.data())));
+            std::vector<std::int64_t> sz{e, e, e}, ss, sst, rs, rst;
+            for (int k = 0; k < 3; ++k) {
+              ss.push_back(x.send.hi[k] - x.send.lo[k]);
+              sst.push_back(x.send.lo[k]);
+              rs.push_back(x.recv.hi[k] - x.recv.lo[k]);
+              rst.push_back(x.recv.lo[k]);
+            }
+            st.push_back(KokkosDDT::subarray(sz, ss, sst, KokkosDDT::Order::C, KokkosDDT::primitive<double>()));
+            rt.push_back(KokkosDDT::subarray(sz, rs, rst, KokkosDDT::Order::C, KokkosDDT::primitive<double>()));
+          }
+          x.send_type = KokkosDDT::struct_type(ones, at, st).commit();
+          x.recv_type = KokkosDDT::struct_type(ones, at, rt).commit();
+          nb.push_back(x);
+        }
+        // Box tables for the hand kernel, packed buffers laid out neighbour after neighbour.
+        auto table = [&](bool send) {
+          Kokkos::View<Box*, M> v("boxes", nb.size());
+          auto h = Kokkos::create_mirror_view(v);
+          long long first = 0;
+          for (std::size_t i = 0; i < nb.size(); ++i) {
+            h(i) = send ? nb[i].send : nb[i].recv;
+            h(i).first = first;
+            first += static_cast<long long>(h(i).hi[0] - h(i).lo[0]) * (h(i).hi[1] - h(i).lo[1]) *
+                     (h(i).hi[2] - h(i).lo[2]);
+          }
+          Kokkos::deep_copy(v, h);
+          return std::make_pair(v, first);
+        };
+        const auto send_table = table(true);
+        const Kokkos::View<Box*, M> send_boxes = send_table.first, recv_boxes = table(false).first;
+        const long long cells = send_table.second;
+        std::vector<long long> offset(nb.size());  // in doubles
+        for (std::size_t i = 0; i < nb.size(); ++i) offset[i] = (i ? offset[i - 1] + nb[i - 1].send_type.size() / 8 : 0);
+        Kokkos::View<double*, M> sbuf("sbuf", cells * nf), rbuf("rbuf", cells * nf);
+        auto exchange_messages = [&](double* s, double* r) {
+          // Receive from the neighbour at d what it sent towards -d; a message to this rank itself is a copy.
+          std::vector<MPI_Request> req;
+          for (std::size_t i = 0; i < nb.size(); ++i) {
+            const long long bytes = nb[i].send_type.size();
+            if (nb[i].peer == rank) {
+              const std::size_t from = static_cast<std::size_t>(nb[i].opp < 13 ? nb[i].opp : nb[i].opp - 1);
+              Kokkos::View<double*, M, Kokkos::MemoryUnmanaged> to_view(r + offset[i], bytes / 8);
+              Kokkos::View<double*, M, Kokkos::MemoryUnmanaged> from_view(s + offset[from], bytes / 8);
+              Kokkos::deep_copy(space, to_view, from_view);
+              continue;
+            }
+            req.emplace_back();
+            MPI_Irecv(r + offset[i], static_cast<int>(bytes), MPI_BYTE, nb[i].peer, nb[i].opp, cart, &req.back());
+            req.emplace_back();
+            MPI_Isend(s + offset[i], static_cast<int>(bytes), MPI_BYTE, nb[i].peer, nb[i].dir, cart, &req.back());
+          }
+          MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE);
+          space.fence();
+        };
+        auto fill = [&] {
+          for (int f = 0; f < nf; ++f) {
+            Field x = fields[f];
+            const int r = rank;
+            Kokkos::parallel_for(
+                "fill", Kokkos::MDRangePolicy<Space, Kokkos::Rank<3>>(space, {0, 0, 0}, {e, e, e}),
+                KOKKOS_LAMBDA(int i, int j, int k) {
+                  const bool inside = i > 0 && j > 0 && k > 0 && i <= n && j <= n && k <= n;
+                  x(i, j, k) = inside ? r * 1e6 + f * 1e5 + (i * e + j) * e + k : -1.0;
+                });
+          }
+          space.fence();
+        };
+        auto ghosts = [&] {
+          std::vector<double> all;
+          for (const Field& f : fields) {
+            auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f);
+            all.insert(all.end(), h.data(), h.data() + h.size());
+          }
+          return all;
+        };
+        KokkosDDT::mpi::HaloPlan<Space> exact;
+        const KokkosDDT::mpi::HaloOptions all{1, KokkosDDT::mpi::HaloNeighbors::All};
+        if (nf == 1) exact = KokkosDDT::mpi::make_halo_plan(space, cart, all, fields[0]);
+        if (nf == 4) exact = KokkosDDT::mpi::make_halo_plan(space, cart, all, fields[0], fields[1], fields[2], fields[3]);
+        auto run_plan = [&] { exact.exchange(); };
+        auto run_hand = [&] {
+          hand_copy(space, fields, send_boxes, static_cast<int>(nb.size()), sbuf, true);
+          space.fence();
+          exchange_messages(sbuf.data(), rbuf.data());
+          hand_copy(space, fields, recv_boxes, static_cast<int>(nb.size()), rbuf, false);
+          space.fence();
+        };
+        auto run_region = [&] {
+          for (std::size_t i = 0; i < nb.size(); ++i)
+            KokkosDDT::pack(space, KokkosDDT::bottom, 1, nb[i].send_type, sbuf.data() + offset[i],
+                            nb[i].send_type.size());
+          space.fence();
+          exchange_messages(sbuf.data(), rbuf.data());
+          for (std::size_t i = 0; i < nb.size(); ++i)
+            KokkosDDT::unpack(space, rbuf.data() + offset[i], nb[i].recv_type.size(), KokkosDDT::bottom, 1,
+                              nb[i].recv_type);
+          space.fence();
+        };
+        // The same ghosts from every contender.
+        fill();
+        run_plan();
+        const auto want = ghosts();
+        fill();
+        run_hand();
+        const bool hand_ok = ghosts() == want;
+        fill();
+        run_region();
+        const bool region_ok = ghosts() == want;
+        if (!hand_ok || !region_ok) std::fprintf(stderr, "rank %d n %d: contenders disagree (hand %d, per_region %d)\n",
+                                                 rank, n, hand_ok, region_ok);
+        const int steps = quick ? 5 : std::max(20, std::min(400, 2000000 / (n * n * n)));
+        auto time = [&](auto&& step) {
+          for (int s = 0; s < 3; ++s) step();
+          std::vector<double> t;
+          for (int s = 0; s < steps; ++s) {
+            MPI_Barrier(cart);
+            const auto t0 = std::chrono::steady_clock::now();
+            step();
+            double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+            MPI_Allreduce(MPI_IN_PLACE, &us, 1, MPI_DOUBLE, MPI_MAX, cart);
+            t.push_back(us);
+          }
+          return median(t);
+        };
+        const double tp = time(run_plan), th = time(run_hand), tr = time(run_region);
+        if (rank == 0) {
+          std::printf("%6d %6d | %12.1f %12.1f %12.1f | %.2fx\n", n, nf, tp, th, tr, th / tp);
+          for (const auto& [name, us] : {std::pair<const char*, double>{"plan", tp}, {"hand", th}, {"per_region", tr}})
+            std::fprintf(out, "%d,%s,%d,%d,%s,%.3f\n", size, Space::name(), n, nf, name, us);
+        }
+      }
+    if (out) std::fclose(out);
+    if (rank == 0) std::printf("CSV: %s\n", csv.c_str());
+    MPI_Comm_free(&cart);
+  }
+  MPI_Finalize();
+  return 0;
+}
