@@ -49,7 +49,7 @@ double median(std::vector<double> v) {
 // fuse for its halo. A team per (box, field), its threads over the box's rows, vector lanes along a row; the buffer
 // holds box after box, and within a box field after field.
 void hand_copy(const Space& space, const std::vector<Field>& fields, const Kokkos::View<Box*, M>& boxes, int nboxes,
-               const Kokkos::View<double*, M>& buf, bool pack) {
+               double* buf, bool pack) {
   const int nf = static_cast<int>(fields.size());
   Field f[4];  // (at most 4 fields, captured by value)
   for (int i = 0; i < nf; ++i) f[i] = fields[i];
@@ -65,9 +65,9 @@ void hand_copy(const Space& space, const std::vector<Field>& fields, const Kokko
           const long long at = base + static_cast<long long>(row) * nk;
           Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, nk), [&](int k) {
             if (pack)
-              buf(at + k) = f[fi](i, j, x.lo[2] + k);
+              buf[at + k] = f[fi](i, j, x.lo[2] + k);
             else
-              f[fi](i, j, x.lo[2] + k) = buf(at + k);
+              f[fi](i, j, x.lo[2] + k) = buf[at + k];
           });
         });
       });
@@ -98,7 +98,8 @@ int main(int argc, char* argv[]) {
     if (rank == 0)
       std::printf("halo_bench: %d ranks (grid %d x %d x %d, periodic), %s, 26 neighbours, one ghost layer\n", size,
                   dims[0], dims[1], dims[2], Space::name());
-    if (rank == 0) std::printf("%6s %6s | %12s %12s %12s | %s\n", "n", "fields", "plan us", "hand us", "region us", "plan vs hand");
+    if (rank == 0)
+      std::printf("%6s %6s | %12s %12s %12s | %s\n", "n", "fields", "plan us", "hand us", "region us", "plan vs hand");
     const std::vector<int> sizes = quick ? std::vector<int>{8} : std::vector<int>{8, 16, 32, 64, 128};
     const std::vector<int> field_counts = quick ? std::vector<int>{1} : std::vector<int>{1, 4};
     Space space;
@@ -150,8 +151,8 @@ int main(int argc, char* argv[]) {
           for (std::size_t i = 0; i < nb.size(); ++i) {
             h(i) = send ? nb[i].send : nb[i].recv;
             h(i).first = first;
-            first += static_cast<long long>(h(i).hi[0] - h(i).lo[0]) * (h(i).hi[1] - h(i).lo[1]) *
-                     (h(i).hi[2] - h(i).lo[2]);
+            first +=
+                static_cast<long long>(h(i).hi[0] - h(i).lo[0]) * (h(i).hi[1] - h(i).lo[1]) * (h(i).hi[2] - h(i).lo[2]);
           }
           Kokkos::deep_copy(v, h);
           return std::make_pair(v, first);
@@ -160,8 +161,18 @@ int main(int argc, char* argv[]) {
         const Kokkos::View<Box*, M> send_boxes = send_table.first, recv_boxes = table(false).first;
         const long long cells = send_table.second;
         std::vector<long long> offset(nb.size());  // in doubles
-        for (std::size_t i = 0; i < nb.size(); ++i) offset[i] = (i ? offset[i - 1] + nb[i - 1].send_type.size() / 8 : 0);
-        Kokkos::View<double*, M> sbuf("sbuf", cells * nf), rbuf("rbuf", cells * nf);
+        for (std::size_t i = 0; i < nb.size(); ++i)
+          offset[i] = (i ? offset[i - 1] + nb[i - 1].send_type.size() / 8 : 0);
+        // The contenders' message buffers: where MPI can reach them, as the plan's staging (device memory only with a
+        // GPU-aware MPI, else pinned host memory that the kernels write directly); on one rank MPI never sees them.
+        const bool device_buffers =
+            Kokkos::SpaceAccessibility<Kokkos::HostSpace, M>::accessible || KokkosDDT::mpi::gpu_aware() || size == 1;
+        Kokkos::View<double*, M> sdev("sbuf", device_buffers ? cells * nf : 0),
+            rdev("rbuf", device_buffers ? cells * nf : 0);
+        Kokkos::View<double*, Kokkos::SharedHostPinnedSpace> spin("sbuf", device_buffers ? 0 : cells * nf),
+            rpin("rbuf", device_buffers ? 0 : cells * nf);
+        double* sbuf = device_buffers ? sdev.data() : spin.data();
+        double* rbuf = device_buffers ? rdev.data() : rpin.data();
         auto exchange_messages = [&](double* s, double* r) {
           // Receive from the neighbour at d what it sent towards -d; a message to this rank itself is a copy.
           std::vector<MPI_Request> req;
@@ -169,8 +180,8 @@ int main(int argc, char* argv[]) {
             const long long bytes = nb[i].send_type.size();
             if (nb[i].peer == rank) {
               const std::size_t from = static_cast<std::size_t>(nb[i].opp < 13 ? nb[i].opp : nb[i].opp - 1);
-              Kokkos::View<double*, M, Kokkos::MemoryUnmanaged> to_view(r + offset[i], bytes / 8);
-              Kokkos::View<double*, M, Kokkos::MemoryUnmanaged> from_view(s + offset[from], bytes / 8);
+              Kokkos::View<double*, Space, Kokkos::MemoryUnmanaged> to_view(r + offset[i], bytes / 8);
+              Kokkos::View<double*, Space, Kokkos::MemoryUnmanaged> from_view(s + offset[from], bytes / 8);
               Kokkos::deep_copy(space, to_view, from_view);
               continue;
             }
@@ -206,24 +217,23 @@ int main(int argc, char* argv[]) {
         KokkosDDT::mpi::HaloPlan<Space> exact;
         const KokkosDDT::mpi::HaloOptions all{1, KokkosDDT::mpi::HaloNeighbors::All};
         if (nf == 1) exact = KokkosDDT::mpi::make_halo_plan(space, cart, all, fields[0]);
-        if (nf == 4) exact = KokkosDDT::mpi::make_halo_plan(space, cart, all, fields[0], fields[1], fields[2], fields[3]);
+        if (nf == 4)
+          exact = KokkosDDT::mpi::make_halo_plan(space, cart, all, fields[0], fields[1], fields[2], fields[3]);
         auto run_plan = [&] { exact.exchange(); };
         auto run_hand = [&] {
           hand_copy(space, fields, send_boxes, static_cast<int>(nb.size()), sbuf, true);
           space.fence();
-          exchange_messages(sbuf.data(), rbuf.data());
+          exchange_messages(sbuf, rbuf);
           hand_copy(space, fields, recv_boxes, static_cast<int>(nb.size()), rbuf, false);
           space.fence();
         };
         auto run_region = [&] {
           for (std::size_t i = 0; i < nb.size(); ++i)
-            KokkosDDT::pack(space, KokkosDDT::bottom, 1, nb[i].send_type, sbuf.data() + offset[i],
-                            nb[i].send_type.size());
+            KokkosDDT::pack(space, KokkosDDT::bottom, 1, nb[i].send_type, sbuf + offset[i], nb[i].send_type.size());
           space.fence();
-          exchange_messages(sbuf.data(), rbuf.data());
+          exchange_messages(sbuf, rbuf);
           for (std::size_t i = 0; i < nb.size(); ++i)
-            KokkosDDT::unpack(space, rbuf.data() + offset[i], nb[i].recv_type.size(), KokkosDDT::bottom, 1,
-                              nb[i].recv_type);
+            KokkosDDT::unpack(space, rbuf + offset[i], nb[i].recv_type.size(), KokkosDDT::bottom, 1, nb[i].recv_type);
           space.fence();
         };
         // The same ghosts from every contender.
@@ -236,8 +246,9 @@ int main(int argc, char* argv[]) {
         fill();
         run_region();
         const bool region_ok = ghosts() == want;
-        if (!hand_ok || !region_ok) std::fprintf(stderr, "rank %d n %d: contenders disagree (hand %d, per_region %d)\n",
-                                                 rank, n, hand_ok, region_ok);
+        if (!hand_ok || !region_ok)
+          std::fprintf(stderr, "rank %d n %d: contenders disagree (hand %d, per_region %d)\n", rank, n, hand_ok,
+                       region_ok);
         const int steps = quick ? 5 : std::max(20, std::min(400, 2000000 / (n * n * n)));
         auto time = [&](auto&& step) {
           for (int s = 0; s < 3; ++s) step();
