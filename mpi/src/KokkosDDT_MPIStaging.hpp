@@ -41,8 +41,11 @@ class StagingPool {
  public:
   static Staging take(std::int64_t bytes) {
     StagingPool& pool = instance();
+    // Size classes: powers of two up to 64 MiB, then multiples of 64 MiB (a 2.1 GB message takes 2.1 GB, not 4 GiB).
+    constexpr std::int64_t large = std::int64_t(64) << 20;
     std::int64_t capacity = 64;
-    while (capacity < bytes) capacity *= 2;
+    while (capacity < bytes && capacity < large) capacity *= 2;
+    if (capacity < bytes) capacity = (bytes + large - 1) / large * large;
     Kokkos::View<char*, MemSpace> buffer;
     {
       const std::lock_guard<std::mutex> lock(pool.mutex_);

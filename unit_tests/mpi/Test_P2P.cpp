@@ -257,3 +257,39 @@ TEST_CASE("mpi p2p: a message of another size is an MPI error, not a silent trun
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, world);
   MPI_Errhandler_free(&world);
 }
+
+// Messages over 2^31 bytes (hidden, about 13 GiB on one rank: run with "[huge]"): a contiguous one, which MPI sends
+// from the user's buffer in 1 GiB pieces, and a strided one, staged.
+TEST_CASE("mpi p2p: messages over 2 GiB", "[.][huge]") {
+  World w;
+  ExecSpace space;
+  using M = ExecSpace::memory_space;
+  const std::int64_t n = (std::int64_t(1) << 31) / 8 + 1000;  // doubles in one message: just over 2 GiB
+  Kokkos::View<double*, M> a(Kokkos::view_alloc(Kokkos::WithoutInitializing, "a"), 2 * n);
+  Kokkos::View<double*, M> b(Kokkos::view_alloc(Kokkos::WithoutInitializing, "b"), 2 * n);
+  const int me = w.rank;
+  Kokkos::parallel_for(
+      "fill", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, 2 * n),
+      KOKKOS_LAMBDA(std::int64_t i) { a(i) = static_cast<double>(i % 1000003) + me; });
+  space.fence();
+  for (const std::int64_t step : {1, 2}) {  // contiguous (direct), then every other double (staged)
+    Datatype t = step == 1 ? contiguous(n, primitive<double>()) : vector(n, 1, 2, primitive<double>());
+    t.commit();
+    Kokkos::deep_copy(space, b, -1.0);
+    std::vector<mpi::Request> r;
+    r.push_back(mpi::irecv(space, b.data(), 1, t, w.prev(), 11, MPI_COMM_WORLD));
+    r.push_back(mpi::isend(space, a.data(), 1, t, w.next(), 11, MPI_COMM_WORLD));
+    mpi::wait_all(r);
+    const int from = w.prev();
+    std::int64_t wrong = 0;
+    Kokkos::parallel_reduce(
+        "check", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, 2 * n),
+        KOKKOS_LAMBDA(std::int64_t i, std::int64_t & sum) {
+          const double want = i % step == 0 && i / step < n ? static_cast<double>(i % 1000003) + from : -1.0;
+          sum += b(i) != want;
+        },
+        wrong);
+    CHECK(t.size() > (std::int64_t(1) << 31));
+    CHECK(wrong == 0);
+  }
+}
