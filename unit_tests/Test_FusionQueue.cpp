@@ -21,6 +21,7 @@ FusionOptions fuse_everything(int capacity = 256) {
   FusionOptions o;
   o.capacity = capacity;
   o.threshold_bytes = std::int64_t(1) << 40;  // launch only when asked (or when the ring is full)
+  o.run_ready_at_once = false;                // batch on hosts too (this file tests batching)
   return o;
 }
 
@@ -184,6 +185,7 @@ TEST_CASE("fusion queue: bad input is reported, waiting twice is harmless", "[fu
   Test::require_error([&] { q.pack(a.data(), 1, vector(2, 1, 2, d), packed.data(), 32); }, ErrorCode::NotCommitted,
                       "type");
   FusionOptions bad;
+  bad.run_ready_at_once = false;
   bad.capacity = 0;
   Test::require_error([&] { Queue(Test::ExecSpace(), bad); }, ErrorCode::InvalidArgument, "options.capacity");
   CHECK(q.pending_requests() == 0);                         // nothing was enqueued by the failed calls
@@ -216,7 +218,9 @@ TEST_CASE("fusion queue: a request too large for one launch is refused at enqueu
 }
 
 TEST_CASE("fusion queue: the launch threshold is derived from measurements", "[fusion]") {
-  Queue q;  // default options: threshold from this instance's launch cost and throughput
+  FusionOptions measured;  // threshold from this instance's launch cost and throughput
+  measured.run_ready_at_once = false;
+  Queue q(Test::ExecSpace(), measured);
   INFO("threshold " << q.threshold_bytes());
   CHECK(q.threshold_bytes() >= 4096);
   CHECK(q.threshold_bytes() < (std::int64_t(1) << 34));  // a measured value, not "never launch"
@@ -229,6 +233,7 @@ TEST_CASE("fusion queue: the launch threshold is derived from measurements", "[f
   CHECK(q.pending_requests() == 0);
   FusionOptions now;
   now.threshold_bytes = 0;  // every request launches at once
+  now.run_ready_at_once = false;
   Queue eager(Test::ExecSpace(), now);
   eager.pack(a.data(), 4, d, packed.data(), 32);
   CHECK(eager.pending_requests() == 0);
@@ -253,4 +258,20 @@ TEST_CASE("fusion queue: unpacks into disjoint parts of one array share a launch
     CHECK(g(8 * r + 2) == 3.0);
     CHECK(g(8 * r) == 0.0);
   }
+}
+
+TEST_CASE("fusion queue: on synchronous hosts a ready one-tile request runs at enqueue", "[fusion]") {
+  Kokkos::View<double*, Mem> a("a", 64), packed("packed", 8);
+  Kokkos::deep_copy(a, 2.0);
+  Datatype col = vector(4, 1, 8, primitive<double>()).commit();
+  Queue q(Test::ExecSpace(), FusionOptions{});
+  const std::int64_t launched = q.launches();  // (measuring the threshold launched some)
+  auto r = q.pack(a.data(), 1, col, packed.data(), 32);
+  if constexpr (Impl::BackendTraits<Test::ExecSpace>::synchronous) {
+    CHECK(q.pending_requests() == 0);  // done already: nothing pending, nothing launched
+    CHECK(q.launches() == launched);
+  }
+  q.wait(r);
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), packed);
+  for (int i = 0; i < 4; ++i) CHECK(h(i) == 2.0);
 }

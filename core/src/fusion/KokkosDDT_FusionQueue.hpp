@@ -9,7 +9,8 @@
 //   q.wait(r1);                                              // launches what is pending, then polls r1's flag
 //
 // On synchronous hosts (Serial, OpenMP) a batch whose requests all fit one tile runs on the calling thread instead, as
-// a single pack of one tile does.
+// a single pack of one tile does; a one-tile request enqueued while nothing is pending runs at once. A request may
+// thus run at any time between its enqueue and its completion: its buffers must be ready when it is enqueued.
 // A fused launch happens when the pending bytes reach threshold_bytes(), when a pending request is tested or waited
 // on, on flush(), and when the ring of request slots is full.
 //
@@ -41,6 +42,9 @@ namespace KokkosDDT {
 struct FusionOptions {
   int capacity = 1024;                // request slots in the ring (one fused launch holds at most this many)
   std::int64_t threshold_bytes = -1;  // launch when pending bytes reach this; -1: derived from measurements
+  // Synchronous hosts (Serial, OpenMP): a one-tile request enqueued while nothing is pending runs at once, on the
+  // calling thread, as pack() would (batching it would only add bookkeeping). false: such requests batch too.
+  bool run_ready_at_once = true;
 };
 
 // A handle to one enqueued request. Default-constructed handles are empty; a handle is valid only with its queue
@@ -130,6 +134,7 @@ class FusionQueue {
   ExecSpace space_;
   int capacity_;
   std::int64_t threshold_;
+  bool run_ready_at_once_;
   std::vector<Slot> slots_;
   int head_ = 0, used_ = 0;  // the ring: slots head_ .. head_ + used_ - 1 are taken, oldest first
   int pending_begin_ = 0, pending_count_ = 0;

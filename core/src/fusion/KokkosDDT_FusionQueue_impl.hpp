@@ -13,7 +13,10 @@ namespace KokkosDDT {
 
 template <class ExecSpace>
 FusionQueue<ExecSpace>::FusionQueue(const ExecSpace& space, FusionOptions options)
-    : space_(space), capacity_(options.capacity), threshold_(options.threshold_bytes) {
+    : space_(space),
+      capacity_(options.capacity),
+      threshold_(options.threshold_bytes),
+      run_ready_at_once_(options.run_ready_at_once) {
   const char* where = "KokkosDDT::FusionQueue";
   if (capacity_ < 1)
     Impl::throw_error(ErrorCode::InvalidArgument, where, "options.capacity",
@@ -50,7 +53,8 @@ FusionQueue<ExecSpace>::~FusionQueue() {
 // sets the threshold from them (Impl::fusion_threshold).
 template <class ExecSpace>
 void FusionQueue<ExecSpace>::measure_threshold() {
-  threshold_ = 0;  // measure with every request launched at once
+  threshold_ = 0;  // measure with every request launched at once, as a launch (not run at enqueue)
+  const bool ready_at_once = std::exchange(run_ready_at_once_, false);
   const std::int64_t big = std::int64_t(4) << 20;
   Kokkos::View<char*, MemSpace> a(Kokkos::view_alloc(space_, "KokkosDDT::FusionQueue::probe_a"), big);
   Kokkos::View<char*, MemSpace> b(Kokkos::view_alloc(space_, "KokkosDDT::FusionQueue::probe_b"), big);
@@ -68,6 +72,7 @@ void FusionQueue<ExecSpace>::measure_threshold() {
   };
   const double launch_us = time_us(8);
   threshold_ = Impl::fusion_threshold(launch_us, big, time_us(big), Impl::BackendTraits<ExecSpace>::synchronous);
+  run_ready_at_once_ = ready_at_once;
 }
 
 template <class ExecSpace>
@@ -122,6 +127,31 @@ FusionRequest FusionQueue<ExecSpace>::enqueue(const char* where, const Datatype&
   // The bytes it touches: the packed range, and the typed side's footprint (all instances' data bounds).
   const Impl::CommittedType& c = *t.type;
   const auto [lo, hi] = Impl::typed_footprint(c, t.count, where);  // (a request that moves bytes has count >= 1)
+  if constexpr (Impl::BackendTraits<ExecSpace>::synchronous && Impl::BackendTraits<ExecSpace>::walks_runs) {
+    // A synchronous host with nothing pending runs a one-tile request at once, on the calling thread, as pack() would:
+    // everything enqueued before it is complete, so there is nothing to order it after, and holding it back would
+    // only add the bookkeeping a batch needs (the queue must not be slower than the same packs issued one by one).
+    if (run_ready_at_once_ && teams == 1 && pending_count_ == 0) {
+      const auto d = Impl::descriptor<MemSpace>(c, space_);
+      Impl::FusedRecord it;
+      it.nodes = d.nodes.data();
+      it.lookaside = d.lookaside.data();
+      it.node_count = static_cast<std::int32_t>(d.nodes.extent(0));
+      it.lookaside_count = static_cast<std::int64_t>(d.lookaside.extent(0));
+      it.typed = t.typed;
+      it.packed = t.packed;
+      it.begin = t.begin;
+      it.end = t.end;
+      it.tile = tile;
+      it.word = static_cast<std::int8_t>(t.word);
+      it.direction = static_cast<std::int8_t>(Dir);
+      const bool tools = Kokkos::Tools::profileLibraryLoaded();
+      if (tools) Kokkos::Profiling::pushRegion(where);  // tools still see the operation
+      Impl::FusedKernel<ExecSpace>::run_on_calling_thread(it);
+      if (tools) Kokkos::Profiling::popRegion();
+      return FusionRequest(id_, -1, 0);  // complete
+    }
+  }
   const auto typed_lo = reinterpret_cast<std::uintptr_t>(t.typed) + static_cast<std::uintptr_t>(lo);
   const auto typed_hi = reinterpret_cast<std::uintptr_t>(t.typed) + static_cast<std::uintptr_t>(hi);
   const auto packed_lo = reinterpret_cast<std::uintptr_t>(t.packed);
