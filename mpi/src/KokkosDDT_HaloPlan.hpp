@@ -141,81 +141,92 @@ inline void agree_or_throw(MPI_Comm comm, const std::string& message) {
       "rank " + std::to_string(lowest) + " found its arguments or a neighbour's inconsistent (its error says how)");
 }
 
-// The subarray of `field` holding, in every dimension, range [lo[k], hi[k]).
-template <class View>
-Datatype field_region(const View& field, const std::array<std::int64_t, 4>& lo, const std::array<std::int64_t, 4>& hi) {
-  constexpr int rank = static_cast<int>(View::rank());
-  std::vector<std::int64_t> sizes(rank), subsizes(rank), starts(rank);
-  for (int k = 0; k < rank; ++k) {
-    sizes[k] = static_cast<std::int64_t>(field.extent(k));
-    subsizes[k] = hi[k] - lo[k];
-    starts[k] = lo[k];
+// What a plan needs of one field: where it is, its extents, its storage order and its element type.
+struct HaloField {
+  std::int64_t address = 0;
+  std::array<std::int64_t, 4> extents{1, 1, 1, 1};
+  Order order = Order::C;
+  Datatype element;
+  bool allocated = true;
+
+  // The subarray holding, in every dimension k < rank, the range [lo[k], hi[k]).
+  Datatype region(int rank, const std::array<std::int64_t, 4>& lo, const std::array<std::int64_t, 4>& hi) const {
+    std::vector<std::int64_t> sizes(extents.begin(), extents.begin() + rank), subsizes(rank), starts(rank);
+    for (int k = 0; k < rank; ++k) {
+      subsizes[k] = hi[k] - lo[k];
+      starts[k] = lo[k];
+    }
+    return subarray(sizes, subsizes, starts, order, element);
   }
-  constexpr Order order = std::is_same_v<typename View::array_layout, Kokkos::LayoutLeft> ? Order::Fortran : Order::C;
-  return subarray(sizes, subsizes, starts, order, primitive<typename View::non_const_value_type>());
+};
+
+template <class ExecSpace, class View>
+HaloField halo_field(const View& v) {
+  static_assert(Kokkos::is_view_v<View>, "KokkosDDT::mpi::make_halo_plan: fields must be Kokkos::Views");
+  static_assert(View::rank() >= 1 && View::rank() <= 4, "KokkosDDT::mpi::make_halo_plan: fields have rank 1-4");
+  using Layout = typename View::array_layout;
+  static_assert(std::is_same_v<Layout, Kokkos::LayoutRight> || std::is_same_v<Layout, Kokkos::LayoutLeft>,
+                "KokkosDDT::mpi::make_halo_plan: fields must be LayoutRight or LayoutLeft");
+  require_accessible<ExecSpace, typename View::memory_space>("KokkosDDT::mpi::make_halo_plan", "fields");
+  HaloField f;
+  f.address = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(v.data()));
+  for (int k = 0; k < static_cast<int>(View::rank()); ++k) f.extents[k] = static_cast<std::int64_t>(v.extent(k));
+  f.order = std::is_same_v<Layout, Kokkos::LayoutLeft> ? Order::Fortran : Order::C;
+  f.element = primitive<typename View::non_const_value_type>();
+  f.allocated = v.data() != nullptr || v.size() == 0;
+  return f;
 }
 
 }  // namespace KokkosDDT::Impl
 
 namespace KokkosDDT::mpi {
 
-template <class ExecSpace, class First, class... Rest, Impl::enable_if_exec<ExecSpace> = 0>
-HaloPlan<ExecSpace> make_halo_plan(const ExecSpace& space, MPI_Comm cart, const HaloOptions& options,
-                                   const First& first, const Rest&... rest) {
-  const char* where = "KokkosDDT::mpi::make_halo_plan";
-  constexpr int rank = static_cast<int>(First::rank());
-  static_assert(Kokkos::is_view_v<First> && (Kokkos::is_view_v<Rest> && ...), "fields must be Kokkos::Views");
-  static_assert(rank >= 1 && rank <= 4, "KokkosDDT::mpi::make_halo_plan: fields have rank 1-4");
-  static_assert(((static_cast<int>(Rest::rank()) == rank) && ...), "all fields must have the same rank");
-  static_assert(
-      (std::is_same_v<typename First::array_layout, Kokkos::LayoutRight> ||
-       std::is_same_v<typename First::array_layout,
-                      Kokkos::LayoutLeft>)&&((std::is_same_v<typename Rest::array_layout, Kokkos::LayoutRight> ||
-                                              std::is_same_v<typename Rest::array_layout, Kokkos::LayoutLeft>)&&...),
-      "fields must be LayoutRight or LayoutLeft");
-  Impl::require_accessible<ExecSpace, typename First::memory_space>(where, "fields");
-  (Impl::require_accessible<ExecSpace, typename Rest::memory_space>(where, "fields"), ...);
+}  // namespace KokkosDDT::mpi
 
+namespace KokkosDDT::Impl {
+
+// make_halo_plan's work, for fields of rank `rank` described by `fields`.
+template <class ExecSpace>
+mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart, const mpi::HaloOptions& options,
+                                           int rank, const std::vector<HaloField>& fields) {
+  using namespace KokkosDDT::mpi;
+  const char* where = "KokkosDDT::mpi::make_halo_plan";
   // Local checks; every rank learns whether any failed before the first collective call that could hang.
   std::string error;
   int topology = MPI_UNDEFINED, ndims = 0;
   if (cart == MPI_COMM_NULL) {
     error = "the communicator is MPI_COMM_NULL";
   } else {
-    Impl::mpi_check(MPI_Topo_test(cart, &topology), where, "MPI_Topo_test");
+    mpi_check(MPI_Topo_test(cart, &topology), where, "MPI_Topo_test");
     if (topology != MPI_CART) {
       error = "the communicator has no Cartesian topology (MPI_Cart_create makes one)";
     } else {
-      Impl::mpi_check(MPI_Cartdim_get(cart, &ndims), where, "MPI_Cartdim_get");
+      mpi_check(MPI_Cartdim_get(cart, &ndims), where, "MPI_Cartdim_get");
       if (ndims != rank)
         error = "the fields have rank " + std::to_string(rank) + " but the process grid has " + std::to_string(ndims) +
                 " dimensions";
     }
   }
   if (cart == MPI_COMM_NULL || topology != MPI_CART)
-    Impl::throw_error(ErrorCode::InvalidArgument, where, "cart", error);  // (no collective is possible)
+    throw_error(ErrorCode::InvalidArgument, where, "cart", error);  // (no collective is possible)
   const int g = options.ghost;
   if (error.empty() && g < 1) error = "options.ghost is " + std::to_string(g) + "; must be >= 1";
-  std::array<std::int64_t, 4> n{};
-  for (int k = 0; k < rank; ++k) n[k] = static_cast<std::int64_t>(first.extent(k));
-  auto same_extents = [&](const auto& f) {
-    for (int k = 0; k < rank; ++k)
-      if (static_cast<std::int64_t>(f.extent(k)) != n[k]) return false;
-    return true;
-  };
-  (void)same_extents;  // (unused with one field)
-  if (error.empty() && !(same_extents(rest) && ...)) error = "the fields' extents differ";
+  if (error.empty() && fields.empty()) error = "there are no fields";
+  const std::array<std::int64_t, 4> n = fields.empty() ? std::array<std::int64_t, 4>{} : fields.front().extents;
+  for (const HaloField& f : fields)
+    if (error.empty() && f.extents != n) error = "the fields' extents differ";
   for (int k = 0; k < rank && error.empty(); ++k)
     if (n[k] < 3 * std::int64_t(g))
       error = "extent " + std::to_string(n[k]) + " of dimension " + std::to_string(k) +
               " is less than 3 x ghost: the interior cannot fill a ghost layer";
-  if (error.empty() && ((first.data() == nullptr && first.size() > 0))) error = "a field is unallocated";
-  Impl::agree_or_throw(cart, error);
+  for (const HaloField& f : fields)
+    if (error.empty() && !f.allocated) error = "a field is unallocated";
+  agree_or_throw(cart, error);
 
   int me = 0;
   std::array<int, 4> dims{}, periods{}, coords{};
-  Impl::mpi_check(MPI_Comm_rank(cart, &me), where, "MPI_Comm_rank");
-  Impl::mpi_check(MPI_Cart_get(cart, rank, dims.data(), periods.data(), coords.data()), where, "MPI_Cart_get");
+  mpi_check(MPI_Comm_rank(cart, &me), where, "MPI_Comm_rank");
+  mpi_check(MPI_Cart_get(cart, rank, dims.data(), periods.data(), coords.data()), where, "MPI_Cart_get");
 
   // Every direction d in {-1, 0, 1}^rank, indexed in base 3 (digit d_k + 1); d = 0 is not a neighbour.
   int directions = 1;
@@ -242,7 +253,7 @@ HaloPlan<ExecSpace> make_halo_plan(const ExecSpace& space, MPI_Comm cart, const 
       }
     }
     int peer = MPI_PROC_NULL;
-    if (exists) Impl::mpi_check(MPI_Cart_rank(cart, c.data(), &peer), where, "MPI_Cart_rank");
+    if (exists) mpi_check(MPI_Cart_rank(cart, c.data(), &peer), where, "MPI_Cart_rank");
     // Send: the interior layers next to side d; receive: the ghost layers on side d. Along d_k = 0: the interior.
     std::array<std::int64_t, 4> slo{}, shi{}, rlo{}, rhi{};
     for (int k = 0; k < rank; ++k) {
@@ -255,16 +266,44 @@ HaloPlan<ExecSpace> make_halo_plan(const ExecSpace& space, MPI_Comm cart, const 
       }
     }
     // All fields in one message: a struct of their regions at absolute addresses.
-    auto address = [](const auto& f) { return static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(f.data())); };
-    const std::vector<std::int64_t> ones(1 + sizeof...(Rest), 1);
-    const std::vector<std::int64_t> at{address(first), address(rest)...};
-    Datatype send = struct_type(ones, at, {Impl::field_region(first, slo, shi), Impl::field_region(rest, slo, shi)...});
-    Datatype recv = struct_type(ones, at, {Impl::field_region(first, rlo, rhi), Impl::field_region(rest, rlo, rhi)...});
+    const std::vector<std::int64_t> ones(fields.size(), 1);
+    std::vector<std::int64_t> at;
+    std::vector<Datatype> sends, recvs;
+    for (const HaloField& f : fields) {
+      at.push_back(f.address);
+      sends.push_back(f.region(rank, slo, shi));
+      recvs.push_back(f.region(rank, rlo, rhi));
+    }
+    Datatype send = struct_type(ones, at, sends);
+    Datatype recv = struct_type(ones, at, recvs);
     send.commit();
     recv.commit();
     regions.push_back({peer, index, directions - 1 - index, send, recv});
   }
   return HaloPlan<ExecSpace>::build(space, cart, options, std::move(regions), me);
+}
+
+
+}  // namespace KokkosDDT::Impl
+
+namespace KokkosDDT::mpi {
+
+// Fields given one by one (value types may differ).
+template <class ExecSpace, class First, class... Rest, Impl::enable_if_exec<ExecSpace> = 0>
+HaloPlan<ExecSpace> make_halo_plan(const ExecSpace& space, MPI_Comm cart, const HaloOptions& options,
+                                   const First& first, const Rest&... rest) {
+  static_assert(((Rest::rank() == First::rank()) && ...), "KokkosDDT::mpi::make_halo_plan: fields of one rank");
+  return Impl::make_halo_plan_of(space, cart, options, static_cast<int>(First::rank()),
+                                 {Impl::halo_field<ExecSpace>(first), Impl::halo_field<ExecSpace>(rest)...});
+}
+
+// Fields of one View type, as many as the vector holds.
+template <class ExecSpace, class View, Impl::enable_if_exec<ExecSpace> = 0>
+HaloPlan<ExecSpace> make_halo_plan(const ExecSpace& space, MPI_Comm cart, const HaloOptions& options,
+                                   const std::vector<View>& fields) {
+  std::vector<Impl::HaloField> described;
+  for (const View& f : fields) described.push_back(Impl::halo_field<ExecSpace>(f));
+  return Impl::make_halo_plan_of(space, cart, options, static_cast<int>(View::rank()), described);
 }
 
 // On the fields' default execution space.

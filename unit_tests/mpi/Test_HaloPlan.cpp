@@ -173,3 +173,35 @@ TEST_CASE("mpi halo plan: bad arguments throw on every rank", "[mpi][halo][error
   }
   MPI_Comm_free(&grid.cart);
 }
+
+TEST_CASE("mpi halo plan: a vector of fields exchanges as the same fields given one by one", "[mpi][halo]") {
+  using M = ExecSpace::memory_space;
+  using F = Kokkos::View<float***, Kokkos::LayoutLeft, M>;
+  Grid grid = make_grid(3, {0, 0, 0, 0}, true);
+  ExecSpace space;
+  std::vector<F> listed, given;
+  for (int i = 0; i < 3; ++i) {
+    listed.emplace_back("listed", 6, 5, 4);
+    given.emplace_back("given", 6, 5, 4);
+    Kokkos::parallel_for(
+        "fill", Kokkos::RangePolicy<ExecSpace>(space, 0, 6 * 5 * 4), KOKKOS_LAMBDA(int c) {
+          const int x = c % 6, y = c / 6 % 5, z = c / 30;
+          const bool inside = x > 0 && x < 5 && y > 0 && y < 4 && z > 0 && z < 3;
+          listed[i](x, y, z) = inside ? float(grid.rank * 1000 + i * 100 + c) : -1.f;
+        });
+  }
+  space.fence();
+  for (int i = 0; i < 3; ++i) Kokkos::deep_copy(given[i], listed[i]);
+  const mpi::HaloOptions all{1, mpi::HaloNeighbors::All};
+  auto by_vector = mpi::make_halo_plan(space, grid.cart, all, listed);
+  auto one_by_one = mpi::make_halo_plan(space, grid.cart, all, given[0], given[1], given[2]);
+  by_vector.exchange();
+  one_by_one.exchange();
+  CHECK(by_vector.bytes_per_step() == one_by_one.bytes_per_step());
+  for (int i = 0; i < 3; ++i) {
+    auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), listed[i]);
+    auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), given[i]);
+    CHECK(std::equal(a.data(), a.data() + a.size(), b.data()));
+  }
+  MPI_Comm_free(&grid.cart);
+}
