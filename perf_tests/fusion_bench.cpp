@@ -8,6 +8,8 @@
 //   async      KokkosDDT::pack / unpack per region, one fence at the end (GPU-Async)
 //   deep_copy  Kokkos::deep_copy of each region's subview to / from a staging View, one fence at the end
 //   hand       one hand-fused kernel per direction over a precomputed list of element addresses
+//   plan       KokkosDDT::mpi::HaloPlan on a one-process periodic grid (MPI builds): the same exchange from records
+//              built once, one launch per direction, no messages (every neighbour is the process itself)
 //   (fused_pack, hand_pack and dc_pack: the packing half alone of fused, hand and deep_copy)
 //
 // plus a breakdown of one small fused pack by phase (enqueue, flush, wait), the host cost of one enqueue, and the
@@ -27,6 +29,10 @@
 
 #include <Kokkos_Core.hpp>
 #include <KokkosDDT.hpp>
+#if defined(KOKKOSDDT_BENCH_MPI)
+#include <KokkosDDT_MPI.hpp>
+#include <mpi.h>
+#endif
 
 #include "support/Timing.hpp"
 
@@ -130,6 +136,30 @@ struct Setup {
 
   char* at(int i, int k) const { return buffer.data() + offset[std::size_t(i) * regions.size() + k]; }
 
+  // Interior cells: their index and field; ghost cells: -1 (so that an exchange shows).
+  void fill(const Space& space) const {
+    const int N = n + 2 * w, lo = w, hi = n + w;
+    for (int i = 0; i < fields; ++i) {
+      const Field x = f[i];
+      Kokkos::parallel_for(
+          "fusion_bench::fill", Kokkos::MDRangePolicy<Space, Kokkos::Rank<3>>(space, {0, 0, 0}, {N, N, N}),
+          KOKKOS_LAMBDA(int a, int b, int c) {
+            const bool inside = a >= lo && a < hi && b >= lo && b < hi && c >= lo && c < hi;
+            x(a, b, c) = inside ? i * 1e7 + (double(a) * N + b) * N + c : -1.0;
+          });
+    }
+    space.fence();
+  }
+
+  std::vector<double> fields_on_host() const {
+    std::vector<double> all;
+    for (const Field& x : f) {
+      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+      all.insert(all.end(), h.data(), h.data() + h.size());
+    }
+    return all;
+  }
+
   void enqueue_packs(KokkosDDT::FusionQueue<Space>& q) const {
     for (int i = 0; i < fields; ++i)
       for (std::size_t k = 0; k < regions.size(); ++k)
@@ -223,8 +253,9 @@ struct Setup {
 
 void halo_table(const Space& space) {
   std::printf("\nbulk 3-D halo: 26 regions x F fields packed, then unpacked; host wall time to completion (us)\n");
-  std::printf("%5s %2s %3s %9s | %9s %9s %9s %9s %9s | %8s %9s | %10s %9s %9s\n", "n", "w", "F", "packed", "fused",
-              "sync", "async", "deep_copy", "hand", "launches", "enqueue", "fused_pack", "hand_pack", "dc_pack");
+  std::printf("%5s %2s %3s %9s | %9s %9s %9s %9s %9s %9s | %8s %9s | %10s %9s %9s\n", "n", "w", "F", "packed", "fused",
+              "sync", "async", "deep_copy", "hand", "plan", "launches", "enqueue", "fused_pack", "hand_pack",
+              "dc_pack");
   const std::vector<int> sizes = g_quick ? std::vector<int>{16} : std::vector<int>{16, 32, 64, 128, 256};
   const std::vector<int> field_counts = g_quick ? std::vector<int>{1, 2} : std::vector<int>{1, 8, 32};
   for (int n : sizes)
@@ -257,9 +288,29 @@ void halo_table(const Space& space) {
         const double fpack = median_us(reps, [&] { s.fused_pack(q); });
         const double hpack = median_us(reps, [&] { s.hand_pack(space); });
         const double dpack = median_us(std::max(3, reps / 2), [&] { s.deep_copy_pack(space); });
-        std::printf("%5d %2d %3d %8.0fK | %9.2f %9.2f %9.2f %9.2f %9.2f | %8lld %9.3f | %10.2f %9.2f %9.2f\n", n, w, F,
-                    s.bytes / 1024.0, fused, sync, async, dc, hand, static_cast<long long>(launches), enqueue, fpack,
-                    hpack, dpack);
+        double plan_us = -1;
+#if defined(KOKKOSDDT_BENCH_MPI)
+        {
+          // The plan on a one-process periodic grid; its ghosts checked against per-region packs first.
+          MPI_Comm alone;
+          const int dims[3] = {1, 1, 1}, periods[3] = {1, 1, 1};
+          MPI_Cart_create(MPI_COMM_SELF, 3, dims, periods, 0, &alone);
+          auto plan = KokkosDDT::mpi::make_halo_plan(space, alone, {w, KokkosDDT::mpi::HaloNeighbors::All}, s.f);
+          s.fill(space);
+          s.each(space, false);
+          const auto want = s.fields_on_host();
+          s.fill(space);
+          plan.exchange();
+          if (s.fields_on_host() != want) std::printf("MISMATCH: the halo plan and per-region packs differ\n");
+          plan_us = median_us(reps, [&] { plan.exchange(); });
+          record("halo", n, w, F, "plan", 0, plan_us, 2);
+          plan = {};
+          MPI_Comm_free(&alone);
+        }
+#endif
+        std::printf("%5d %2d %3d %8.0fK | %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f | %8lld %9.3f | %10.2f %9.2f %9.2f\n", n,
+                    w, F, s.bytes / 1024.0, fused, sync, async, dc, hand, plan_us, static_cast<long long>(launches),
+                    enqueue, fpack, hpack, dpack);
         record("halo", n, w, F, "fused_pack", 0, fpack, 1);
         record("halo", n, w, F, "hand_pack", 0, hpack, 1);
         record("halo", n, w, F, "deep_copy_pack", 0, dpack, 26 * F);
@@ -349,6 +400,8 @@ void threshold_sweep(const Space& space) {
 
 }  // namespace
 
+int run(const std::string& csv, const std::string& only);
+
 int main(int argc, char** argv) {
   std::string csv = "fusion_bench.csv", only;
   for (int i = 1; i < argc; ++i) {
@@ -356,7 +409,21 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
     if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
   }
-  Kokkos::ScopeGuard guard(argc, argv);
+#if defined(KOKKOSDDT_BENCH_MPI)
+  MPI_Init(&argc, &argv);
+#endif
+  int status = 0;
+  {
+    Kokkos::ScopeGuard guard(argc, argv);
+    status = run(csv, only);
+  }
+#if defined(KOKKOSDDT_BENCH_MPI)
+  MPI_Finalize();
+#endif
+  return status;
+}
+
+int run(const std::string& csv, const std::string& only) {
   {
     Space space;
     std::printf("KokkosDDT %s fusion benchmark on %s (concurrency %d)\n", KOKKOSDDT_VERSION, Space::name(),

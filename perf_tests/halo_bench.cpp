@@ -6,6 +6,8 @@
 //   hand        a hand-fused kernel: one launch packs every region of every field (a table of 26 boxes: a team per box
 //               and field), MPI_Isend/Irecv per neighbour (to itself: a copy), one launch unpacks
 //   per_region  KokkosDDT::pack / unpack of each neighbour's struct type one by one, MPI_Isend/Irecv per neighbour
+//   deep_copy   Kokkos::deep_copy of each field's box into contiguous staging and back (what Kokkos Comm does)
+//   mpi_datatype  MPI_Isend/Irecv of MPI_BOTTOM with each neighbour's struct type (to_mpi), where MPI reads the fields
 //
 // Every contender's ghost cells are compared with the plan's before timing. Median over the steps of the slowest
 // rank's time. Writes CSV: ranks,space,n,fields,contender,us.
@@ -99,7 +101,8 @@ int main(int argc, char* argv[]) {
       std::printf("halo_bench: %d ranks (grid %d x %d x %d, periodic), %s, 26 neighbours, one ghost layer\n", size,
                   dims[0], dims[1], dims[2], Space::name());
     if (rank == 0)
-      std::printf("%6s %6s | %12s %12s %12s | %s\n", "n", "fields", "plan us", "hand us", "region us", "plan vs hand");
+      std::printf("%6s %6s | %10s %10s %10s %10s %10s | %8s %8s %8s  (times in us; ratios: contender / plan)\n", "n",
+                  "fields", "plan", "hand", "per_region", "deep_copy", "mpi_type", "hand", "dcopy", "mpi");
     const std::vector<int> sizes = quick ? std::vector<int>{8} : std::vector<int>{8, 16, 32, 64, 128};
     const std::vector<int> field_counts = quick ? std::vector<int>{1} : std::vector<int>{1, 4};
     Space space;
@@ -236,6 +239,51 @@ int main(int argc, char* argv[]) {
             KokkosDDT::unpack(space, rbuf + offset[i], nb[i].recv_type.size(), KokkosDDT::bottom, 1, nb[i].recv_type);
           space.fence();
         };
+        // Kokkos::deep_copy of each field's box into a contiguous staging View (what Kokkos Comm does), the messages,
+        // and deep_copy back; the staging goes through the message buffers when MPI cannot reach device memory.
+        Kokkos::View<double*, M> cstage("cstage", cells * nf), crecv("crecv", cells * nf);
+        using Box3 = Kokkos::View<double***, Kokkos::LayoutRight, M, Kokkos::MemoryUnmanaged>;
+        auto box_view = [&](const Kokkos::View<double*, M>& buf, std::size_t i, int f, const Box& b) {
+          const int ni = b.hi[0] - b.lo[0], nj = b.hi[1] - b.lo[1], nk = b.hi[2] - b.lo[2];
+          return Box3(buf.data() + offset[i] + static_cast<long long>(f) * ni * nj * nk, ni, nj, nk);
+        };
+        auto sub = [](const Field& x, const Box& b) {
+          return Kokkos::subview(x, std::make_pair(b.lo[0], b.hi[0]), std::make_pair(b.lo[1], b.hi[1]),
+                                 std::make_pair(b.lo[2], b.hi[2]));
+        };
+        const bool staged = !device_buffers;  // device data, MPI cannot read device memory
+        auto run_deep_copy = [&] {
+          for (std::size_t i = 0; i < nb.size(); ++i)
+            for (int f = 0; f < nf; ++f)
+              Kokkos::deep_copy(space, box_view(cstage, i, f, nb[i].send), sub(fields[f], nb[i].send));
+          if (staged)
+            Kokkos::deep_copy(space, Kokkos::View<double*, Space, Kokkos::MemoryUnmanaged>(sbuf, cells * nf), cstage);
+          space.fence();
+          exchange_messages(staged ? sbuf : cstage.data(), staged ? rbuf : crecv.data());
+          if (staged)
+            Kokkos::deep_copy(space, crecv, Kokkos::View<double*, Space, Kokkos::MemoryUnmanaged>(rbuf, cells * nf));
+          for (std::size_t i = 0; i < nb.size(); ++i)
+            for (int f = 0; f < nf; ++f)
+              Kokkos::deep_copy(space, sub(fields[f], nb[i].recv), box_view(crecv, i, f, nb[i].recv));
+          space.fence();
+        };
+        // MPI derived datatypes on the fields themselves (MPI_BOTTOM + the struct types), where MPI reads the memory.
+        const bool mpi_reads_fields =
+            Kokkos::SpaceAccessibility<Kokkos::HostSpace, M>::accessible || KokkosDDT::mpi::gpu_aware();
+        std::vector<MPI_Datatype> send_mpi, recv_mpi;
+        if (mpi_reads_fields)
+          for (const Neighbour& x : nb) {
+            send_mpi.push_back(KokkosDDT::mpi::to_mpi(x.send_type));
+            recv_mpi.push_back(KokkosDDT::mpi::to_mpi(x.recv_type));
+          }
+        auto run_mpi_datatype = [&] {
+          std::vector<MPI_Request> req(2 * nb.size());
+          for (std::size_t i = 0; i < nb.size(); ++i) {
+            MPI_Irecv(MPI_BOTTOM, 1, recv_mpi[i], nb[i].peer, nb[i].opp, cart, &req[2 * i]);
+            MPI_Isend(MPI_BOTTOM, 1, send_mpi[i], nb[i].peer, nb[i].dir, cart, &req[2 * i + 1]);
+          }
+          MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE);
+        };
         // The same ghosts from every contender.
         fill();
         run_plan();
@@ -246,9 +294,18 @@ int main(int argc, char* argv[]) {
         fill();
         run_region();
         const bool region_ok = ghosts() == want;
-        if (!hand_ok || !region_ok)
-          std::fprintf(stderr, "rank %d n %d: contenders disagree (hand %d, per_region %d)\n", rank, n, hand_ok,
-                       region_ok);
+        fill();
+        run_deep_copy();
+        const bool copy_ok = ghosts() == want;
+        bool datatype_ok = true;
+        if (mpi_reads_fields) {
+          fill();
+          run_mpi_datatype();
+          datatype_ok = ghosts() == want;
+        }
+        if (!hand_ok || !region_ok || !copy_ok || !datatype_ok)
+          std::fprintf(stderr, "rank %d n %d: contenders disagree (hand %d, per_region %d, deep_copy %d, mpi %d)\n",
+                       rank, n, hand_ok, region_ok, copy_ok, datatype_ok);
         const int steps = quick ? 5 : std::max(20, std::min(400, 2000000 / (n * n * n)));
         auto time = [&](auto&& step) {
           for (int s = 0; s < 3; ++s) step();
@@ -263,11 +320,19 @@ int main(int argc, char* argv[]) {
           }
           return median(t);
         };
-        const double tp = time(run_plan), th = time(run_hand), tr = time(run_region);
+        const double tp = time(run_plan), th = time(run_hand), tr = time(run_region), tc = time(run_deep_copy);
+        const double tm = mpi_reads_fields ? time(run_mpi_datatype) : -1;
+        for (MPI_Datatype& t : send_mpi) MPI_Type_free(&t);
+        for (MPI_Datatype& t : recv_mpi) MPI_Type_free(&t);
         if (rank == 0) {
-          std::printf("%6d %6d | %12.1f %12.1f %12.1f | %.2fx\n", n, nf, tp, th, tr, th / tp);
-          for (const auto& [name, us] : {std::pair<const char*, double>{"plan", tp}, {"hand", th}, {"per_region", tr}})
-            std::fprintf(out, "%d,%s,%d,%d,%s,%.3f\n", size, Space::name(), n, nf, name, us);
+          std::printf("%6d %6d | %10.1f %10.1f %10.1f %10.1f %10.1f | %7.2fx %7.2fx %7.2fx\n", n, nf, tp, th, tr, tc,
+                      tm, th / tp, tc / tp, tm / tp);
+          for (const auto& [name, us] : {std::pair<const char*, double>{"plan", tp},
+                                         {"hand", th},
+                                         {"per_region", tr},
+                                         {"deep_copy", tc},
+                                         {"mpi_datatype", tm}})
+            if (us >= 0) std::fprintf(out, "%d,%s,%d,%d,%s,%.3f\n", size, Space::name(), n, nf, name, us);
         }
       }
     if (out) std::fclose(out);

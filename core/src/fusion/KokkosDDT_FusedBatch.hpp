@@ -131,6 +131,7 @@ class FusedBatch {
     r.cache = static_cast<std::int64_t>(t.type->nodes.size() * sizeof(DescriptorNode)) <= kMaxScratchDescriptor;
     if (r.cache) scratch_ = std::max(scratch_, descriptor_scratch_bytes(r.node_count));
     teams_ += teams;
+    bytes_ += bytes;
     records_.push_back(r);
     types_.push_back(type);  // keeps the descriptor alive
   }
@@ -138,7 +139,8 @@ class FusedBatch {
   // The kernel's records (as parameters when few, else copied to the execution space once), counters and flags.
   void build() {
     const auto n = static_cast<std::int64_t>(records_.size());
-    inline_ = Backend::synchronous && Backend::walks_runs && teams_ == n;
+    inline_ = Backend::synchronous && Backend::walks_runs && teams_ == n &&
+              (space_.concurrency() == 1 || bytes_ <= Config::host_inline_bytes);
     done_ = Kokkos::View<std::int64_t*, MemSpace>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::done"), n);
     flags_ = Kokkos::View<std::uint64_t*, HostVisible>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::flags"), n);
     Kokkos::View<FusedRecord*, MemSpace> records(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::records"), n);
@@ -159,7 +161,7 @@ class FusedBatch {
   ExecSpace space_;
   std::vector<FusedRecord> records_;
   std::vector<Datatype> types_;
-  std::int64_t teams_ = 0, scratch_ = 0, launches_ = 0;
+  std::int64_t teams_ = 0, scratch_ = 0, launches_ = 0, bytes_ = 0;
   bool built_ = false, inline_ = false, in_flight_ = false;
   FusedKernel<ExecSpace> kernel_{};
   Kokkos::View<std::int64_t*, MemSpace> done_;
