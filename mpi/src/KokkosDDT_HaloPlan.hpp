@@ -60,6 +60,7 @@ class HaloPlan {
     if (this == &other) return *this;
     release();
     space_ = std::move(other.space_);
+    step_space_ = std::move(other.step_space_);
     comm_ = std::exchange(other.comm_, MPI_COMM_NULL);  // the moved-from plan owns nothing
     peers_ = std::move(other.peers_);
     sends_ = std::move(other.sends_);
@@ -109,7 +110,7 @@ class HaloPlan {
   void release() noexcept;
   void check(int rc, const char* call) const { Impl::mpi_check(rc, "KokkosDDT::mpi::HaloPlan", call); }
 
-  ExecSpace space_;
+  ExecSpace space_, step_space_;  // the plan's instance; the current step's
   MPI_Comm comm_ = MPI_COMM_NULL;
   std::vector<int> peers_;
   std::vector<MPI_Request> sends_, recvs_;
@@ -427,8 +428,10 @@ void HaloPlan<ExecSpace>::start(const ExecSpace& space) {
   if (started_) Impl::throw_error(ErrorCode::InvalidArgument, where, "plan", "was started and not waited for");
   for (MPI_Request& r : recvs_) check(MPI_Start(&r), "MPI_Start (receive)");
   started_ = true;  // (from here on, wait() completes the receives, also after an error below)
+  step_space_ = space;
   packs_.launch(space);
-  packs_.wait();  // the completion flags: the packed bytes are in the send buffer
+  if (sends_.empty()) return;  // no messages: the unpacks follow the packs in the instance's order, unwaited
+  packs_.wait();               // the completion flags: the packed bytes are in the send buffer
   for (MPI_Request& r : sends_) check(MPI_Start(&r), "MPI_Start (send)");
 }
 
@@ -439,7 +442,7 @@ void HaloPlan<ExecSpace>::wait() {
   // One MPI_Wait per message: errors are then raised on the plan's communicator, which returns them (MPICH raises
   // MPI_Waitall's on MPI_COMM_WORLD).
   for (MPI_Request& r : recvs_) check(MPI_Wait(&r, MPI_STATUS_IGNORE), "MPI_Wait (receive)");
-  unpacks_.launch();
+  unpacks_.launch(step_space_);  // (on the packs' instance: ordered after them)
   for (MPI_Request& r : sends_) check(MPI_Wait(&r, MPI_STATUS_IGNORE), "MPI_Wait (send)");
   unpacks_.wait();
 }
