@@ -73,6 +73,20 @@ class FusedBatch {
       ++launches_;
       return;
     }
+    if constexpr (Backend::synchronous && Backend::walks_runs) {
+      // Synchronous hosts gain nothing from one launch over large requests but a worse split of their tiles among
+      // the threads: each request runs as its own pack would (a one-tile one on the calling thread).
+      for (std::size_t i = 0; i < records_.size(); ++i) {
+        const FusedRecord& r = records_[i];
+        const CommittedType& c = types_[i].impl_committed("KokkosDDT::FusedBatch::launch");
+        if (r.direction == static_cast<std::int8_t>(Direction::Pack))
+          launch_traversal<ExecSpace, Direction::Pack>(space, c, r.typed, r.packed, r.begin, r.end, r.word);
+        else
+          launch_traversal<ExecSpace, Direction::Unpack>(space, c, r.typed, r.packed, r.begin, r.end, r.word);
+      }
+      ++launches_;
+      return;
+    }
     for (std::size_t i = 0; i < records_.size(); ++i) flags_(i) = 0;  // the kernel writes 1 into each when done
     using Policy = typename FusedKernel<ExecSpace>::Policy;
     auto policy = Kokkos::Experimental::require(Policy(space, static_cast<int>(teams_), Backend::team_size),
