@@ -15,7 +15,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 STYLE = {"plan": ("b", "KokkosDDT halo plan"), "hand": ("k", "hand-fused kernel + MPI"),
-         "per_region": ("r", "KokkosDDT pack per region + MPI")}
+         "per_region": ("r", "KokkosDDT pack per region + MPI"), "deep_copy": ("g", "deep_copy staging + MPI"),
+         "mpi_datatype": ("m", "MPI derived datatypes")}
 
 
 def main():
