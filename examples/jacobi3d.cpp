@@ -138,9 +138,10 @@ int main(int argc, char* argv[]) {
     MPI_Reduce(&dist.seconds, &seconds, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(&dist.exchange_seconds, &exchange, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (rank == 0) {
-      std::printf("jacobi3d: %d^3 cells on %d ranks (grid %d x %d x %d; walls in x, periodic in y and z), %s, %d "
-                  "iterations\n",
-                  cells, size, dims[0], dims[1], dims[2], Space::name(), iterations);
+      std::printf(
+          "jacobi3d: %d^3 cells on %d ranks (grid %d x %d x %d; walls in x, periodic in y and z), %s, %d "
+          "iterations\n",
+          cells, size, dims[0], dims[1], dims[2], Space::name(), iterations);
       std::printf("  halo plan on rank 0: %d neighbours, %d MPI messages and 2 launches per exchange, %lld bytes\n",
                   dist.neighbors, dist.messages, dist.bytes);
       std::printf("  time per iteration: %.1f us, of which the halo exchange %.1f us (%.0f %%) (slowest rank)\n",

@@ -123,8 +123,8 @@ int main(int argc, char* argv[]) {
     for (int i = 1; i <= dist.n[0]; ++i)
       for (int j = 1; j <= dist.n[1]; ++j) {
         const int si = dist.lo[0] + i, sj = dist.lo[1] + j;
-        wrong += dist.a(i, j) != single.a(si, sj) || dist.b(i, j) != single.b(si, sj) ||
-                 dist.c(i, j) != single.c(si, sj);
+        wrong +=
+            dist.a(i, j) != single.a(si, sj) || dist.b(i, j) != single.b(si, sj) || dist.c(i, j) != single.c(si, sj);
       }
     double seconds = 0;
     MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);

@@ -180,9 +180,7 @@ HaloField halo_field(const View& v) {
 
 }  // namespace KokkosDDT::Impl
 
-namespace KokkosDDT::mpi {
-
-}  // namespace KokkosDDT::mpi
+namespace KokkosDDT::mpi {}  // namespace KokkosDDT::mpi
 
 namespace KokkosDDT::Impl {
 
@@ -283,7 +281,6 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
   }
   return HaloPlan<ExecSpace>::build(space, cart, options, std::move(regions), me);
 }
-
 
 }  // namespace KokkosDDT::Impl
 
