@@ -125,24 +125,10 @@ class FusedBatch {
     if (teams_ + teams > std::numeric_limits<int>::max())
       throw_error(ErrorCode::Overflow, where, "count",
                   "makes the batch more than one launch can hold (2^31 - 1 teams)");
-    const auto d = descriptor<MemSpace>(*t.type, space_);
-    FusedRecord r;
-    r.nodes = d.nodes.data();
-    r.lookaside = d.lookaside.data();
-    r.node_count = static_cast<std::int32_t>(d.nodes.extent(0));
-    r.lookaside_count = static_cast<std::int64_t>(d.lookaside.extent(0));
-    r.typed = t.typed;
-    r.packed = t.packed;
-    r.begin = t.begin;
-    r.end = t.end;
-    r.tile = tile;
-    r.teams = static_cast<std::int32_t>(teams);
+    FusedRecord r = record_of(t, descriptor<MemSpace>(*t.type, space_), tile, Dir);
     r.first_team = static_cast<std::int32_t>(teams_);
     r.ticket = 1;
-    r.word = static_cast<std::int8_t>(t.word);
-    r.direction = static_cast<std::int8_t>(Dir);
     r.slot = static_cast<std::int32_t>(records_.size());
-    r.cache = static_cast<std::int64_t>(t.type->nodes.size() * sizeof(DescriptorNode)) <= kMaxScratchDescriptor;
     if (r.cache) scratch_ = std::max(scratch_, descriptor_scratch_bytes(r.node_count));
     teams_ += teams;
     bytes_ += bytes;

@@ -13,9 +13,11 @@
 #include <desul/atomics.hpp>
 
 #include "KokkosDDT_Backend.hpp"
+#include "KokkosDDT_Committed.hpp"
 #include "KokkosDDT_Config.hpp"
 #include "KokkosDDT_DeviceInterleave.hpp"
 #include "KokkosDDT_HostWalk.hpp"
+#include "KokkosDDT_Transfer.hpp"
 #include "KokkosDDT_TraversalArgs.hpp"
 
 namespace KokkosDDT::Impl {
@@ -35,6 +37,28 @@ struct FusedRecord {
   std::int32_t node_count = 0, slot = 0;
   std::int8_t word = 1, direction = 0, cache = 0;
 };
+
+// The record of a checked transfer (prepare_transfer) over its descriptor in the execution space's memory, in tiles of
+// `tile` bytes; its place in a launch (first_team, slot, ticket) is the caller's. Shared by the fusion queue and fixed
+// batches.
+template <class MemSpace>
+FusedRecord record_of(const Transfer& t, const Descriptor<MemSpace>& d, std::int64_t tile, Direction dir) {
+  FusedRecord r;
+  r.nodes = d.nodes.data();
+  r.lookaside = d.lookaside.data();
+  r.node_count = static_cast<std::int32_t>(d.nodes.extent(0));  // (a committed descriptor has a few dozen nodes)
+  r.lookaside_count = static_cast<std::int64_t>(d.lookaside.extent(0));
+  r.typed = t.typed;
+  r.packed = t.packed;
+  r.begin = t.begin;
+  r.end = t.end;
+  r.tile = tile;
+  r.teams = static_cast<std::int32_t>((t.end - t.begin + tile - 1) / tile);  // (callers keep a launch under 2^31)
+  r.word = static_cast<std::int8_t>(t.word);
+  r.direction = static_cast<std::int8_t>(dir);
+  r.cache = static_cast<std::int64_t>(t.type->nodes.size() * sizeof(DescriptorNode)) <= kMaxScratchDescriptor;
+  return r;
+}
 
 template <class ExecSpace>
 struct FusedKernel {

@@ -132,19 +132,7 @@ FusionRequest FusionQueue<ExecSpace>::enqueue(const char* where, const Datatype&
     // everything enqueued before it is complete, so there is nothing to order it after, and holding it back would
     // only add the bookkeeping a batch needs (the queue must not be slower than the same packs issued one by one).
     if (run_ready_at_once_ && teams == 1 && pending_count_ == 0) {
-      const auto d = Impl::descriptor<MemSpace>(c, space_);
-      Impl::FusedRecord it;
-      it.nodes = d.nodes.data();
-      it.lookaside = d.lookaside.data();
-      it.node_count = static_cast<std::int32_t>(d.nodes.extent(0));
-      it.lookaside_count = static_cast<std::int64_t>(d.lookaside.extent(0));
-      it.typed = t.typed;
-      it.packed = t.packed;
-      it.begin = t.begin;
-      it.end = t.end;
-      it.tile = tile;
-      it.word = static_cast<std::int8_t>(t.word);
-      it.direction = static_cast<std::int8_t>(Dir);
+      const Impl::FusedRecord it = Impl::record_of(t, Impl::descriptor<MemSpace>(c, space_), tile, Dir);
       const bool tools = Kokkos::Tools::profileLibraryLoaded();
       if (tools) Kokkos::Profiling::pushRegion(where);  // tools still see the operation
       Impl::FusedKernel<ExecSpace>::run_on_calling_thread(it);
@@ -174,23 +162,10 @@ FusionRequest FusionQueue<ExecSpace>::enqueue(const char* where, const Datatype&
   s.state = State::Pending;
   s.ticket = next_ticket_++;
   s.type = type;
-  const auto d = Impl::descriptor<MemSpace>(c, space_);
   Impl::FusedRecord& it = staging_(slot);
-  it.nodes = d.nodes.data();
-  it.lookaside = d.lookaside.data();
-  it.node_count = static_cast<std::int32_t>(d.nodes.extent(0));  // (a committed descriptor has a few dozen nodes)
-  it.lookaside_count = static_cast<std::int64_t>(d.lookaside.extent(0));
-  it.typed = t.typed;
-  it.packed = t.packed;
-  it.begin = t.begin;
-  it.end = t.end;
-  it.tile = tile;
-  it.teams = static_cast<std::int32_t>(teams);
+  it = Impl::record_of(t, Impl::descriptor<MemSpace>(c, space_), tile, Dir);
   it.ticket = s.ticket;
-  it.word = static_cast<std::int8_t>(t.word);
-  it.direction = static_cast<std::int8_t>(Dir);
   it.slot = slot;
-  it.cache = static_cast<std::int64_t>(c.nodes.size() * sizeof(Impl::DescriptorNode)) <= Impl::kMaxScratchDescriptor;
   if (pending_count_ == 0) pending_begin_ = slot;
   ++pending_count_;
   reads_.insert(s.read_lo, s.read_hi);
