@@ -26,6 +26,8 @@
 #include <KokkosDDT.hpp>
 #include <KokkosDDT_MPI.hpp>
 
+#include "support/Timing.hpp"
+
 namespace {
 
 using Host = Kokkos::DefaultHostExecutionSpace;
@@ -46,30 +48,8 @@ struct Case {
   std::function<void(const char*, char*)> hand;  // the hand-written loop
 };
 
-// Median wall time (us) of each function. The functions take turns, round after round, so that drift (frequency,
-// the other core's load, cache state) hits them alike; the number of rounds fills min_seconds (3 to 200).
 std::vector<double> time_us(const std::vector<std::function<void()>>& fs, double min_seconds) {
-  double round = 0;
-  for (const auto& f : fs) {
-    f();  // warm-up: page faults, caches, lazy initialization
-    Kokkos::Timer once;
-    f();
-    round += once.seconds();
-  }
-  const int rounds = static_cast<int>(std::clamp(min_seconds / std::max(round, 1e-7), 3.0, 200.0));
-  std::vector<std::vector<double>> t(fs.size(), std::vector<double>(rounds));
-  for (int r = 0; r < rounds; ++r)
-    for (std::size_t i = 0; i < fs.size(); ++i) {
-      Kokkos::Timer timer;
-      fs[i]();
-      t[i][r] = timer.seconds() * 1e6;
-    }
-  std::vector<double> median;
-  for (auto& v : t) {
-    std::nth_element(v.begin(), v.begin() + rounds / 2, v.end());
-    median.push_back(v[rounds / 2]);
-  }
-  return median;
+  return bench::interleaved_medians_us(fs, min_seconds);
 }
 
 // Copies n bytes as 8-byte words (n a multiple of 8): what a hand-written typed loop does.

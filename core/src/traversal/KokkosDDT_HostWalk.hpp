@@ -6,6 +6,7 @@
 // is copied with a copy chosen once per node (fixed-size moves for short runs, memcpy for long ones).
 
 #include <cstdint>
+#include <type_traits>
 
 #include <Kokkos_Core.hpp>
 
@@ -55,11 +56,12 @@ struct HostWalk {
       copy_bytes<W>(typed_at, packed_at, n);
   }
 
-  // `count` runs of `elem` bytes, `stride` apart in the typed buffer, consecutive in the packed one; `Unroll`
-  // copies per iteration keep more loads in flight when each run is a single word.
-  template <int Unroll, class Copy>
-  KOKKOS_FUNCTION void strided_loop(char* u, char* k, std::int64_t stride, std::int64_t count, const Copy& copy,
-                                    std::int64_t elem) const {
+  // `count` runs of `elem` bytes, consecutive in the packed buffer; run i starts at u + i * stride (Listed = false)
+  // or at u + list[i] (Listed = true: an index list). `Unroll` copies per iteration keep more loads in flight when
+  // each run is a single word.
+  template <bool Listed, int Unroll, class Copy>
+  KOKKOS_FUNCTION void run_loop(char* u, const std::int64_t* list, char* k, std::int64_t stride, std::int64_t count,
+                                const Copy& copy, std::int64_t elem) const {
     auto one = [&](char* typed_at, char* packed_at) {
       if constexpr (Dir == Direction::Pack)
         copy(packed_at, typed_at);
@@ -67,40 +69,44 @@ struct HostWalk {
         copy(typed_at, packed_at);
     };
     std::int64_t i = 0;
-    for (; i + Unroll <= count; i += Unroll, u += Unroll * stride, k += Unroll * elem)
-      for (int r = 0; r < Unroll; ++r) one(u + r * stride, k + r * elem);
-    for (; i < count; ++i, u += stride, k += elem) one(u, k);
+    if constexpr (Listed) {
+      for (; i + Unroll <= count; i += Unroll, k += Unroll * elem)
+        for (int r = 0; r < Unroll; ++r) one(u + list[i + r], k + r * elem);
+      for (; i < count; ++i, k += elem) one(u + list[i], k);
+    } else {
+      for (; i + Unroll <= count; i += Unroll, u += Unroll * stride, k += Unroll * elem)
+        for (int r = 0; r < Unroll; ++r) one(u + r * stride, k + r * elem);
+      for (; i < count; ++i, u += stride, k += elem) one(u, k);
+    }
+  }
+
+  // Calls f(unroll, copy) with the copy for runs of exactly `elem` bytes, picked once per node: constant sizes let the
+  // compiler drop copy_bytes' branches.
+  template <class F>
+  KOKKOS_FUNCTION std::int64_t with_run_copy(std::int64_t elem, const F& f) const {
+    using One = std::integral_constant<int, 1>;
+    if (elem == W) return f(std::integral_constant<int, 4>{}, [](char* d, const char* s) { copy_bytes<W>(d, s, W); });
+    if (elem == 2 * W) return f(One{}, [](char* d, const char* s) { copy_bytes<W>(d, s, 2 * W); });
+    if (elem == 3 * W) return f(One{}, [](char* d, const char* s) { copy_bytes<W>(d, s, 3 * W); });
+    if (elem == 4 * W) return f(One{}, [](char* d, const char* s) { copy_bytes<W>(d, s, 4 * W); });
+    if (elem == 8 * W) return f(One{}, [](char* d, const char* s) { copy_bytes<W>(d, s, 8 * W); });
+    if (elem > 8 && elem < 16) return f(One{}, [elem](char* d, const char* s) { copy_8_16(d, s, elem); });
+    if (elem > 16 && elem < 32) return f(One{}, [elem](char* d, const char* s) { copy_16_32(d, s, elem); });
+    return f(One{}, [elem](char* d, const char* s) { copy_bytes<W>(d, s, elem); });
   }
 
   // Copies from h on to the end of its terminal node (exhausted = true) or to `stop`, or up to a Struct field with
-  // a derived child (the caller locates that one). Returns the new position. A strided node also carries on through
-  // the following instances of itself while its parent level is strided (the loop nest of a hand-written pack).
+  // a derived child (the caller locates that one). Returns the new position.
   KOKKOS_FUNCTION std::int64_t walk_node(Cursor& cursor, Hit& h, std::int64_t p, std::int64_t stop,
                                          bool& exhausted) const {
     const DescriptorNode* n = h.node;
-    if (n->kind == LayoutKind::Strided) {
-      // The run length is fixed for the whole loop nest: pick its copy once (constant sizes let the compiler drop
-      // copy_bytes' branches).
-      const std::int64_t elem = n->elem;
-      if (elem == W)
-        return walk_strided<4>(cursor, h, p, stop, exhausted, [](char* d, const char* s) { copy_bytes<W>(d, s, W); });
-      if (elem == 2 * W)
-        return walk_strided<1>(cursor, h, p, stop, exhausted,
-                               [](char* d, const char* s) { copy_bytes<W>(d, s, 2 * W); });
-      if (elem == 4 * W)
-        return walk_strided<1>(cursor, h, p, stop, exhausted,
-                               [](char* d, const char* s) { copy_bytes<W>(d, s, 4 * W); });
-      if (elem == 8 * W)
-        return walk_strided<1>(cursor, h, p, stop, exhausted,
-                               [](char* d, const char* s) { copy_bytes<W>(d, s, 8 * W); });
-      if (elem > 8 && elem < 16)
-        return walk_strided<1>(cursor, h, p, stop, exhausted,
-                               [elem](char* d, const char* s) { copy_8_16(d, s, elem); });
-      if (elem > 16 && elem < 32)
-        return walk_strided<1>(cursor, h, p, stop, exhausted,
-                               [elem](char* d, const char* s) { copy_16_32(d, s, elem); });
-      return walk_strided<1>(cursor, h, p, stop, exhausted,
-                             [elem](char* d, const char* s) { copy_bytes<W>(d, s, elem); });
+    if (n->kind == LayoutKind::Strided || n->kind == LayoutKind::IndexedBlock) {
+      const bool listed = n->kind == LayoutKind::IndexedBlock;
+      return with_run_copy(n->elem, [&](auto unroll, const auto& copy) {
+        constexpr int U = decltype(unroll)::value;
+        return listed ? walk_runs<true, U>(cursor, h, p, stop, exhausted, copy)
+                      : walk_runs<false, U>(cursor, h, p, stop, exhausted, copy);
+      });
     }
     char* k = args.packed + (p - args.begin);
     std::int64_t inner = h.inner;  // other kinds: one block_span per block
@@ -118,30 +124,34 @@ struct HostWalk {
     return p;
   }
 
-  // The strided case of walk_node: whole blocks with `copy`, partial ones (a tile's ends) with copy_bytes.
-  template <int Unroll, class Copy>
-  KOKKOS_FUNCTION std::int64_t walk_strided(Cursor& cursor, Hit& h, std::int64_t p, std::int64_t stop, bool& exhausted,
-                                            const Copy& copy) const {
+  // walk_node for nodes whose blocks are single runs of the same length (Strided, IndexedBlock): whole blocks with
+  // `copy` in a tight loop, partial ones (a tile's ends) with copy_bytes. While the parent level is strided, it carries
+  // on through the following instances of the node (the loop nest of a hand-written pack).
+  template <bool Listed, int Unroll, class Copy>
+  KOKKOS_FUNCTION std::int64_t walk_runs(Cursor& cursor, Hit& h, std::int64_t p, std::int64_t stop, bool& exhausted,
+                                         const Copy& copy) const {
     const DescriptorNode* n = h.node;
     const std::int64_t elem = n->elem, stride = n->stride;
+    const std::int64_t* list = Listed ? Lookaside::block_disps(n, args.lookaside.data()) : nullptr;
+    auto block_at = [&](std::int64_t b) { return args.typed + h.base + (Listed ? list[b] : b * stride); };
     char* k = args.packed + (p - args.begin);
     while (true) {
-      char* u = args.typed + h.base + h.block * stride;
-      std::int64_t left = n->count - h.block;
+      std::int64_t b = h.block;
       if (h.inner > 0) {  // entered midway through a block
         const std::int64_t len = Kokkos::min(elem - h.inner, stop - p);
-        move(u + h.inner, k, len);
+        move(block_at(b) + h.inner, k, len);
         p += len;
         if (p >= stop) return p;
         k += len;
-        u += stride;
-        --left;
+        ++b;
       }
+      const std::int64_t left = n->count - b;
       const std::int64_t full = Kokkos::min(left, (stop - p) / elem);
-      strided_loop<Unroll>(u, k, stride, full, copy, elem);
+      run_loop<Listed, Unroll>(Listed ? args.typed + h.base : block_at(b), list + (Listed ? b : 0), k, stride, full,
+                               copy, elem);
       p += full * elem;
       if (full < left) {  // the tile ends inside a block
-        if (p < stop) move(u + full * stride, k + full * elem, stop - p);
+        if (p < stop) move(block_at(b + full), k + full * elem, stop - p);
         return stop;
       }
       k += full * elem;
