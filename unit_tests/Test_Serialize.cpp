@@ -63,7 +63,7 @@ TEST_CASE("traversal: locate() agrees with the reference for every packed byte",
     Datatype t = gen.next().type;
     const std::int64_t count = 1 + i % 3;
     auto c = committed(t);
-    INFO(t.describe() << " layout " << c->layout << " count " << count);
+    INFO(t.describe() << " layout " << t.layout() << " count " << count);
     // Expected user offset of each packed byte.
     std::vector<std::int64_t> expected;
     for (const auto& r : Test::flatten(t, count))

@@ -79,7 +79,7 @@ void check_layout() {
   check_subview<Exec, Layout>(v8, P(1, 3), A, A, A, A, A, A, P(1, 2));
   // A contiguous View normalizes to one run.
   Datatype whole = datatype_of(v3).commit();
-  CHECK(whole.impl_committed("test").layout == "contig(x=1680,n=1680B)");
+  CHECK(whole.layout() == "contig(x=1680,n=1680B)");
 }
 
 }  // namespace
@@ -98,7 +98,7 @@ TEST_CASE("view datatype: LayoutStride views", "[view]") {
       Kokkos::RangePolicy<Test::ExecSpace>(0, 24), KOKKOS_LAMBDA(int i) { t.data()[i] = i; });
   Kokkos::fence();
   Datatype d = datatype_of(t).commit();
-  CHECK(d.impl_committed("test").layout == "contig(x=192,n=192B)");
+  CHECK(d.layout() == "contig(x=192,n=192B)");
   auto sub = Kokkos::subview(t, std::make_pair(1, 3), std::make_pair(2, 5));  // strides 1 and 4
   Kokkos::View<double*, Mem> out("out", 6);
   Test::ExecSpace space;

@@ -75,7 +75,6 @@ std::shared_ptr<const CommittedType> commit_type(const TypeNode& type) {
   committed->extent = type.extent();
   committed->word_single = word_size(*layout, false);
   committed->word_repeated = word_size(*layout, true);
-  committed->layout = to_string(*layout);
   if (type.size > 0) std::tie(committed->data_lb, committed->data_ub) = data_bounds(*layout);
   // The descriptor starts at the instance level, so one traversal serves any count.
   LayoutPtr many = instances_of(std::move(layout));
@@ -84,6 +83,12 @@ std::shared_ptr<const CommittedType> commit_type(const TypeNode& type) {
   committed->nodes = std::move(s.nodes);
   committed->lookaside = std::move(s.lookaside);
   return committed;
+}
+
+std::string normalized_layout(const TypeNode& type) {
+  LayoutPtr layout = lower(type);
+  normalize(layout);
+  return to_string(*layout);
 }
 
 void prepare_default_descriptor(const CommittedType& type) {

@@ -29,7 +29,6 @@ struct CommittedType {
   std::int64_t data_ub = 0;
   int word_single = 1;    // widest word for count == 1
   int word_repeated = 1;  // ... for count > 1 (the extent must be a multiple too)
-  std::string layout;     // the normalized layout of one instance, rendered (describe(), tests)
   std::uint64_t id = 0;   // unique for the process lifetime: the device-copy cache key
 
   // The default memory space's copy, found without the cache's lock (valid while `fast_generation` matches
@@ -45,6 +44,9 @@ struct CommittedType {
 
 // Normalizes and serializes (commit's work; linear in the type's description).
 std::shared_ptr<const CommittedType> commit_type(const TypeNode& type);
+
+// The normalized layout of one instance of `type`, rendered (Datatype::layout(); rebuilt on each call).
+std::string normalized_layout(const TypeNode& type);
 
 // The descriptor as Views in MemSpace.
 template <class MemSpace>

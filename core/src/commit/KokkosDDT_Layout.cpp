@@ -259,9 +259,13 @@ std::pair<std::int64_t, std::int64_t> data_bounds(const LayoutNode& n) {
       out = repeat_span(0, n.count, n.stride, block);
       break;
     }
-    case LayoutKind::IndexedBlock:
-      for (std::int64_t d : n.disps) widen(out, repeat_span(d, n.blocklength, n.elem_extent(), elem), any);
+    case LayoutKind::IndexedBlock: {  // every block spans the same bytes: only the extreme displacements matter
+      if (n.disps.empty()) break;
+      const auto [lo, hi] = std::minmax_element(n.disps.begin(), n.disps.end());
+      const Span block = repeat_span(0, n.blocklength, n.elem_extent(), elem);
+      out = {checked_add(*lo, block.first, kWhere, "type"), checked_add(*hi, block.second, kWhere, "type")};
       break;
+    }
     case LayoutKind::Indexed:
       for (std::size_t i = 0; i < n.disps.size(); ++i)
         if (n.lens[i] > 0) widen(out, repeat_span(n.disps[i], n.lens[i], n.elem_extent(), elem), any);

@@ -291,9 +291,11 @@ void normalize(LayoutPtr& n) {
 
 namespace {
 
-// Every run length and every offset the traversal adds, so that gcd | each of them.
-void gcd_visit(const LayoutNode& n, std::uint64_t& g) {
-  auto take = [&g](std::int64_t v) { g = std::gcd(g, magnitude(v)); };
+// Every run length and every offset the traversal adds, OR-ed together: the lowest set bit of the result is the
+// largest power of two dividing all of them (the word size needs no more than that, and an OR per value costs a
+// fraction of a gcd: commit time on long index lists).
+void alignment_visit(const LayoutNode& n, std::uint64_t& g) {
+  auto take = [&g](std::int64_t v) { g |= magnitude(v); };
   take(n.disp);
   switch (n.kind) {
     case LayoutKind::Contig:
@@ -313,7 +315,7 @@ void gcd_visit(const LayoutNode& n, std::uint64_t& g) {
         take(f.disp);
         if (f.child) {
           if (f.len > 1) take(f.child->extent);
-          gcd_visit(*f.child, g);
+          alignment_visit(*f.child, g);
         } else {
           take(mul(f.len, f.elem));
         }
@@ -323,7 +325,7 @@ void gcd_visit(const LayoutNode& n, std::uint64_t& g) {
   for (std::int64_t d : n.disps) take(d);
   if (n.child) {  // elements of a block step by the child's extent
     if (n.blocklength > 1) take(n.elem_extent());
-    gcd_visit(*n.child, g);
+    alignment_visit(*n.child, g);
   } else if (n.kind != LayoutKind::Indexed) {
     // A terminal block is one dense run of blocklength elements: only its length matters, not the element size
     // (an Indexed node's runs, lens[b] * elem, are added above; its elem is 1 once normalized).
@@ -335,8 +337,8 @@ void gcd_visit(const LayoutNode& n, std::uint64_t& g) {
 
 int word_size(const LayoutNode& root, bool repeated) {
   std::uint64_t g = 0;
-  gcd_visit(root, g);
-  if (repeated) g = std::gcd(g, magnitude(root.extent));
+  alignment_visit(root, g);
+  if (repeated) g |= magnitude(root.extent);
   if (g == 0) return 16;
   const std::uint64_t low = g & (~g + 1);
   return static_cast<int>(std::min<std::uint64_t>(16, low));

@@ -220,7 +220,16 @@ static Datatype make_indexed(Combiner combiner, std::int64_t count, const std::i
 
   std::int64_t copies = 0;
   Bounds bounds;
-  for (std::int64_t i = 0; i < count; ++i) {
+  if (uniform && count > 0) {
+    // Every block has the same shape: the bounds are those of the blocks at the extreme displacements (scaled
+    // displacements are monotonic in them), so long index lists cost one pass of min/max.
+    copies = checked_mul(count, uniform_blocklength, where, "blocklength");
+    const auto [lo, hi] = std::minmax_element(displacements, displacements + count);
+    for (const std::int64_t* d : {lo, hi})
+      bounds.merge(hvector_bounds(c, in_extents ? checked_mul(*d, c.extent(), where, "displacements") : *d, 1,
+                                  uniform_blocklength, 0, where));
+  }
+  for (std::int64_t i = 0; i < (uniform ? 0 : count); ++i) {
     const std::int64_t bl = uniform ? uniform_blocklength : blocklengths[i];
     if (!uniform) require_nonnegative(bl, where, element("blocklengths", i));
     copies = checked_add(copies, bl, where, "blocklengths");

@@ -56,7 +56,11 @@ const Impl::CommittedType& Datatype::impl_committed(const char* where) const {
   return *c;
 }
 
-std::string Datatype::layout() const { return impl_committed("KokkosDDT::Datatype::layout").layout; }
+// Rendered on demand (diagnostics): formatting it at every commit cost more than the commit of a small type.
+std::string Datatype::layout() const {
+  (void)impl_committed("KokkosDDT::Datatype::layout");
+  return Impl::normalized_layout(*node_);
+}
 
 namespace {
 
