@@ -77,9 +77,9 @@ class Wrf : public App<Wrf> {
   void manual_unpack(const Arrays& a, const char* buf) const override {
     manual<false>(a, reinterpret_cast<float*>(const_cast<char*>(buf)));
   }
-  void hand_pack(const Exec& s, const Arrays& a, char* buf) const override { hand<true>(s, a, buf); }
+  void hand_pack(const Exec& s, const Arrays& a, char* buf) const override { hand(s, a, buf, true); }
   void hand_unpack(const Exec& s, const Arrays& a, const char* buf) const override {
-    hand<false>(s, a, const_cast<char*>(buf));
+    hand(s, a, const_cast<char*>(buf), false);
   }
 
  private:
@@ -106,12 +106,14 @@ class Wrf : public App<Wrf> {
           for (std::int64_t x = w.is; x < w.is + w.s1; ++x) move(arr, x + w.dim1 * (z + w.dim2 * y));
     }
   }
-  // One kernel over the whole stream; each thread finds its array, then its element.
-  template <bool Pack>
-  void hand(const Exec& s, const Arrays& a, char* buf) const {
-    struct {
-      float* p[n2 + n3 + n4];
-    } ptrs;
+  // One kernel over the whole stream; each thread finds its array, then its element. (Public: nvcc's device lambdas
+  // need a public enclosing function.)
+ public:
+  struct Ptrs {
+    float* p[n2 + n3 + n4];
+  };
+  void hand(const Exec& s, const Arrays& a, char* buf, bool pack) const {
+    Ptrs ptrs;
     for (int m = 0; m < n2 + n3 + n4; ++m) ptrs.p[m] = reinterpret_cast<float*>(a[m]);
     const WrfBox w = b_;
     float* k = reinterpret_cast<float*>(buf);
@@ -121,12 +123,14 @@ class Wrf : public App<Wrf> {
           const int m = i < n2 * e2 ? int(i / e2) : n2 + int((i - n2 * e2) / e3);
           const std::int64_t e = i < n2 * e2 ? i % e2 : (i - n2 * e2) % e3;
           float* at = ptrs.p[m] + index(w, m, e);
-          if constexpr (Pack)
+          if (pack)
             k[i] = *at;
           else
             *at = k[i];
         });
   }
+
+ private:
   WrfBox b_;
   bool sa_;
 };

@@ -21,6 +21,7 @@
 
 #include "../support/Timing.hpp"
 #include "MicroApp.hpp"
+#include "MpiSide.hpp"
 
 namespace ddtbench {
 namespace {
@@ -81,9 +82,9 @@ int pingpong(bool quick, const std::string& csv_name, double min_seconds) {
     const int bytes = static_cast<int>(n);
     std::vector<char> buf(n);
     const KokkosDDT::Datatype send = app->send_ddt(a), recv = app->recv_ddt(a);
-    MPI_Datatype msend = app->send_mpi(a), mrecv = app->recv_mpi(a);
-    char* sat = app->send_at.absolute ? static_cast<char*>(MPI_BOTTOM) : app->send_at.at(a);
-    char* rat = app->recv_at.absolute ? static_cast<char*>(MPI_BOTTOM) : app->recv_at.at(a);
+    const MpiSide msend(app->send_mpi(a), app->send_at, a), mrecv(app->recv_mpi(a), app->recv_at, a);
+    char* sat = app->send_at.at(a);  // KokkosDDT's origins (null: KokkosDDT::bottom)
+    char* rat = app->recv_at.at(a);
     const int scount = static_cast<int>(app->send_at.count), rcount = static_cast<int>(app->recv_at.count);
     const bool layer = !app->send_at.absolute && !app->recv_at.absolute;
 
@@ -115,22 +116,14 @@ int pingpong(bool quick, const std::string& csv_name, double min_seconds) {
     auto manual = explicit_trip([&] { app->manual_pack(a, buf.data()); }, [&] { app->manual_unpack(a, buf.data()); });
     auto mpi_ddt = [&](int r) {
       if (r == 0) {
-        MPI_Send(sat, scount, msend, peer, 0, comm);
-        MPI_Recv(rat, rcount, mrecv, peer, 0, comm, MPI_STATUS_IGNORE);
+        MPI_Send(msend.origin, msend.count, msend.use(), peer, 0, comm);
+        MPI_Recv(mrecv.origin, mrecv.count, mrecv.use(), peer, 0, comm, MPI_STATUS_IGNORE);
       } else {
-        MPI_Recv(rat, rcount, mrecv, peer, 0, comm, MPI_STATUS_IGNORE);
-        MPI_Send(sat, scount, msend, peer, 0, comm);
+        MPI_Recv(mrecv.origin, mrecv.count, mrecv.use(), peer, 0, comm, MPI_STATUS_IGNORE);
+        MPI_Send(msend.origin, msend.count, msend.use(), peer, 0, comm);
       }
     };
-    auto mpi_pack = explicit_trip(
-        [&] {
-          int pos = 0;
-          MPI_Pack(sat, scount, msend, buf.data(), bytes, &pos, comm);
-        },
-        [&] {
-          int pos = 0;
-          MPI_Unpack(buf.data(), bytes, &pos, rat, rcount, mrecv, comm);
-        });
+    auto mpi_pack = explicit_trip([&] { msend.pack(buf.data(), n); }, [&] { mrecv.unpack(buf.data(), n); });
     auto ddt_explicit = explicit_trip(
         [&] {
           if (app->send_at.absolute)
@@ -160,8 +153,6 @@ int pingpong(bool quick, const std::string& csv_name, double min_seconds) {
     const double td = round_trips(comm, rank, reps, mpi_ddt);
     const double tp = round_trips(comm, rank, reps, mpi_pack);
     const double tk = layer ? round_trips(comm, rank, reps, ddt_layer) : round_trips(comm, rank, reps, ddt_explicit);
-    MPI_Type_free(&msend);
-    MPI_Type_free(&mrecv);
     if (rank == 0) {
       auto ovh = [net](double t) { return t > net ? (t - net) / t : 0.0; };
       std::printf("%-14s %-9s %9lld | %9.1f | %9.1f %9.1f %9.1f %9.1f | %5.2f %5.2f %5.2f %5.2f%s\n", app->test.c_str(),

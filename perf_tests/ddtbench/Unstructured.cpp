@@ -259,10 +259,12 @@ class Lammps : public App<Lammps> {
         });
   }
 
- private:
+ public:  // (nvcc: types captured by device lambdas must be accessible)
   struct Ptrs {
     double* p[6];
   };
+
+ private:
   Ptrs pointers(const Arrays& a) const {
     Ptrs r{};
     for (int f = 0; f <= fields_; ++f) r.p[f] = reinterpret_cast<double*>(a[f]);
