@@ -83,6 +83,27 @@ TEST_CASE("pack: sizes spanning many tiles", "[pack][mpi]") {
   }
 }
 
+TEST_CASE("pack: transposing types, whose unpack walks the typed buffer in memory order", "[pack][mpi]") {
+  // Unpack interchanges a strided node with its strided parent when the parent's typed stride is the smaller one
+  // (HostWalk::unpack_interchanged): every such shape, whole and in partial ranges, on one tile and on many.
+  const Datatype cplx = contiguous(2, dbl());
+  auto transpose = [&](std::int64_t n, std::int64_t ld) {  // n x n block of an ld-row column-major matrix, transposed
+    return contiguous(n, resized(vector(n, 1, ld, cplx), 0, 16));
+  };
+  const Datatype types[] = {
+      transpose(20, 300),                                             // FFT's receive type
+      transpose(200, 1000),                                           // 640 KB: many tiles
+      hvector(7, 1, 8, vector(9, 1, -13, dbl())),                     // negative inner stride
+      hvector(5, 1, -24, hvector(6, 1, 1000, contiguous(3, dbl()))),  // negative outer stride, 24-byte runs
+      hvector(4, 1, 8, vector(3, 2, 50, dbl())),  // blocks of 2: not interchanged (runs overlap rows)
+  };
+  std::uint64_t seed = 300;
+  for (Datatype t : types) {
+    t.commit();
+    for (std::int64_t count : {1, 3}) check_pack_unpack<Test::ExecSpace>(t, count, seed++);
+  }
+}
+
 namespace {
 // The seed's HACC analysis structure: separately allocated arrays (here in the execution space's memory) described
 // by one struct of absolute addresses.

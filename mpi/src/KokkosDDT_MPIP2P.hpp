@@ -105,23 +105,33 @@ class TypedMessage final : public MpiOperation {
   static constexpr bool sending = Dir == Direction::Pack;
 
  public:
-  TypedMessage(const char* where, const ExecSpace& space, void* buf, std::int64_t count, const Datatype& type, int peer,
-               int tag, MPI_Comm comm)
-      : where_(where), buf_(static_cast<char*>(buf)), count_(count), type_(type), peer_(peer), tag_(tag), comm_(comm) {
+  // `absolute`: buf is KokkosDDT::bottom (null), the type's displacements are addresses.
+  TypedMessage(const char* where, const ExecSpace& space, void* buf, bool absolute, std::int64_t count,
+               const Datatype& type, int peer, int tag, MPI_Comm comm)
+      : where_(where),
+        buf_(static_cast<char*>(buf)),
+        absolute_(absolute),
+        count_(count),
+        type_(type),
+        peer_(peer),
+        tag_(tag),
+        comm_(comm) {
     const CommittedType& c = type.impl_committed(where);
     require_nonnegative(count, where, "count");
     bytes_ = checked_mul(count, c.size, where, "count");
     std::int64_t offset = 0;
-    direct_ = contiguous_run(c, count, offset) && (bytes_ == 0 || mpi_reaches<ExecSpace>(buf_ + offset));
+    const bool contiguous = contiguous_run(c, count, offset);
+    char* run = absolute ? reinterpret_cast<char*>(static_cast<std::intptr_t>(offset)) : buf_ + offset;
+    direct_ = contiguous && (bytes_ == 0 || mpi_reaches<ExecSpace>(run));
     if (direct_) {
-      if (bytes_ > 0 && buf_ == nullptr) throw_error(ErrorCode::NullPointer, where, "buf", "is null");
-      message_ = bytes_ > 0 ? buf_ + offset : nullptr;
+      if (bytes_ > 0 && run == nullptr) throw_error(ErrorCode::NullPointer, where, "buf", "is null");
+      message_ = bytes_ > 0 ? run : nullptr;
     } else {
       queue_ = message_queue(space);
       staging_ = take_staging<ExecSpace>(bytes_);
       message_ = staging_.data;
       // Every check a pack or unpack makes, now, before anything is posted.
-      (void)prepare_transfer<ExecSpace, Dir>(where, type, count, buf_, false, staging_.data, bytes_,
+      (void)prepare_transfer<ExecSpace, Dir>(where, type, count, buf_, absolute_, staging_.data, bytes_,
                                              sending ? "dst_bytes" : "src_bytes", {});
     }
   }
@@ -147,7 +157,8 @@ class TypedMessage final : public MpiOperation {
 
   void start() override {
     if (sending && !direct_) {
-      transform_ = queue_->pack(buf_, count_, type_, staging_.data, bytes_);
+      transform_ = absolute_ ? queue_->pack(bottom, count_, type_, staging_.data, bytes_)
+                             : queue_->pack(buf_, count_, type_, staging_.data, bytes_);
       state_ = State::Transforming;
     } else {
       post();
@@ -185,7 +196,8 @@ class TypedMessage final : public MpiOperation {
                           "): the sender's message has another size (MPI_ERR_TRUNCATE)");
       }
       if (!direct_) {
-        transform_ = queue_->unpack(staging_.data, bytes_, buf_, count_, type_);
+        transform_ = absolute_ ? queue_->unpack(staging_.data, bytes_, bottom, count_, type_)
+                               : queue_->unpack(staging_.data, bytes_, buf_, count_, type_);
         state_ = State::Transforming;
         return progress();
       }
@@ -218,6 +230,7 @@ class TypedMessage final : public MpiOperation {
 
   const char* where_;
   char* buf_;
+  bool absolute_;
   std::int64_t count_;
   Datatype type_;
   int peer_, tag_;
@@ -236,9 +249,10 @@ class TypedMessage final : public MpiOperation {
 
 template <class ExecSpace, Direction Dir>
 std::shared_ptr<MpiOperation> make_message(const char* where, const ExecSpace& space, const void* buf,
-                                           std::int64_t count, const Datatype& type, int peer, int tag, MPI_Comm comm) {
-  return std::make_shared<TypedMessage<ExecSpace, Dir>>(where, space, const_cast<void*>(buf), count, type, peer, tag,
-                                                        comm);
+                                           std::int64_t count, const Datatype& type, int peer, int tag, MPI_Comm comm,
+                                           bool absolute = false) {
+  return std::make_shared<TypedMessage<ExecSpace, Dir>>(where, space, const_cast<void*>(buf), absolute, count, type,
+                                                        peer, tag, comm);
 }
 
 template <class View>
@@ -284,6 +298,39 @@ Request recv_init(const ExecSpace& space, void* buf, std::int64_t count, const D
                   MPI_Comm comm) {
   return Request(Impl::make_message<ExecSpace, Impl::Direction::Unpack>("KokkosDDT::mpi::recv_init", space, buf, count,
                                                                         type, source, tag, comm),
+                 true);
+}
+
+// KokkosDDT::bottom (MPI_BOTTOM): the type's displacements are absolute addresses (hindexed or struct types built
+// from object addresses).
+template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
+Request isend(const ExecSpace& space, Bottom, std::int64_t count, const Datatype& type, int dest, int tag,
+              MPI_Comm comm) {
+  auto op = Impl::make_message<ExecSpace, Impl::Direction::Pack>("KokkosDDT::mpi::isend", space, nullptr, count, type,
+                                                                 dest, tag, comm, true);
+  op->start();
+  return make_active(std::move(op));
+}
+template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
+Request irecv(const ExecSpace& space, Bottom, std::int64_t count, const Datatype& type, int source, int tag,
+              MPI_Comm comm) {
+  auto op = Impl::make_message<ExecSpace, Impl::Direction::Unpack>("KokkosDDT::mpi::irecv", space, nullptr, count, type,
+                                                                   source, tag, comm, true);
+  op->start();
+  return make_active(std::move(op));
+}
+template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
+Request send_init(const ExecSpace& space, Bottom, std::int64_t count, const Datatype& type, int dest, int tag,
+                  MPI_Comm comm) {
+  return Request(Impl::make_message<ExecSpace, Impl::Direction::Pack>("KokkosDDT::mpi::send_init", space, nullptr,
+                                                                      count, type, dest, tag, comm, true),
+                 true);
+}
+template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
+Request recv_init(const ExecSpace& space, Bottom, std::int64_t count, const Datatype& type, int source, int tag,
+                  MPI_Comm comm) {
+  return Request(Impl::make_message<ExecSpace, Impl::Direction::Unpack>("KokkosDDT::mpi::recv_init", space, nullptr,
+                                                                        count, type, source, tag, comm, true),
                  true);
 }
 

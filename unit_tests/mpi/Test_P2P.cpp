@@ -187,6 +187,56 @@ TEST_CASE("mpi p2p: persistent requests run many rounds", "[mpi][p2p]") {
   mpi::wait_all(requests);
 }
 
+TEST_CASE("mpi p2p: absolute addresses from KokkosDDT::bottom", "[mpi][p2p]") {
+  // A struct over separately allocated Views (the seed's LAMMPS and HACC layouts): one staged message of every field,
+  // and one contiguous field that goes to MPI as it is; one-off and persistent.
+  World w;
+  ExecSpace space;
+  using M = ExecSpace::memory_space;
+  auto address = [](const void* p) { return static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(p)); };
+  Kokkos::View<double*, M> xs("xs", 30), xr("xr", 30);
+  Kokkos::View<int*, M> ts("ts", 10), tr("tr", 10);
+  const std::vector<std::int64_t> list{7, 2, 9, 4};
+  auto fields = [&](const Kokkos::View<double*, M>& x, const Kokkos::View<int*, M>& t) {
+    Datatype s =
+        struct_type({1, 1}, {address(x.data()), address(t.data())},
+                    {indexed_block(3, {21, 6, 27, 12}, primitive<double>()), indexed_block(1, list, primitive<int>())});
+    return s.commit();
+  };
+  Datatype send = fields(xs, ts), recv = fields(xr, tr);
+  Datatype direct_send = struct_type({4}, {address(ts.data())}, {primitive<int>()}).commit();
+  Datatype direct_recv = struct_type({4}, {address(tr.data()) + 8}, {primitive<int>()}).commit();
+  const int me = w.rank, from = w.prev();
+  Kokkos::parallel_for(
+      "fill", Kokkos::RangePolicy<ExecSpace>(space, 0, 30), KOKKOS_LAMBDA(int i) {
+        xs(i) = 100.0 * me + i;
+        if (i < 10) ts(i) = 1000 * me + i;
+      });
+  space.fence();
+  std::vector<mpi::Request> r;
+  r.push_back(mpi::irecv(space, bottom, 1, recv, from, 7, MPI_COMM_WORLD));
+  r.push_back(mpi::isend(space, bottom, 1, send, w.next(), 7, MPI_COMM_WORLD));
+  mpi::wait_all(r);
+  auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), xr);
+  auto ht = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), tr);
+  for (int i = 0; i < 30; ++i) {
+    const bool listed = i / 3 == 7 || i / 3 == 2 || i / 3 == 9 || i / 3 == 4;
+    CHECK(hx(i) == (listed ? 100.0 * from + i : 0.0));
+  }
+  for (int i = 0; i < 10; ++i) CHECK(ht(i) == (i == 7 || i == 2 || i == 9 || i == 4 ? 1000 * from + i : 0));
+  // Contiguous: straight to MPI, into tr[2..6), twice through persistent requests.
+  Kokkos::deep_copy(tr, 0);
+  std::vector<mpi::Request> p;
+  p.push_back(mpi::recv_init(space, bottom, 1, direct_recv, from, 8, MPI_COMM_WORLD));
+  p.push_back(mpi::send_init(space, bottom, 1, direct_send, w.next(), 8, MPI_COMM_WORLD));
+  for (int round = 0; round < 2; ++round) {
+    mpi::start_all(p);
+    mpi::wait_all(p);
+  }
+  Kokkos::deep_copy(ht, tr);
+  for (int i = 0; i < 10; ++i) CHECK(ht(i) == (i >= 2 && i < 6 ? 1000 * from + i - 2 : 0));
+}
+
 TEST_CASE("mpi p2p: messages longer than a chunk go as several", "[mpi][p2p]") {
   // KOKKOSDDT_MPI_CHUNK_BYTES (set by one ctest run) splits these into many MPI messages; without it, one each.
   World w;

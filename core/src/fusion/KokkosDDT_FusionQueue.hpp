@@ -81,6 +81,11 @@ class FusionQueue {
                      PackRange range = {});
   FusionRequest unpack(const void* src, std::int64_t src_bytes, void* dst, std::int64_t count, const Datatype& type,
                        PackRange range = {});
+  // KokkosDDT::bottom: the type's displacements are absolute addresses.
+  FusionRequest pack(Bottom, std::int64_t count, const Datatype& type, void* dst, std::int64_t dst_bytes,
+                     PackRange range = {});
+  FusionRequest unpack(const void* src, std::int64_t src_bytes, Bottom, std::int64_t count, const Datatype& type,
+                       PackRange range = {});
   template <class SrcView, class DstView, Impl::enable_if_view<SrcView> = 0, Impl::enable_if_view<DstView> = 0>
   FusionRequest pack(const SrcView& src, std::int64_t count, const Datatype& type, const DstView& dst,
                      PackRange range = {});
@@ -114,8 +119,8 @@ class FusionQueue {
   };
 
   template <Impl::Direction Dir>
-  FusionRequest enqueue(const char* where, const Datatype& type, std::int64_t count, char* typed, char* packed,
-                        std::int64_t packed_bytes, const char* packed_name, PackRange range);
+  FusionRequest enqueue(const char* where, const Datatype& type, std::int64_t count, char* typed, bool absolute,
+                        char* packed, std::int64_t packed_bytes, const char* packed_name, PackRange range);
   bool conflicts(const Slot& s) const;
   void run_inline();  // synchronous hosts: a batch of one-tile requests on the calling thread
   void launched();    // the pending requests are in flight

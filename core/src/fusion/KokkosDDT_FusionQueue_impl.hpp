@@ -79,14 +79,29 @@ template <class ExecSpace>
 FusionRequest FusionQueue<ExecSpace>::pack(const void* src, std::int64_t count, const Datatype& type, void* dst,
                                            std::int64_t dst_bytes, PackRange range) {
   return enqueue<Impl::Direction::Pack>("KokkosDDT::FusionQueue::pack", type, count,
-                                        const_cast<char*>(static_cast<const char*>(src)), static_cast<char*>(dst),
-                                        dst_bytes, "dst_bytes", range);
+                                        const_cast<char*>(static_cast<const char*>(src)), false,
+                                        static_cast<char*>(dst), dst_bytes, "dst_bytes", range);
+}
+
+template <class ExecSpace>
+FusionRequest FusionQueue<ExecSpace>::pack(Bottom, std::int64_t count, const Datatype& type, void* dst,
+                                           std::int64_t dst_bytes, PackRange range) {
+  return enqueue<Impl::Direction::Pack>("KokkosDDT::FusionQueue::pack", type, count, nullptr, true,
+                                        static_cast<char*>(dst), dst_bytes, "dst_bytes", range);
+}
+
+template <class ExecSpace>
+FusionRequest FusionQueue<ExecSpace>::unpack(const void* src, std::int64_t src_bytes, Bottom, std::int64_t count,
+                                             const Datatype& type, PackRange range) {
+  return enqueue<Impl::Direction::Unpack>("KokkosDDT::FusionQueue::unpack", type, count, nullptr, true,
+                                          const_cast<char*>(static_cast<const char*>(src)), src_bytes, "src_bytes",
+                                          range);
 }
 
 template <class ExecSpace>
 FusionRequest FusionQueue<ExecSpace>::unpack(const void* src, std::int64_t src_bytes, void* dst, std::int64_t count,
                                              const Datatype& type, PackRange range) {
-  return enqueue<Impl::Direction::Unpack>("KokkosDDT::FusionQueue::unpack", type, count, static_cast<char*>(dst),
+  return enqueue<Impl::Direction::Unpack>("KokkosDDT::FusionQueue::unpack", type, count, static_cast<char*>(dst), false,
                                           const_cast<char*>(static_cast<const char*>(src)), src_bytes, "src_bytes",
                                           range);
 }
@@ -111,9 +126,9 @@ FusionRequest FusionQueue<ExecSpace>::unpack(const SrcView& src, const DstView& 
 template <class ExecSpace>
 template <Impl::Direction Dir>
 FusionRequest FusionQueue<ExecSpace>::enqueue(const char* where, const Datatype& type, std::int64_t count, char* typed,
-                                              char* packed, std::int64_t packed_bytes, const char* packed_name,
-                                              PackRange range) {
-  const Impl::Transfer t = Impl::prepare_transfer<ExecSpace, Dir>(where, type, count, typed, false, packed,
+                                              bool absolute, char* packed, std::int64_t packed_bytes,
+                                              const char* packed_name, PackRange range) {
+  const Impl::Transfer t = Impl::prepare_transfer<ExecSpace, Dir>(where, type, count, typed, absolute, packed,
                                                                   packed_bytes, packed_name, range);
   if (t.end == t.begin) return FusionRequest(id_, -1, 0);  // nothing moves: complete already
   const std::int64_t bytes = t.end - t.begin;

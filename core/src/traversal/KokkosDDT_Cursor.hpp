@@ -42,6 +42,10 @@ class Cursor {
     return false;  // past the last instance: never reached inside a stream
   }
 
+  // The level above the current terminal node (nullptr when there is none, or the way down was too deep to
+  // remember). The host walk may advance its block over whole instances of the node it has moved itself.
+  KOKKOS_FUNCTION Level* parent_level() { return complete_ && depth_ > 0 ? &levels_[depth_ - 1] : nullptr; }
+
   // The common case of next(): the parent is strided and has elements left, so the next terminal block is the same
   // node one parent stride further (a hand-written loop nest's inner loop restarting). False otherwise.
   // Also false when the way down was too deep to remember: levels_ then holds the outermost levels, not the parent.

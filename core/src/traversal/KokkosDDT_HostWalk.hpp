@@ -136,6 +136,18 @@ struct HostWalk {
     auto block_at = [&](std::int64_t b) { return args.typed + h.base + (Listed ? list[b] : b * stride); };
     char* k = args.packed + (p - args.begin);
     while (true) {
+      if constexpr (!Listed && Dir == Direction::Unpack) {
+        const std::int64_t done = h.block == 0 && h.inner == 0 ? unpack_interchanged(cursor, h, k, stop - p, copy) : 0;
+        if (done > 0) {
+          p += done;
+          k += done;
+          if (p >= stop || !cursor.next_strided(h)) {
+            exhausted = p < stop;
+            return p;
+          }
+          continue;
+        }
+      }
       std::int64_t b = h.block;
       if (h.inner > 0) {  // entered midway through a block
         const std::int64_t len = Kokkos::min(elem - h.inner, stop - p);
@@ -160,6 +172,37 @@ struct HostWalk {
         return p;
       }
     }
+  }
+
+  // Loop interchange for unpacks of transposing types. When the strided parent A steps through the typed buffer by
+  // less than this strided node B does (|stride A| < |stride B|: e.g. a matrix transpose, whose rows are B and whose
+  // columns are A), the stream order writes the typed buffer B-stride apart, a new cache line (often a new page) per
+  // run. Walking A innermost writes it A-stride apart (contiguously when A's stride is the run length) and reads the
+  // packed buffer strided instead, the order a hand-written transpose uses: stores to scattered lines cost more than
+  // loads. Applies to the whole instances of B that start here and lie in the tile (at least two); returns the bytes
+  // moved (0: not applicable) and leaves the cursor on the last of those instances.
+  template <class Copy>
+  KOKKOS_FUNCTION std::int64_t unpack_interchanged(Cursor& cursor, Hit& h, char* k, std::int64_t room,
+                                                   const Copy& copy) const {
+    Level* a = cursor.parent_level();
+    if (a == nullptr || a->node->kind != LayoutKind::Strided) return 0;
+    const DescriptorNode* b = h.node;
+    const std::int64_t sa = a->node->stride, sb = b->stride, e = b->elem, run = b->count * e;
+    const std::int64_t abs_a = sa < 0 ? -sa : sa, abs_b = sb < 0 ? -sb : sb;
+    if (b->count < 2 || a->node->elem != run || abs_a < e || abs_a >= abs_b) return 0;
+    // The whole instances of B that start here and lie in the tile, no more than fit side by side within one step of
+    // B: the runs reordered are then disjoint, so the order of their writes cannot matter.
+    const std::int64_t m = Kokkos::min(Kokkos::min(a->node->count - a->block, room / run), abs_b / abs_a);
+    if (m < 2) return 0;
+    char* u = args.typed + h.base;
+    for (std::int64_t j = 0; j < b->count; ++j, u += sb, k += e) {
+      char* t = u;
+      const char* q = k;
+      for (std::int64_t i = 0; i < m; ++i, t += sa, q += run) copy(t, q);
+    }
+    a->block += m - 1;
+    h.base += (m - 1) * sa;
+    return m * run;
   }
 };
 
