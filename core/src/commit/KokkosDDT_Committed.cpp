@@ -73,8 +73,9 @@ std::shared_ptr<const CommittedType> commit_type(const TypeNode& type) {
   normalize(layout);
   committed->size = type.size;
   committed->extent = type.extent();
-  committed->word_single = word_size(*layout, false);
-  committed->word_repeated = word_size(*layout, true);
+  const WordSizes words = word_sizes(*layout);
+  committed->word_single = words.single;
+  committed->word_repeated = words.repeated;
   if (type.size > 0) std::tie(committed->data_lb, committed->data_ub) = data_bounds(*layout);
   // The descriptor starts at the instance level, so one traversal serves any count.
   LayoutPtr many = instances_of(std::move(layout));

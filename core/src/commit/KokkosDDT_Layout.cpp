@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "KokkosDDT_Error.hpp"
+#include "KokkosDDT_Extremes.hpp"
 #include "KokkosDDT_Format.hpp"
 #include "KokkosDDT_TypeNode.hpp"
 
@@ -114,6 +115,14 @@ LayoutPtr lower(const TypeNode& type) {
       n->count = type.count;
       n->blocklength = block ? type.blocklength : 1;
       if (!block) n->lens = type.blocklengths;
+      if (block) {
+        // Equal blocks (long index lists): the constructor checked that the extreme displacements times the unit fit
+        // 64 bits, so every product does; one branch-free pass (commit time on long lists).
+        n->disps = type.displacements;
+        if (unit != 1)
+          for (std::int64_t& d : n->disps) d *= unit;
+        return n;
+      }
       n->disps.reserve(type.displacements.size());
       for (std::size_t i = 0; i < type.displacements.size(); ++i) {
         // A zero-length block moves nothing and may sit anywhere (its displacement times the unit need not fit 64
@@ -261,9 +270,9 @@ std::pair<std::int64_t, std::int64_t> data_bounds(const LayoutNode& n) {
     }
     case LayoutKind::IndexedBlock: {  // every block spans the same bytes: only the extreme displacements matter
       if (n.disps.empty()) break;
-      const auto [lo, hi] = std::minmax_element(n.disps.begin(), n.disps.end());
+      const auto [lo, hi] = extremes(n.disps.data(), n.disps.size());
       const Span block = repeat_span(0, n.blocklength, n.elem_extent(), elem);
-      out = {checked_add(*lo, block.first, kWhere, "type"), checked_add(*hi, block.second, kWhere, "type")};
+      out = {checked_add(lo, block.first, kWhere, "type"), checked_add(hi, block.second, kWhere, "type")};
       break;
     }
     case LayoutKind::Indexed:

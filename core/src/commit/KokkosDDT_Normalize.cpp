@@ -23,12 +23,6 @@ bool fma_equals(std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t tar
   return !__builtin_mul_overflow(b, c, &p) && !__builtin_add_overflow(a, p, &r) && r == target;
 }
 
-// |v| as an unsigned value (defined for INT64_MIN too).
-std::uint64_t magnitude(std::int64_t v) {
-  const auto u = static_cast<std::uint64_t>(v);
-  return v < 0 ? ~u + 1 : u;
-}
-
 bool has_single_child(const LayoutNode& n) {
   return n.kind == LayoutKind::Strided || n.kind == LayoutKind::IndexedBlock || n.kind == LayoutKind::Indexed;
 }
@@ -295,7 +289,7 @@ namespace {
 // largest power of two dividing all of them (the word size needs no more than that, and an OR per value costs a
 // fraction of a gcd: commit time on long index lists).
 void alignment_visit(const LayoutNode& n, std::uint64_t& g) {
-  auto take = [&g](std::int64_t v) { g |= magnitude(v); };
+  auto take = [&g](std::int64_t v) { g |= static_cast<std::uint64_t>(v); };  // (-v has v's lowest set bit)
   take(n.disp);
   switch (n.kind) {
     case LayoutKind::Contig:
@@ -322,7 +316,9 @@ void alignment_visit(const LayoutNode& n, std::uint64_t& g) {
       }
       return;
   }
-  for (std::int64_t d : n.disps) take(d);
+  std::uint64_t bits = 0;  // (a plain OR over the list vectorizes)
+  for (std::int64_t d : n.disps) bits |= static_cast<std::uint64_t>(d);
+  g |= bits;
   if (n.child) {  // elements of a block step by the child's extent
     if (n.blocklength > 1) take(n.elem_extent());
     alignment_visit(*n.child, g);
@@ -335,13 +331,19 @@ void alignment_visit(const LayoutNode& n, std::uint64_t& g) {
 
 }  // namespace
 
-int word_size(const LayoutNode& root, bool repeated) {
+WordSizes word_sizes(const LayoutNode& root) {
   std::uint64_t g = 0;
   alignment_visit(root, g);
-  if (repeated) g |= magnitude(root.extent);
-  if (g == 0) return 16;
-  const std::uint64_t low = g & (~g + 1);
-  return static_cast<int>(std::min<std::uint64_t>(16, low));
+  auto word = [](std::uint64_t bits) {
+    if (bits == 0) return 16;
+    return static_cast<int>(std::min<std::uint64_t>(16, bits & (~bits + 1)));
+  };
+  return {word(g), word(g | static_cast<std::uint64_t>(root.extent))};
+}
+
+int word_size(const LayoutNode& root, bool repeated) {
+  const WordSizes w = word_sizes(root);
+  return repeated ? w.repeated : w.single;
 }
 
 }  // namespace KokkosDDT::Impl

@@ -26,5 +26,9 @@ void normalize(LayoutPtr& root);
 // word never straddles two runs and every word of a suitably aligned buffer is aligned. `repeated`: count > 1
 // instances, so the root extent matters too.
 int word_size(const LayoutNode& root, bool repeated);
+struct WordSizes {
+  int single, repeated;
+};
+WordSizes word_sizes(const LayoutNode& root);  // both at once (one walk over the layout)
 
 }  // namespace KokkosDDT::Impl

@@ -79,10 +79,33 @@ std::int32_t emit(const LayoutNode& n, SerializedType& out) {
   return index;
 }
 
+// The lookaside entries emit() writes for the tree under n (to allocate them at once: long index lists would
+// otherwise be copied as the array grows).
+std::size_t lookaside_entries(const LayoutNode& n) {
+  switch (n.kind) {
+    case LayoutKind::Contig:
+      return 0;
+    case LayoutKind::IndexedBlock:
+      return n.disps.size() + (n.child ? lookaside_entries(*n.child) : 0);
+    case LayoutKind::Indexed:
+      return 2 * n.disps.size() + 1 + (n.child ? lookaside_entries(*n.child) : 0);
+    case LayoutKind::Struct: {
+      std::size_t total = 3 * n.fields.size() + 1;
+      for (const auto& f : n.fields)
+        if (f.child) total += lookaside_entries(*f.child);
+      return total;
+    }
+    default:
+      return n.child ? lookaside_entries(*n.child) : 0;
+  }
+}
+
 }  // namespace
 
 SerializedType serialize(const LayoutNode& root) {
   SerializedType out;
+  out.nodes.reserve(static_cast<std::size_t>(node_count(root)));
+  out.lookaside.reserve(lookaside_entries(root));
   emit(root, out);
   return out;
 }

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "KokkosDDT_Constructors.hpp"
+#include "KokkosDDT_Extremes.hpp"
 #include "KokkosDDT_Signature.hpp"
 #include "KokkosDDT_TypeNode.hpp"
 
@@ -224,9 +225,9 @@ static Datatype make_indexed(Combiner combiner, std::int64_t count, const std::i
     // Every block has the same shape: the bounds are those of the blocks at the extreme displacements (scaled
     // displacements are monotonic in them), so long index lists cost one pass of min/max.
     copies = checked_mul(count, uniform_blocklength, where, "blocklength");
-    const auto [lo, hi] = std::minmax_element(displacements, displacements + count);
-    for (const std::int64_t* d : {lo, hi})
-      bounds.merge(hvector_bounds(c, in_extents ? checked_mul(*d, c.extent(), where, "displacements") : *d, 1,
+    const auto [lo, hi] = extremes(displacements, static_cast<std::size_t>(count));
+    for (const std::int64_t d : {lo, hi})
+      bounds.merge(hvector_bounds(c, in_extents ? checked_mul(d, c.extent(), where, "displacements") : d, 1,
                                   uniform_blocklength, 0, where));
   }
   for (std::int64_t i = 0; i < (uniform ? 0 : count); ++i) {
