@@ -55,16 +55,6 @@ std::shared_ptr<FusionQueue<ExecSpace>> message_queue(const ExecSpace& space) {
   return queue;
 }
 
-// Whether `count` instances of `type` are one contiguous run of bytes; if so, its offset from the buffer's origin.
-inline bool contiguous_run(const CommittedType& c, std::int64_t count, std::int64_t& offset) {
-  offset = 0;
-  if (c.size == 0 || count == 0) return true;
-  const DescriptorNode& n = c.nodes[0];
-  if (n.kind != LayoutKind::Contig || (count > 1 && c.extent != c.size)) return false;
-  offset = n.disp;
-  return true;
-}
-
 // Whether the MPI may read or write `p` itself (host memory always; device memory when it is GPU-aware).
 template <class ExecSpace>
 bool mpi_reaches(const void* p) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include <Kokkos_Core.hpp>
@@ -94,7 +95,12 @@ void launch_traversal_words(const ExecSpace& space, const CommittedType& type, c
       if (end - begin <= kernel.args.tile) {  // one tile: the same walk on the calling thread, without a fork/join
         const bool tools = Kokkos::Tools::profileLibraryLoaded();
         if (tools) Kokkos::Profiling::pushRegion(label);  // tools still see the operation
-        kernel.walk(d.nodes.data(), begin, end);
+        if (type.nodes[0].kind == LayoutKind::Contig) {   // a contiguous type: the stream is the typed bytes
+          char* run = typed + type.nodes[0].disp + begin;
+          std::memcpy(Dir == Direction::Pack ? packed : run, Dir == Direction::Pack ? run : packed, end - begin);
+        } else {
+          kernel.walk(d.nodes.data(), begin, end);
+        }
         if (tools) Kokkos::Profiling::popRegion();
         return;
       }
