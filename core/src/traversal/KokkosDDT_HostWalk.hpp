@@ -92,6 +92,7 @@ struct HostWalk {
     if (elem == 8 * W) return f(One{}, [](char* d, const char* s) { copy_bytes<W>(d, s, 8 * W); });
     if (elem > 8 && elem < 16) return f(One{}, [elem](char* d, const char* s) { copy_8_16(d, s, elem); });
     if (elem > 16 && elem < 32) return f(One{}, [elem](char* d, const char* s) { copy_16_32(d, s, elem); });
+    if (elem > 32 && elem < 64) return f(One{}, [elem](char* d, const char* s) { copy_32_64(d, s, elem); });
     return f(One{}, [elem](char* d, const char* s) { copy_bytes<W>(d, s, elem); });
   }
 

@@ -60,7 +60,8 @@ KOKKOS_FORCEINLINE_FUNCTION void store_word(char* dst, const Word<W>& w) {
   KOKKOS_IF_ON_DEVICE((*reinterpret_cast<Word<W>*>(dst) = w;))
 }
 
-// Runs of 9-15 and 17-31 bytes (the seed's 17-byte struct): two overlapping moves on hosts, words on devices.
+// Runs of 9-15, 17-31 and 33-63 bytes (the seed's 17-byte struct, 5-double points): two overlapping moves on hosts,
+// bytes on devices (the device traversal moves words and never calls these).
 KOKKOS_FORCEINLINE_FUNCTION void copy_8_16(char* dst, const char* src, std::int64_t n) {
   KOKKOS_IF_ON_HOST((std::memcpy(dst, src, 8); std::memcpy(dst + n - 8, src + n - 8, 8);))
   KOKKOS_IF_ON_DEVICE((for (std::int64_t i = 0; i < n; ++i) dst[i] = src[i];))
@@ -68,6 +69,11 @@ KOKKOS_FORCEINLINE_FUNCTION void copy_8_16(char* dst, const char* src, std::int6
 
 KOKKOS_FORCEINLINE_FUNCTION void copy_16_32(char* dst, const char* src, std::int64_t n) {
   KOKKOS_IF_ON_HOST((std::memcpy(dst, src, 16); std::memcpy(dst + n - 16, src + n - 16, 16);))
+  KOKKOS_IF_ON_DEVICE((for (std::int64_t i = 0; i < n; ++i) dst[i] = src[i];))
+}
+
+KOKKOS_FORCEINLINE_FUNCTION void copy_32_64(char* dst, const char* src, std::int64_t n) {
+  KOKKOS_IF_ON_HOST((std::memcpy(dst, src, 32); std::memcpy(dst + n - 32, src + n - 32, 32);))
   KOKKOS_IF_ON_DEVICE((for (std::int64_t i = 0; i < n; ++i) dst[i] = src[i];))
 }
 
