@@ -2,12 +2,14 @@
 // The ddtbench micro-applications (ddtbench12) as a benchmark of KokkosDDT on real application datatypes.
 //
 //   ddtbench [--verify] [--quick] [--csv FILE] [--min-seconds S] [--test NAME]
+//   mpiexec -n 2 ddtbench --pingpong [--quick] [--csv FILE]
+//   ncu --metrics gpu__time_duration.sum ddtbench --device-rounds     (device time per kernel, see device_rounds())
 //
 // For every micro-app and problem size: the application's own pack/unpack loops, MPI_Pack/MPI_Unpack of the same
 // datatype (built with MPI_Type_* calls) and KokkosDDT's pack/unpack on one host thread and on all of them; type
 // creation + commit of both engines; and, in device builds, KokkosDDT on the device against a hand-written kernel
 // per micro-app. Every case is verified first (see verify()); --verify stops there (the ctest entry, at the smallest
-// size of each test). Under mpiexec -n 2 it also runs the seed's ping-pong (Fig. 5): see pingpong().
+// size of each test). --pingpong runs the seed's ping-pong (Fig. 5) instead: see PingPong.cpp.
 #include <mpi.h>
 
 #include <cstdio>
@@ -252,6 +254,37 @@ DeviceTimes time_device(MicroApp& app, double min_seconds) {
   return t;
 }
 
+// For a kernel profiler (ncu --metrics gpu__time_duration.sum): at each test's default size, a warm-up round and a
+// measured round of [KokkosDDT pack, hand pack, KokkosDDT unpack, hand unpack], one kernel each, on the device; the
+// profiler's kernel list then gives device time per kernel in this order. Prints the test order.
+int device_rounds(const Options& o) {
+  AppList apps;
+  add_face_apps(apps, false);
+  add_unstructured_apps(apps, false);
+  add_transpose_apps(apps, false);
+  for (auto& app : apps) {
+    if (!app->is_default || (!o.only.empty() && app->test != o.only)) continue;
+    const Arrays h = app->host_arrays();
+    app->fill(h);
+    DeviceCopy d(*app, h);
+    const std::int64_t n = app->packed_bytes;
+    Kokkos::View<char*, ExecMem> buf("ddtbench packed", n);
+    const KokkosDDT::Datatype send = app->send_ddt(d.arrays), recv = app->recv_ddt(d.arrays);
+    Exec space;
+    for (int round = 0; round < 2; ++round) {
+      ddt_pack(space, send, app->send_at, d.arrays, buf.data(), n);
+      app->hand_pack(space, d.arrays, buf.data());
+      space.fence();
+      ddt_unpack(space, recv, app->recv_at, d.arrays, buf.data(), n);
+      app->hand_unpack(space, d.arrays, buf.data());
+      space.fence();
+    }
+    std::printf("device rounds: %s %s %lld\n", app->test.c_str(), app->size.c_str(),
+                static_cast<long long>(app->packed_bytes));
+  }
+  return 0;
+}
+
 int run(const Options& o) {
   AppList apps;
   add_face_apps(apps, o.verify_only || o.quick);
@@ -332,7 +365,7 @@ int main(int argc, char* argv[]) {
   {
     Kokkos::ScopeGuard guard(argc, argv);
     ddtbench::Options o;
-    bool pingpong_only = false;
+    bool pingpong_only = false, device_rounds = false;
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
       if (a == "--verify")
@@ -341,6 +374,8 @@ int main(int argc, char* argv[]) {
         o.quick = true, o.min_seconds = 0.0;
       else if (a == "--pingpong")
         pingpong_only = true;
+      else if (a == "--device-rounds")
+        device_rounds = true;
       else if (a == "--csv" && i + 1 < argc)
         o.csv = argv[++i];
       else if (a == "--test" && i + 1 < argc)
@@ -349,12 +384,16 @@ int main(int argc, char* argv[]) {
         o.min_seconds = std::atof(argv[++i]);
       else {
         std::fprintf(stderr,
-                     "usage: %s [--verify] [--quick] [--pingpong] [--csv FILE] [--test NAME] [--min-seconds S]\n",
+                     "usage: %s [--verify] [--quick] [--pingpong] [--device-rounds] [--csv FILE] [--test NAME] "
+                     "[--min-seconds S]\n",
                      argv[0]);
         rc = 2;
       }
     }
-    if (rc == 0) rc = pingpong_only ? ddtbench::pingpong(o.quick, o.csv, o.min_seconds) : ddtbench::run(o);
+    if (rc == 0)
+      rc = pingpong_only   ? ddtbench::pingpong(o.quick, o.csv, o.min_seconds)
+           : device_rounds ? ddtbench::device_rounds(o)
+                           : ddtbench::run(o);
   }
   MPI_Finalize();
   return rc;
