@@ -33,10 +33,6 @@ class Wrf : public App<Wrf> {
     packed_bytes = 4 * (n2 * b.s1 * b.s3 + (n3 + n4) * b.s1 * b.s2 * b.s3);
     send_at.absolute = recv_at.absolute = true;
   }
-  void fill(const Arrays& a) const override {
-    double base = 1;
-    for (std::size_t i = 0; i < a.size(); ++i) fill_unique<float>(a[i], array_bytes[i], base);
-  }
   template <class B>
   typename B::Type send_type(B& b, const Arrays& a) const {
     const auto f = b.template base<float>();
@@ -144,10 +140,6 @@ class Milc : public App<Milc> {
     allocate({4 * 6 * d2 * d3 * d4 * d5});
     packed_bytes = 4 * 6 * d5 * d2 * d3;  // 2 * d5 blocks of d2 * d3 / 2 sites
   }
-  void fill(const Arrays& a) const override {
-    double base = 1;
-    fill_unique<float>(a[0], array_bytes[0], base);
-  }
   template <class B>
   typename B::Type send_type(B& b, const Arrays&) const {
     const auto su3 = b.contiguous(6, b.template base<float>());
@@ -205,6 +197,7 @@ class NasMG : public App<NasMG> {
     test = std::string("NAS_MG_") + dir;
     size = std::to_string(d1) + "x" + std::to_string(d2) + "x" + std::to_string(d3);
     allocate({8 * d1 * d2 * d3});
+    element_size = 8;
     inner_ = dir == 'x' ? d2 - 2 : d1 - 2;
     outer_ = dir == 'z' ? d2 - 2 : d3 - 2;
     packed_bytes = 8 * inner_ * outer_;
@@ -213,10 +206,6 @@ class NasMG : public App<NasMG> {
     recv_at.offset = 8 * (dir == 'x' ? idx(d1 - 1, 1, 1) : dir == 'y' ? idx(1, d2 - 1, 1) : idx(1, 1, 0));
   }
   std::int64_t idx(std::int64_t x, std::int64_t y, std::int64_t z) const { return x + d1_ * (y + d2_ * z); }
-  void fill(const Arrays& a) const override {
-    double base = 1;
-    fill_unique<double>(a[0], array_bytes[0], base);
-  }
   template <class B>
   typename B::Type send_type(B& b, const Arrays&) const {
     const auto d = b.template base<double>();
@@ -270,15 +259,12 @@ class NasLU : public App<NasLU> {
     test = std::string("NAS_LU_") + dir;
     size = std::to_string(n);
     allocate({8 * 5 * (n + 2) * (n + 2)});
+    element_size = 8;
     packed_bytes = 8 * 5 * n;
     send_at.offset = 8 * (dir == 'x' ? idx(0, 1, n) : idx(0, n, 1));
     recv_at.offset = 8 * (dir == 'x' ? idx(0, 1, 0) : idx(0, 0, 1));
   }
   std::int64_t idx(std::int64_t c, std::int64_t y, std::int64_t z) const { return c + 5 * (y + (n_ + 2) * z); }
-  void fill(const Arrays& a) const override {
-    double base = 1;
-    fill_unique<double>(a[0], array_bytes[0], base);
-  }
   template <class B>
   typename B::Type send_type(B& b, const Arrays&) const {
     const auto d = b.template base<double>();

@@ -68,8 +68,10 @@ class MicroApp {
   virtual MPI_Datatype recv_mpi(const Arrays& a) const = 0;
   Origin send_at, recv_at;
 
-  // Fills the arrays as ddtbench does: unique increasing values in memory order, one array after the other.
-  virtual void fill(const Arrays& a) const = 0;
+  // Fills the arrays as ddtbench does: unique increasing values in memory order, one array after the other, in the
+  // arrays' element type (float or double, element_size bytes).
+  int element_size = 4;
+  void fill(const Arrays& a) const;
 
   // Host arrays, allocated for this problem size.
   std::vector<Kokkos::View<char*, Kokkos::HostSpace>> host;
@@ -117,6 +119,16 @@ template <class T>
 void fill_unique(char* array, std::int64_t bytes, double& base) {
   T* a = reinterpret_cast<T*>(array);
   for (std::int64_t i = 0; i < bytes / static_cast<std::int64_t>(sizeof(T)); ++i) a[i] = static_cast<T>(base++);
+}
+
+inline void MicroApp::fill(const Arrays& a) const {
+  double base = 1;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (element_size == 8)
+      fill_unique<double>(a[i], array_bytes[i], base);
+    else
+      fill_unique<float>(a[i], array_bytes[i], base);
+  }
 }
 
 // ddtbench's index lists: `n` distinct indices out of [0, range), unsorted (a shuffle), here from a fixed seed.

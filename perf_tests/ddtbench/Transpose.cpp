@@ -17,15 +17,11 @@ class Fft : public App<Fft> {
   explicit Fft(std::int64_t dim) : N_(dim), n_(dim / P) {
     test = "FFT";
     size = std::to_string(dim);
-    allocate({16 * N_ * n_, 16 * N_ * n_});  // matrix, receive array
+    allocate({16 * N_ * n_, 16 * N_ * n_});  // matrix, receive array (complex: pairs of doubles)
+    element_size = 8;
     packed_bytes = 16 * N_ * n_;
     send_at.count = recv_at.count = P;
     recv_at.array = 1;
-  }
-  void fill(const Arrays& a) const override {
-    double base = 1;
-    fill_unique<double>(a[0], array_bytes[0], base);
-    fill_unique<double>(a[1], array_bytes[1], base);
   }
   template <class B>
   typename B::Type complex_type(B& b) const {
@@ -82,11 +78,6 @@ class SpecfemMT : public App<SpecfemMT> {
     allocate({4 * d1 * d2 * d3, 4 * d1 * d3});
     packed_bytes = 4 * d1 * d3;
     recv_at.array = 1;
-  }
-  void fill(const Arrays& a) const override {
-    double base = 1;
-    fill_unique<float>(a[0], array_bytes[0], base);
-    fill_unique<float>(a[1], array_bytes[1], base);
   }
   template <class B>
   typename B::Type send_type(B& b, const Arrays&) const {

@@ -18,10 +18,6 @@ class SpecfemOC : public App<SpecfemOC> {
     packed_bytes = 4 * icount;
     allocate({4 * dim1});
   }
-  void fill(const Arrays& a) const override {
-    double base = 1;
-    fill_unique<float>(a[0], array_bytes[0], base);
-  }
   template <class B>
   typename B::Type send_type(B& b, const Arrays&) const {
     return b.indexed_block(1, list_, b.template base<float>());
@@ -70,10 +66,6 @@ class SpecfemCM : public App<SpecfemCM> {
     dcm_ = device_list(lcm_);
     dic_ = device_list(lic_);
     send_at.absolute = recv_at.absolute = true;
-  }
-  void fill(const Arrays& a) const override {
-    double base = 1;
-    for (int i = 0; i < 2; ++i) fill_unique<float>(a[i], array_bytes[i], base);
   }
   template <class B>
   typename B::Type send_type(B& b, const Arrays& a) const {
@@ -171,13 +163,10 @@ class Lammps : public App<Lammps> {
     std::vector<std::int64_t> bytes{24 * (dim1 + icount)};
     for (int f = 0; f < fields_; ++f) bytes.push_back(8 * (dim1 + icount));
     allocate(bytes);
+    element_size = 8;
     for (std::int64_t v : list_) list3_.push_back(3 * v);
     dlist_ = device_list(list_);
     send_at.absolute = recv_at.absolute = true;
-  }
-  void fill(const Arrays& a) const override {
-    double base = 1;
-    for (int i = 0; i <= fields_; ++i) fill_unique<double>(a[i], array_bytes[i], base);
   }
   template <class B>
   typename B::Type send_type(B& b, const Arrays& a) const {
