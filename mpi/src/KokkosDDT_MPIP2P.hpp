@@ -250,6 +250,18 @@ void* view_data(const View& v) {
   return const_cast<typename View::non_const_value_type*>(v.data());
 }
 
+// One message as a Request: started at once (isend/irecv) or persistent (send_init/recv_init, started by start()).
+// `absolute`: buf is KokkosDDT::bottom.
+template <class ExecSpace, Direction Dir>
+mpi::Request message_request(const char* where, const ExecSpace& space, const void* buf, bool absolute,
+                             std::int64_t count, const Datatype& type, int peer, int tag, MPI_Comm comm,
+                             bool persistent) {
+  auto op = make_message<ExecSpace, Dir>(where, space, buf, count, type, peer, tag, comm, absolute);
+  if (persistent) return mpi::Request(std::move(op), true);
+  op->start();
+  return mpi::make_active(std::move(op));
+}
+
 }  // namespace KokkosDDT::Impl
 
 namespace KokkosDDT::mpi {
@@ -259,36 +271,30 @@ namespace KokkosDDT::mpi {
 template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
 Request isend(const ExecSpace& space, const void* buf, std::int64_t count, const Datatype& type, int dest, int tag,
               MPI_Comm comm) {
-  auto op = Impl::make_message<ExecSpace, Impl::Direction::Pack>("KokkosDDT::mpi::isend", space, buf, count, type, dest,
-                                                                 tag, comm);
-  op->start();
-  return make_active(std::move(op));
+  return Impl::message_request<ExecSpace, Impl::Direction::Pack>("KokkosDDT::mpi::isend", space, buf, false, count,
+                                                                 type, dest, tag, comm, false);
 }
 
 // Nonblocking typed receive into `buf` (source may be MPI_ANY_SOURCE, tag MPI_ANY_TAG).
 template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
 Request irecv(const ExecSpace& space, void* buf, std::int64_t count, const Datatype& type, int source, int tag,
               MPI_Comm comm) {
-  auto op = Impl::make_message<ExecSpace, Impl::Direction::Unpack>("KokkosDDT::mpi::irecv", space, buf, count, type,
-                                                                   source, tag, comm);
-  op->start();
-  return make_active(std::move(op));
+  return Impl::message_request<ExecSpace, Impl::Direction::Unpack>("KokkosDDT::mpi::irecv", space, buf, false, count,
+                                                                   type, source, tag, comm, false);
 }
 
 // Persistent forms: the checks, the staging buffer and the queue are set up once; start() begins each round.
 template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
 Request send_init(const ExecSpace& space, const void* buf, std::int64_t count, const Datatype& type, int dest, int tag,
                   MPI_Comm comm) {
-  return Request(Impl::make_message<ExecSpace, Impl::Direction::Pack>("KokkosDDT::mpi::send_init", space, buf, count,
-                                                                      type, dest, tag, comm),
-                 true);
+  return Impl::message_request<ExecSpace, Impl::Direction::Pack>("KokkosDDT::mpi::send_init", space, buf, false, count,
+                                                                 type, dest, tag, comm, true);
 }
 template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
 Request recv_init(const ExecSpace& space, void* buf, std::int64_t count, const Datatype& type, int source, int tag,
                   MPI_Comm comm) {
-  return Request(Impl::make_message<ExecSpace, Impl::Direction::Unpack>("KokkosDDT::mpi::recv_init", space, buf, count,
-                                                                        type, source, tag, comm),
-                 true);
+  return Impl::message_request<ExecSpace, Impl::Direction::Unpack>("KokkosDDT::mpi::recv_init", space, buf, false,
+                                                                   count, type, source, tag, comm, true);
 }
 
 // KokkosDDT::bottom (MPI_BOTTOM): the type's displacements are absolute addresses (hindexed or struct types built
@@ -296,32 +302,26 @@ Request recv_init(const ExecSpace& space, void* buf, std::int64_t count, const D
 template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
 Request isend(const ExecSpace& space, Bottom, std::int64_t count, const Datatype& type, int dest, int tag,
               MPI_Comm comm) {
-  auto op = Impl::make_message<ExecSpace, Impl::Direction::Pack>("KokkosDDT::mpi::isend", space, nullptr, count, type,
-                                                                 dest, tag, comm, true);
-  op->start();
-  return make_active(std::move(op));
+  return Impl::message_request<ExecSpace, Impl::Direction::Pack>("KokkosDDT::mpi::isend", space, nullptr, true, count,
+                                                                 type, dest, tag, comm, false);
 }
 template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
 Request irecv(const ExecSpace& space, Bottom, std::int64_t count, const Datatype& type, int source, int tag,
               MPI_Comm comm) {
-  auto op = Impl::make_message<ExecSpace, Impl::Direction::Unpack>("KokkosDDT::mpi::irecv", space, nullptr, count, type,
-                                                                   source, tag, comm, true);
-  op->start();
-  return make_active(std::move(op));
+  return Impl::message_request<ExecSpace, Impl::Direction::Unpack>("KokkosDDT::mpi::irecv", space, nullptr, true, count,
+                                                                   type, source, tag, comm, false);
 }
 template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
 Request send_init(const ExecSpace& space, Bottom, std::int64_t count, const Datatype& type, int dest, int tag,
                   MPI_Comm comm) {
-  return Request(Impl::make_message<ExecSpace, Impl::Direction::Pack>("KokkosDDT::mpi::send_init", space, nullptr,
-                                                                      count, type, dest, tag, comm, true),
-                 true);
+  return Impl::message_request<ExecSpace, Impl::Direction::Pack>("KokkosDDT::mpi::send_init", space, nullptr, true,
+                                                                 count, type, dest, tag, comm, true);
 }
 template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
 Request recv_init(const ExecSpace& space, Bottom, std::int64_t count, const Datatype& type, int source, int tag,
                   MPI_Comm comm) {
-  return Request(Impl::make_message<ExecSpace, Impl::Direction::Unpack>("KokkosDDT::mpi::recv_init", space, nullptr,
-                                                                        count, type, source, tag, comm, true),
-                 true);
+  return Impl::message_request<ExecSpace, Impl::Direction::Unpack>("KokkosDDT::mpi::recv_init", space, nullptr, true,
+                                                                   count, type, source, tag, comm, true);
 }
 
 // Views: `count` instances of `type` starting at view.data() (the View's memory space must be reachable from space).
