@@ -182,10 +182,6 @@ struct HostWalk {
   // packed buffer strided instead, the order a hand-written transpose uses: stores to scattered lines cost more than
   // loads. Applies to the whole instances of B that start here and lie in the tile (at least two); returns the bytes
   // moved (0: not applicable) and leaves the cursor on the last of those instances.
-  // At most this many instances of B per interchanged block: the packed lines they read (one per instance and column)
-  // then stay in the L1 cache while the next columns reuse them.
-  static constexpr std::int64_t kInterchangeRows = 256;
-
   template <class Copy>
   KOKKOS_FUNCTION std::int64_t unpack_interchanged(Cursor& cursor, Hit& h, char* k, std::int64_t room,
                                                    const Copy& copy) const {
@@ -197,8 +193,12 @@ struct HostWalk {
     if (b->count < 2 || a->node->elem != run || abs_a < e || abs_a >= abs_b) return 0;
     // The whole instances of B that start here and lie in the tile, no more than fit side by side within one step of
     // B: the runs reordered are then disjoint, so the order of their writes cannot matter.
+    // At most this many instances of B per interchanged block: the packed lines they read (one per instance and
+    // column) then stay in the L1 cache while the next columns reuse them. (A local value: nvcc also compiles this
+    // host-only functor's members for the device, where a static member taken by reference is undefined.)
+    constexpr std::int64_t max_rows = 256;
     const std::int64_t m =
-        Kokkos::min(Kokkos::min(a->node->count - a->block, room / run), Kokkos::min(abs_b / abs_a, kInterchangeRows));
+        Kokkos::min(Kokkos::min(a->node->count - a->block, room / run), Kokkos::min(abs_b / abs_a, max_rows));
     if (m < 2) return 0;
     char* u = args.typed + h.base;
     for (std::int64_t j = 0; j < b->count; ++j, u += sb, k += e) {
