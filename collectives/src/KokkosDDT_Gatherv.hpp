@@ -91,4 +91,66 @@ void gatherv(const ExecSpace& space, const void* sendbuf, std::int64_t sendcount
   if (tree.total > 0) MPI_Send(buf.data(), static_cast<int>(tree.total), MPI_BYTE, tree.parent, data_tag, comm);
 }
 
+// Scatters block j (sendcounts[j] x sendtype at sendbuf + displs[j] * extent(sendtype), significant at the root) to
+// process j's `recvcount` x `recvtype` at recvbuf: the gather tree run backwards. Each process receives its cube's
+// blocks in rank order from its parent, keeps its own and forwards its children's runs.
+template <class ExecSpace>
+void scatterv(const ExecSpace& space, const void* sendbuf, const std::vector<std::int64_t>& sendcounts,
+              const std::vector<std::int64_t>& displs, const Datatype& sendtype, void* recvbuf, std::int64_t recvcount,
+              const Datatype& recvtype, int root, MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const std::int64_t my_bytes = recvcount * recvtype.size();
+  const Impl::GatherTree tree = Impl::build_gather_tree(comm, root, my_bytes, Impl::kGatherTag);
+  const int data_tag = Impl::kGatherTag + 2;
+  if (rank == root) {
+    // Each child's run of blocks packed straight from the send buffer, then the own block.
+    std::vector<std::vector<char>> staged(tree.children.size());
+    std::vector<MPI_Request> requests;
+    for (std::size_t c = 0; c < tree.children.size(); ++c) {
+      const auto& child = tree.children[c];
+      if (child.bytes == 0) continue;
+      staged[c].resize(static_cast<std::size_t>(child.bytes));
+      const Datatype run = Impl::rank_run_type(sendcounts, displs, child.lo, child.hi, sendtype);
+      pack(space, sendbuf, 1, run, staged[c].data(), child.bytes);
+    }
+    space.fence("KokkosDDT::scatterv");
+    for (std::size_t c = 0; c < tree.children.size(); ++c)
+      if (tree.children[c].bytes > 0) {
+        requests.emplace_back();
+        MPI_Isend(staged[c].data(), static_cast<int>(tree.children[c].bytes), MPI_BYTE, tree.children[c].rank, data_tag,
+                  comm, &requests.back());
+      }
+    if (my_bytes > 0) {
+      std::vector<char> own(static_cast<std::size_t>(my_bytes));
+      pack(space, static_cast<const char*>(sendbuf) + displs[root] * sendtype.extent(), sendcounts[root], sendtype,
+           own.data(), my_bytes);
+      unpack(space, own.data(), my_bytes, recvbuf, recvcount, recvtype);
+      space.fence("KokkosDDT::scatterv");
+    }
+    MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+    return;
+  }
+  // Receive this cube's blocks in rank order, keep the own block, forward each child's run.
+  std::vector<char> buf(static_cast<std::size_t>(tree.total));
+  if (tree.total > 0)
+    MPI_Recv(buf.data(), static_cast<int>(tree.total), MPI_BYTE, tree.parent, data_tag, comm, MPI_STATUS_IGNORE);
+  std::vector<MPI_Request> requests;
+  std::int64_t at = 0, own_at = -1;
+  for (const auto& c : tree.children) {
+    if (own_at < 0 && c.lo > rank) own_at = at, at += my_bytes;
+    if (c.bytes > 0) {
+      requests.emplace_back();
+      MPI_Isend(buf.data() + at, static_cast<int>(c.bytes), MPI_BYTE, c.rank, data_tag, comm, &requests.back());
+    }
+    at += c.bytes;
+  }
+  if (own_at < 0) own_at = at;
+  if (my_bytes > 0) {
+    unpack(space, buf.data() + own_at, my_bytes, recvbuf, recvcount, recvtype);
+    space.fence("KokkosDDT::scatterv");
+  }
+  MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+}
+
 }  // namespace KokkosDDT

@@ -81,3 +81,37 @@ TEST_CASE("collectives: gatherv equals MPI_Gatherv on the seed's problem types",
   MPI_Type_free(&msend);
   MPI_Type_free(&mrecv);
 }
+
+TEST_CASE("collectives: scatterv equals MPI_Scatterv on the seed's problem types", "[collectives]") {
+  int p = 1, me = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &p);
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  Kokkos::DefaultHostExecutionSpace space;
+  Datatype send = resized(contiguous(1, primitive<int>()), 0, 8);  // one int, then a gap of one
+  send.commit();
+  Datatype recv = resized(vector(1, 1, 2, primitive<int>()), 0, 12);  // one int every three
+  recv.commit();
+  MPI_Datatype msend = mpi::to_mpi(send), mrecv = mpi::to_mpi(recv);
+  for (const char* kind : {"same", "random", "spikes", "decreasing", "alternating", "two blocks", "zero", "one"}) {
+    const std::vector<std::int64_t> m = problem(kind, p, 5);
+    for (int root = 0; root < p; ++root) {
+      INFO(kind << " root " << root);
+      std::vector<std::int64_t> displs(p);
+      std::int64_t total = 0;
+      for (int j = p - 1; j >= 0; --j) {
+        displs[j] = total;
+        total += m[j] + 2;
+      }
+      std::vector<int> src(2 * total + 2);
+      for (std::size_t i = 0; i < src.size(); ++i) src[i] = 100000 * root + static_cast<int>(i);
+      std::vector<int> ours(3 * m[me] + 3, -1), ref(3 * m[me] + 3, -1);
+      scatterv(space, src.data(), m, displs, send, ours.data(), m[me], recv, root, MPI_COMM_WORLD);
+      std::vector<int> icounts(m.begin(), m.end()), idispls(displs.begin(), displs.end());
+      MPI_Scatterv(src.data(), icounts.data(), idispls.data(), msend, ref.data(), static_cast<int>(m[me]), mrecv, root,
+                   MPI_COMM_WORLD);
+      CHECK(ours == ref);
+    }
+  }
+  MPI_Type_free(&msend);
+  MPI_Type_free(&mrecv);
+}
