@@ -1,10 +1,21 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// Träff's ordered gather tree (traff-gatherv19, Lemmas 2-3): built in ceil(log2 p) rounds of constant-size exchanges
+// Träff's ordered gather tree (traff-gatherv19, Lemmas 2-3), built in ceil(log2 p) rounds of constant-size exchanges
 // from each process's own block size alone. Level-k cubes are consecutive rank ranges [lo, lo + 2^k); at each level
-// two adjacent cubes merge, and the gather root of the cube holding less data (never the MPI root's cube) sends all
-// of it to the other's gather root. Every message is therefore a run of consecutive ranks, in rank order, and no
-// process ever reorders blocks. The tree is used as is for gather and backwards for scatter.
+// two adjacent cubes merge, and the gather root of the cube holding less data (never the MPI root's cube) sends all of
+// it to the other's gather root. Every message is therefore a run of consecutive ranks, in rank order, and no process
+// ever reorders blocks. Scatter runs the same tree backwards.
+//
+// Additions to the paper, all carried in the same constant-size records:
+//  - degradation (paper section 3): a losing cube whose data reaches the direct threshold sends it straight to the
+//    root instead of to the winner (never when the winner is the root's cube); records count such subtrees, so the
+//    root knows how many headers to expect;
+//  - a hash of every rank's byte count (sum of bytes_i * h(i)), so that the root can check its counts against what
+//    the processes contribute without receiving them one by one;
+//  - an error flag, so that a process with a bad argument still takes part (no hang) and the root learns of it.
+//
+// The builder is a state machine advanced by progress(): a process learns its parent in the round its cube loses and
+// then knows all of its children, so the data phase of a subtree can start while the rounds above it still run.
 
 #include <mpi.h>
 
@@ -12,76 +23,228 @@
 #include <cstdint>
 #include <vector>
 
+#include "KokkosDDT_CollectiveComm.hpp"
+
 namespace KokkosDDT::Impl {
 
-struct GatherTree {
-  struct Child {
-    int round;           // the level at which the child's cube merged into ours
-    int rank;            // the child (the gather root of that cube)
-    std::int64_t bytes;  // all the data of its cube
-    int lo, hi;          // its cube: ranks [lo, hi]
-  };
-  int parent = -1;  // -1: the MPI root
-  int send_round = -1;
-  std::int64_t total = 0;       // bytes this process holds once its children have sent (its cube's data)
-  std::vector<Child> children;  // in rank order
-  int rounds = 0;               // ceil(log2 p)
+// What the fixed root of a cube knows about it (exchanged between fixed roots, 8 integers).
+struct CubeRecord {
+  std::int64_t eff = 0;   // bytes that still flow through the tree (direct subtrees excluded)
+  std::int64_t full = 0;  // bytes of all of the cube's ranks
+  std::int64_t gather_root = 0;
+  std::int64_t has_root = 0;   // the MPI root is in the cube
+  std::int64_t hash = 0;       // sum of bytes_i * rank_hash(i) (mod 2^64)
+  std::int64_t direct = 0;     // subtrees inside that send to the root directly
+  std::int64_t error = 0;      // some process in the cube had a bad argument
+  std::int64_t threshold = 0;  // the smallest direct threshold in the cube (bytes)
+};
+static_assert(sizeof(CubeRecord) == 8 * sizeof(std::int64_t));
+
+// An odd 64-bit mix of the rank (splitmix64), so that moving bytes between ranks changes the hash.
+inline std::uint64_t rank_hash(std::uint64_t i) {
+  std::uint64_t z = i + 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return (z ^ (z >> 31)) | 1;
+}
+inline std::int64_t bytes_hash(std::int64_t bytes, int rank) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(bytes) * rank_hash(static_cast<std::uint64_t>(rank)));
+}
+
+struct GatherChild {
+  int round;  // the level at which its cube merged into ours
+  int rank;   // the child (the gather root of that cube)
+  CubeRecord record;
+  int lo, hi;  // its cube: ranks [lo, hi]
 };
 
-// The first rank of i's level-k cube and its last (p - 1 for the incomplete last cube).
+// One process's place in the tree.
+struct GatherTree {
+  int parent = -1;      // -1: not known yet, or the MPI root
+  bool direct = false;  // the parent is the MPI root because this cube's data went direct
+  int send_round = -1;
+  int lo = 0, hi = 0;                 // the cube this process sends (once the parent is known)
+  std::int64_t total = 0;             // bytes this process forwards: its own and its tree children's
+  std::vector<GatherChild> children;  // in the order found; sorted by lo once the parent is known
+  int rounds = 0;                     // ceil(log2 p)
+  std::int64_t direct_total = 0;      // at the root: direct subtrees to expect in all
+  std::int64_t error = 0;             // at the root: an error flag somewhere
+};
+
 inline int cube_lo(int i, int k) { return (i >> k) << k; }
 inline int cube_hi(int i, int k, int p) { return std::min(cube_lo(i, k) + (1 << k) - 1, p - 1); }
+inline int ceil_log2(int p) {
+  int r = 0;
+  while ((1 << r) < p) ++r;
+  return r;
+}
 
-// Collective over comm: every process passes its own block size; the root's cube wins every merge (m_r = infinity).
-// Two exchanges per round at most (fixed roots swap {size, gather root, has root}; a fixed root that is not its
-// cube's gather root forwards the verdict), messages of three integers.
-inline GatherTree build_gather_tree(MPI_Comm comm, int root, std::int64_t my_bytes, int tag) {
-  int p = 1, i = 0;
-  MPI_Comm_size(comm, &p);
-  MPI_Comm_rank(comm, &i);
-  GatherTree t;
-  while ((1 << t.rounds) < p) ++t.rounds;
-  // Fixed-root state (the last rank of the current cube keeps it) and gather-root state.
-  std::int64_t f_size = my_bytes, f_root = i, f_has = i == root;
-  bool alive = true;
-  t.total = my_bytes;
-  auto apply = [&](int k, bool win, int other, std::int64_t other_bytes) {
-    if (win) {
-      const int lo = cube_lo(other, k), hi = cube_hi(other, k, p);
-      t.children.push_back({k, other, other_bytes, lo, hi});
-      t.total += other_bytes;
-    } else {
-      t.parent = other;
-      t.send_round = k;
-      alive = false;
+class TreeBuilder {
+ public:
+  TreeBuilder(MPI_Comm comm, int root, std::int64_t my_bytes, bool error, std::int64_t threshold, CollectiveTags tags,
+              const char* where)
+      : comm_(comm), root_(root), tags_(tags), where_(where) {
+    MPI_Comm_size(comm, &p_);
+    MPI_Comm_rank(comm, &me_);
+    tree_.rounds = ceil_log2(p_);
+    fixed_ = {my_bytes, my_bytes, me_, me_ == root, bytes_hash(my_bytes, me_), 0, error ? 1 : 0, threshold};
+    tree_.total = my_bytes;
+    tree_.error = fixed_.error;
+    post_round();
+  }
+
+  const GatherTree& tree() const { return tree_; }
+  bool rounds_done() const { return round_ >= tree_.rounds; }
+  // The parent, hence every child, is known: from the round this process's cube lost (the root: after the last round).
+  bool parent_known() const { return me_ == root_ ? rounds_done() : !alive_; }
+
+  // Advances through every round whose messages have arrived; true once the tree is complete here.
+  bool progress() {
+    while (round_ < tree_.rounds) {
+      if (!test(requests_)) return false;
+      finish_round();
+      ++round_;
+      post_round();
     }
-  };
-  for (int k = 0; k < t.rounds; ++k) {
-    const int base = (i >> (k + 1)) << (k + 1);
-    if (base + (1 << k) > p - 1) continue;  // the incomplete last cube has no partner at this level
-    const bool lower = ((i >> k) & 1) == 0;
-    if ((i + 1) % (1 << k) == 0 || i == p - 1) {  // i is the fixed root of its level-k cube
-      const int partner = lower ? std::min(i + (1 << k), p - 1) : cube_lo(i, k) - 1;
-      std::int64_t mine[3] = {f_size, f_root, f_has}, other[3];
-      MPI_Sendrecv(mine, 3, MPI_INT64_T, partner, tag, other, 3, MPI_INT64_T, partner, tag, comm, MPI_STATUS_IGNORE);
-      const bool win = f_has ? true : other[2] ? false : f_size != other[0] ? f_size > other[0] : !lower;
-      if (f_root == i) {
-        if (alive) apply(k, win, static_cast<int>(other[1]), other[0]);
-      } else {
-        const std::int64_t verdict[3] = {win, other[1], other[0]};
-        MPI_Send(verdict, 3, MPI_INT64_T, static_cast<int>(f_root), tag + 1, comm);
+    return pending_sends_done();
+  }
+
+ private:
+  bool test(std::vector<MPI_Request>& requests) {
+    if (requests.empty()) return true;
+    int flag = 0;
+    mpi_check(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &flag, MPI_STATUSES_IGNORE), where_,
+              "MPI_Testall (gather tree)");
+    if (flag) requests.clear();
+    return flag != 0;
+  }
+  bool pending_sends_done() {
+    if (verdict_send_ == MPI_REQUEST_NULL) return true;
+    int flag = 0;
+    mpi_check(MPI_Test(&verdict_send_, &flag, MPI_STATUS_IGNORE), where_, "MPI_Test (gather tree)");
+    return flag != 0;
+  }
+  void wait_verdict_send() {
+    if (verdict_send_ != MPI_REQUEST_NULL)
+      mpi_check(MPI_Wait(&verdict_send_, MPI_STATUS_IGNORE), where_, "MPI_Wait (gather tree)");
+  }
+
+  bool pair_exists(int k) const { return ((me_ >> (k + 1)) << (k + 1)) + (1 << k) <= p_ - 1; }
+  bool is_fixed_root(int k) const { return (me_ + 1) % (1 << k) == 0 || me_ == p_ - 1; }
+  bool lower(int k) const { return ((me_ >> k) & 1) == 0; }
+
+  void post_round() {
+    role_ = Role::None;
+    for (; round_ < tree_.rounds; ++round_) {
+      const int k = round_;
+      if (!pair_exists(k)) continue;
+      if (is_fixed_root(k)) {
+        role_ = Role::Exchange;
+        const int partner = lower(k) ? std::min(me_ + (1 << k), p_ - 1) : cube_lo(me_, k) - 1;
+        requests_.resize(2);
+        mpi_check(MPI_Irecv(&other_, 8, MPI_INT64_T, partner, tags_(CollectiveTag::Exchange), comm_, &requests_[0]),
+                  where_, "MPI_Irecv (gather tree)");
+        mpi_check(MPI_Isend(&fixed_, 8, MPI_INT64_T, partner, tags_(CollectiveTag::Exchange), comm_, &requests_[1]),
+                  where_, "MPI_Isend (gather tree)");
+        return;
       }
-      if (!lower) {  // the upper fixed root stays the fixed root of the merged cube
-        f_root = win ? f_root : other[1];
-        f_size += other[0];
-        f_has = f_has || other[2];
+      if (alive_) {
+        role_ = Role::Verdict;
+        requests_.resize(1);
+        mpi_check(MPI_Irecv(verdict_in_, 10, MPI_INT64_T, cube_hi(me_, k, p_), tags_(CollectiveTag::Verdict), comm_,
+                            &requests_[0]),
+                  where_, "MPI_Irecv (gather tree)");
+        return;
       }
-    } else if (alive) {  // the gather root of a cube whose fixed root is another process
-      std::int64_t verdict[3];
-      MPI_Recv(verdict, 3, MPI_INT64_T, cube_hi(i, k, p), tag + 1, comm, MPI_STATUS_IGNORE);
-      apply(k, verdict[0] != 0, static_cast<int>(verdict[1]), verdict[2]);
     }
   }
+
+  void finish_round() {
+    const int k = round_;
+    if (role_ == Role::Verdict) {
+      CubeRecord o;
+      std::copy(verdict_in_ + 2, verdict_in_ + 10, reinterpret_cast<std::int64_t*>(&o));
+      apply(k, verdict_in_[0] != 0, verdict_in_[1] != 0, o);
+      return;
+    }
+    if (role_ != Role::Exchange) return;
+    const CubeRecord& o = other_;
+    const bool win = fixed_.has_root ? true : o.has_root ? false : fixed_.eff != o.eff ? fixed_.eff > o.eff : !lower(k);
+    const CubeRecord& loser = win ? o : fixed_;
+    const bool winner_has_root = win ? fixed_.has_root : o.has_root;
+    const std::int64_t threshold = std::min(fixed_.threshold, o.threshold);
+    const bool direct = !winner_has_root && loser.eff > 0 && loser.eff >= threshold;
+    if (fixed_.gather_root == me_) {
+      if (alive_) apply(k, win, direct, o);
+    } else {                // tell this cube's gather root
+      wait_verdict_send();  // its buffer is reused (the last verdict has usually gone long ago)
+      std::int64_t* v = verdict_out_;
+      v[0] = win;
+      v[1] = direct;
+      std::copy(reinterpret_cast<const std::int64_t*>(&o), reinterpret_cast<const std::int64_t*>(&o) + 8, v + 2);
+      mpi_check(MPI_Isend(v, 10, MPI_INT64_T, static_cast<int>(fixed_.gather_root), tags_(CollectiveTag::Verdict),
+                          comm_, &verdict_send_),
+                where_, "MPI_Isend (gather tree)");
+    }
+    if (!lower(k)) {  // the upper fixed root stays the fixed root of the merged cube
+      const CubeRecord& winner = win ? fixed_ : o;
+      CubeRecord merged = winner;
+      merged.eff = winner.eff + (direct ? 0 : loser.eff);
+      merged.full = fixed_.full + o.full;
+      merged.has_root = fixed_.has_root || o.has_root;
+      merged.hash =
+          static_cast<std::int64_t>(static_cast<std::uint64_t>(fixed_.hash) + static_cast<std::uint64_t>(o.hash));
+      merged.direct = fixed_.direct + o.direct + (direct ? 1 : 0);
+      merged.error = fixed_.error | o.error;
+      merged.threshold = threshold;
+      fixed_ = merged;
+    }
+  }
+
+  // The gather root's side of a merge.
+  void apply(int k, bool win, bool direct, const CubeRecord& other) {
+    const int other_rank = static_cast<int>(other.gather_root);
+    if (win) {
+      if (!direct) {
+        tree_.children.push_back({k, other_rank, other, cube_lo(other_rank, k), cube_hi(other_rank, k, p_)});
+        tree_.total += other.eff;
+      }
+      tree_.direct_total += other.direct + (direct ? 1 : 0);
+      tree_.error |= other.error;
+      return;
+    }
+    tree_.parent = direct ? root_ : other_rank;
+    tree_.direct = direct;
+    tree_.send_round = k;
+    tree_.lo = cube_lo(me_, k);
+    tree_.hi = cube_hi(me_, k, p_);
+    alive_ = false;
+    std::sort(tree_.children.begin(), tree_.children.end(), [](const auto& a, const auto& b) { return a.lo < b.lo; });
+  }
+
+  enum class Role { None, Exchange, Verdict };
+  MPI_Comm comm_;
+  int root_, p_ = 1, me_ = 0;
+  CollectiveTags tags_;
+  const char* where_;
+  GatherTree tree_;
+  CubeRecord fixed_, other_;
+  bool alive_ = true;
+  int round_ = 0;
+  Role role_ = Role::None;
+  std::int64_t verdict_in_[10] = {};
+  std::int64_t verdict_out_[10] = {};
+  std::vector<MPI_Request> requests_;
+  MPI_Request verdict_send_ = MPI_REQUEST_NULL;
+};
+
+// Blocking construction (tests): the tree of this process once every round is done.
+inline GatherTree build_gather_tree(MPI_Comm comm, int root, std::int64_t my_bytes, std::int64_t threshold,
+                                    CollectiveTags tags) {
+  TreeBuilder b(comm, root, my_bytes, false, threshold, tags, "KokkosDDT::Impl::build_gather_tree");
+  while (!b.progress()) {
+  }
+  GatherTree t = b.tree();
   std::sort(t.children.begin(), t.children.end(), [](const auto& a, const auto& b) { return a.lo < b.lo; });
   return t;
 }

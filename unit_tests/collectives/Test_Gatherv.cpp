@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// gatherv on Träff's tree against MPI_Gatherv of the same types, every root, under mpiexec -n p.
-#include <KokkosDDT_Gatherv.hpp>
+// Gather and scatter on Träff's tree against MPI_Gatherv / MPI_Scatterv / MPI_Gather / MPI_Scatter of the same types,
+// under mpiexec -n p: the seed's problem types plus all-zero and one-nonzero, every root for small p, direct
+// thresholds that send no subtree, some subtrees and every subtree straight to the root, blocking and nonblocking,
+// in place, Views in the execution space's memory (device memory in GPU builds), and the errors that must not hang.
+#include <KokkosDDT_Collectives.hpp>
 #include <KokkosDDT_MPI.hpp>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "support/Catch.hpp"
@@ -11,71 +15,105 @@ using namespace KokkosDDT;
 
 namespace {
 
-// Block sizes of the seed's problem types (section 5) for p processes and base size b.
+int world_size() {
+  int p = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &p);
+  return p;
+}
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+// Block sizes of the seed's problem types (section 5) for p processes and base size b, plus "zero" and "one".
 std::vector<std::int64_t> problem(const std::string& kind, int p, std::int64_t b) {
   std::vector<std::int64_t> m(p, b);
   std::mt19937 rng(42);
   for (int i = 0; i < p; ++i) {
-    if (kind == "random") m[i] = rng() % (b + 1);
-    if (kind == "spikes") m[i] = i % 3 == 0 ? 3 * b : 0;
-    if (kind == "decreasing") m[i] = b * (p - i) / p;
-    if (kind == "alternating") m[i] = i % 2 ? b : 0;
-    if (kind == "two blocks") m[i] = i == 0 || i == p - 1 ? b * p / 2 : 0;
+    if (kind == "random") m[i] = 1 + rng() % (2 * b);
+    if (kind == "spikes") m[i] = rng() % 5 == 0 ? 5 * b : 1;
+    if (kind == "decreasing") m[i] = 2 * b * (p - i) / p + 1;
+    if (kind == "alternating") m[i] = i % 2 ? b - b / 2 : b + b / 2;
+    if (kind == "two blocks") m[i] = i == 0 || i == p - 1 ? b : 0;
     if (kind == "zero") m[i] = 0;
     if (kind == "one") m[i] = i == p / 2 ? b : 0;
   }
   return m;
 }
 
+const char* const kKinds[] = {"same", "random", "spikes", "decreasing", "alternating", "two blocks", "zero", "one"};
+
+// Every root for small p, three otherwise (the oversubscribed CI machine has two cores).
+std::vector<int> roots(int p) {
+  if (p <= 8) {
+    std::vector<int> r(p);
+    for (int i = 0; i < p; ++i) r[i] = i;
+    return r;
+  }
+  return {0, p / 2, p - 1};
+}
+
+// Direct thresholds: none, some subtrees (16 bytes), every subtree with data (1 byte).
+const std::int64_t kThresholds[] = {std::int64_t(1) << 40, 16, 1};
+
+// Displacements at the root: reverse rank order with a gap of `gap` instances after each block.
+std::vector<std::int64_t> reversed_displs(const std::vector<std::int64_t>& m, std::int64_t gap, std::int64_t& total) {
+  std::vector<std::int64_t> d(m.size());
+  total = 0;
+  for (int j = static_cast<int>(m.size()) - 1; j >= 0; --j) {
+    d[j] = total;
+    total += m[j] + gap;
+  }
+  return d;
+}
+
+std::vector<int> to_int(const std::vector<std::int64_t>& v) { return std::vector<int>(v.begin(), v.end()); }
+
 }  // namespace
 
 TEST_CASE("collectives: the gather tree has ceil(log2 p) rounds and covers every rank once", "[collectives]") {
-  int p = 1, me = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &p);
-  MPI_Comm_rank(MPI_COMM_WORLD, &me);
-  for (int root = 0; root < p; ++root) {
-    const Impl::GatherTree t = Impl::build_gather_tree(MPI_COMM_WORLD, root, 1 + (me * 7) % 5, 900);
-    int expected = 0;
-    while ((1 << expected) < p) ++expected;
-    CHECK(t.rounds == expected);
+  const int p = world_size(), me = world_rank();
+  for (int root : roots(p)) {
+    const std::int64_t mine = 1 + (me * 7) % 5;
+    const Impl::GatherTree t = Impl::build_gather_tree(MPI_COMM_WORLD, root, mine, std::int64_t(1) << 40, {900});
+    CHECK(t.rounds == Impl::ceil_log2(p));
     CHECK((t.parent < 0) == (me == root));
-    // Every rank is in exactly one cube received by the root, or is the root: the root's total is the sum.
-    std::int64_t sum = 0, mine = 1 + (me * 7) % 5;
+    if (me != root) CHECK(t.send_round >= 0);
+    for (const auto& c : t.children) CHECK(c.round < (me == root ? t.rounds : t.send_round));
+    std::int64_t sum = 0;
     MPI_Allreduce(&mine, &sum, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-    if (me == root) CHECK(t.total == sum);
+    if (me == root) CHECK(t.total == sum);  // no direct subtrees: every byte reaches the root through the tree
+    // At most ceil(log2 p) messages reach the root.
+    if (me == root) CHECK(static_cast<int>(t.children.size()) <= t.rounds);
   }
 }
 
 TEST_CASE("collectives: gatherv equals MPI_Gatherv on the seed's problem types", "[collectives]") {
-  int p = 1, me = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &p);
-  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  const int p = world_size(), me = world_rank();
   Kokkos::DefaultHostExecutionSpace space;
-  // Noncontiguous on both sides: every other int on the send side, pairs with a gap of one int at the root.
-  Datatype send = vector(1, 1, 2, primitive<int>());
-  send = resized(send, 0, 8);
+  // Noncontiguous on both sides: every other int on the send side, ints with a gap of one int at the root.
+  Datatype send = resized(vector(1, 1, 2, primitive<int>()), 0, 8);
   send.commit();
   Datatype recv = resized(contiguous(1, primitive<int>()), 0, 8);
   recv.commit();
   MPI_Datatype msend = mpi::to_mpi(send), mrecv = mpi::to_mpi(recv);
-  for (const char* kind : {"same", "random", "spikes", "decreasing", "alternating", "two blocks", "zero", "one"}) {
+  for (const char* kind : kKinds) {
     const std::vector<std::int64_t> m = problem(kind, p, 5);
-    for (int root = 0; root < p; ++root) {
-      INFO(kind << " root " << root);
-      std::vector<std::int64_t> displs(p);
+    for (int root : roots(p)) {
       std::int64_t total = 0;
-      for (int j = p - 1; j >= 0; --j) {  // blocks in reverse rank order at the root, one extent apart
-        displs[j] = total;
-        total += m[j] + 1;
-      }
+      const std::vector<std::int64_t> displs = reversed_displs(m, 1, total);
       std::vector<int> src(2 * m[me] + 1);
       for (std::size_t i = 0; i < src.size(); ++i) src[i] = 1000 * me + static_cast<int>(i);
-      std::vector<int> ours(2 * total + 2, -1), ref(2 * total + 2, -1);
-      gatherv(space, src.data(), m[me], send, ours.data(), m, displs, recv, root, MPI_COMM_WORLD);
-      std::vector<int> icounts(m.begin(), m.end()), idispls(displs.begin(), displs.end());
-      MPI_Gatherv(src.data(), static_cast<int>(m[me]), msend, ref.data(), icounts.data(), idispls.data(), mrecv, root,
-                  MPI_COMM_WORLD);
-      if (me == root) CHECK(ours == ref);
+      std::vector<int> ref(2 * total + 2, -1);
+      MPI_Gatherv(src.data(), static_cast<int>(m[me]), msend, ref.data(), to_int(m).data(), to_int(displs).data(),
+                  mrecv, root, MPI_COMM_WORLD);
+      for (std::int64_t threshold : kThresholds) {
+        INFO(kind << " root " << root << " threshold " << threshold);
+        std::vector<int> ours(2 * total + 2, -1);
+        gatherv(space, src.data(), m[me], send, ours.data(), m, displs, recv, root, MPI_COMM_WORLD, {threshold});
+        if (me == root) CHECK(ours == ref);
+      }
     }
   }
   MPI_Type_free(&msend);
@@ -83,35 +121,202 @@ TEST_CASE("collectives: gatherv equals MPI_Gatherv on the seed's problem types",
 }
 
 TEST_CASE("collectives: scatterv equals MPI_Scatterv on the seed's problem types", "[collectives]") {
-  int p = 1, me = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &p);
-  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  const int p = world_size(), me = world_rank();
   Kokkos::DefaultHostExecutionSpace space;
   Datatype send = resized(contiguous(1, primitive<int>()), 0, 8);  // one int, then a gap of one
   send.commit();
   Datatype recv = resized(vector(1, 1, 2, primitive<int>()), 0, 12);  // one int every three
   recv.commit();
   MPI_Datatype msend = mpi::to_mpi(send), mrecv = mpi::to_mpi(recv);
-  for (const char* kind : {"same", "random", "spikes", "decreasing", "alternating", "two blocks", "zero", "one"}) {
+  for (const char* kind : kKinds) {
     const std::vector<std::int64_t> m = problem(kind, p, 5);
-    for (int root = 0; root < p; ++root) {
-      INFO(kind << " root " << root);
-      std::vector<std::int64_t> displs(p);
+    for (int root : roots(p)) {
       std::int64_t total = 0;
-      for (int j = p - 1; j >= 0; --j) {
-        displs[j] = total;
-        total += m[j] + 2;
-      }
+      const std::vector<std::int64_t> displs = reversed_displs(m, 2, total);
       std::vector<int> src(2 * total + 2);
       for (std::size_t i = 0; i < src.size(); ++i) src[i] = 100000 * root + static_cast<int>(i);
-      std::vector<int> ours(3 * m[me] + 3, -1), ref(3 * m[me] + 3, -1);
-      scatterv(space, src.data(), m, displs, send, ours.data(), m[me], recv, root, MPI_COMM_WORLD);
-      std::vector<int> icounts(m.begin(), m.end()), idispls(displs.begin(), displs.end());
-      MPI_Scatterv(src.data(), icounts.data(), idispls.data(), msend, ref.data(), static_cast<int>(m[me]), mrecv, root,
-                   MPI_COMM_WORLD);
-      CHECK(ours == ref);
+      std::vector<int> ref(3 * m[me] + 3, -1);
+      MPI_Scatterv(src.data(), to_int(m).data(), to_int(displs).data(), msend, ref.data(), static_cast<int>(m[me]),
+                   mrecv, root, MPI_COMM_WORLD);
+      for (std::int64_t threshold : kThresholds) {
+        INFO(kind << " root " << root << " threshold " << threshold);
+        std::vector<int> ours(3 * m[me] + 3, -1);
+        scatterv(space, src.data(), m, displs, send, ours.data(), m[me], recv, root, MPI_COMM_WORLD, {threshold});
+        CHECK(ours == ref);
+      }
     }
   }
   MPI_Type_free(&msend);
   MPI_Type_free(&mrecv);
+}
+
+TEST_CASE("collectives: gather and scatter equal MPI_Gather and MPI_Scatter, also in place", "[collectives]") {
+  const int p = world_size(), me = world_rank();
+  Kokkos::DefaultHostExecutionSpace space;
+  Datatype pair = contiguous(2, primitive<double>());
+  pair.commit();
+  Datatype strided = vector(2, 1, 3, primitive<double>());  // the same signature, spread out
+  strided.commit();
+  MPI_Datatype mpair = mpi::to_mpi(pair), mstrided = mpi::to_mpi(strided);
+  const int root = p / 2;
+  std::vector<double> src(4 * 3);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = 100.0 * me + static_cast<double>(i);
+  // gather: 4 strided instances per process -> 4 pairs per process at the root.
+  std::vector<double> ours(8 * p, -1), ref(8 * p, -1);
+  gather(space, src.data(), 2, strided, ours.data(), 2, pair, root, MPI_COMM_WORLD);
+  MPI_Gather(src.data(), 2, mstrided, ref.data(), 2, mpair, root, MPI_COMM_WORLD);
+  if (me == root) CHECK(ours == ref);
+  // gather in place: the root's block is already in recvbuf.
+  std::vector<double> in_place_buf(8 * p, -1);
+  if (me == root) std::copy(ref.begin() + 4 * root, ref.begin() + 4 * root + 4, in_place_buf.begin() + 4 * root);
+  if (me == root)
+    gather(space, in_place, 0, pair, in_place_buf.data(), 2, pair, root, MPI_COMM_WORLD);
+  else
+    gather(space, src.data(), 2, strided, nullptr, 0, pair, root, MPI_COMM_WORLD);
+  if (me == root) {
+    for (int i = 0; i < 4 * p; ++i) CHECK(in_place_buf[i] == ref[i]);
+  }
+  // scatter: pairs from the root -> strided instances everywhere; in place leaves the root's block where it is.
+  std::vector<double> table(4 * p);
+  for (std::size_t i = 0; i < table.size(); ++i) table[i] = 7.0 * static_cast<double>(i);
+  std::vector<double> got(12, -1), want(12, -1);
+  scatter(space, table.data(), 2, pair, got.data(), 2, strided, root, MPI_COMM_WORLD);
+  MPI_Scatter(table.data(), 2, mpair, want.data(), 2, mstrided, root, MPI_COMM_WORLD);
+  CHECK(got == want);
+  std::vector<double> untouched(12, -1);
+  if (me == root)
+    scatter(space, table.data(), 2, pair, in_place, 0, strided, root, MPI_COMM_WORLD);
+  else
+    scatter(space, nullptr, 0, pair, untouched.data(), 2, strided, root, MPI_COMM_WORLD);
+  if (me != root) CHECK(untouched == want);
+  MPI_Type_free(&mpair);
+  MPI_Type_free(&mstrided);
+}
+
+TEST_CASE("collectives: nonblocking gathers and scatters in flight together complete in any order", "[collectives]") {
+  const int p = world_size(), me = world_rank();
+  Kokkos::DefaultHostExecutionSpace space;
+  Datatype one = primitive<std::int64_t>();
+  one.commit();
+  const std::vector<std::int64_t> m = problem("random", p, 3);
+  std::vector<std::int64_t> displs(p), src(m[me], me);
+  std::int64_t total = 0;
+  for (int j = 0; j < p; ++j) displs[j] = total, total += m[j];
+  std::vector<std::int64_t> a(total, -1), b(total, -1), want(total);
+  for (int j = 0; j < p; ++j)
+    for (std::int64_t i = 0; i < m[j]; ++i) want[displs[j] + i] = j;
+  std::vector<std::int64_t> back(m[me], -1);
+  std::vector<mpi::Request> r;
+  r.push_back(igatherv(space, src.data(), m[me], one, a.data(), m, displs, one, 0, MPI_COMM_WORLD));
+  r.push_back(igatherv(space, src.data(), m[me], one, b.data(), m, displs, one, p - 1, MPI_COMM_WORLD, {8}));
+  r.push_back(iscatterv(space, want.data(), m, displs, one, back.data(), m[me], one, p / 2, MPI_COMM_WORLD));
+  r[2].wait();
+  r[1].wait();
+  r[0].wait();
+  if (me == 0) CHECK(a == want);
+  if (me == p - 1) CHECK(b == want);
+  CHECK(back == src);
+}
+
+TEST_CASE("collectives: Views in the execution space's memory", "[collectives]") {
+  const int p = world_size(), me = world_rank();
+  using Space = Kokkos::DefaultExecutionSpace;
+  Space space;
+  Datatype every_other = resized(primitive<int>(), 0, 8);
+  every_other.commit();
+  const std::vector<std::int64_t> m = problem("decreasing", p, 4);
+  std::vector<std::int64_t> displs(p);
+  std::int64_t total = 0;
+  for (int j = 0; j < p; ++j) displs[j] = total, total += m[j];
+  const int root = p - 1;
+  Kokkos::View<int*, Space::memory_space> src("src", 2 * m[me] + 1), dst("dst", total), back("back", 2 * m[me] + 1);
+  Kokkos::parallel_for(
+      "fill", Kokkos::RangePolicy<Space>(space, 0, src.extent(0)), KOKKOS_LAMBDA(int i) { src(i) = 1000 * me + i; });
+  space.fence();
+  Datatype one = primitive<int>();
+  one.commit();
+  gatherv(space, src, m[me], every_other, dst, m, displs, one, root, MPI_COMM_WORLD);
+  scatterv(space, dst, m, displs, one, back, m[me], every_other, root, MPI_COMM_WORLD, {4});
+  auto h_dst = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dst);
+  auto h_back = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), back);
+  if (me == root)
+    for (int j = 0; j < p; ++j)
+      for (std::int64_t i = 0; i < m[j]; ++i) CHECK(h_dst(displs[j] + i) == 1000 * j + 2 * i);
+  for (std::int64_t i = 0; i < 2 * m[me] + 1; ++i)
+    CHECK(h_back(i) == (i % 2 == 0 && i < 2 * m[me] ? 1000 * me + i : 0));
+}
+
+TEST_CASE("collectives: bad arguments throw where they can be seen and never hang", "[collectives]") {
+  const int p = world_size(), me = world_rank();
+  Kokkos::DefaultHostExecutionSpace space;
+  Datatype one = primitive<int>();
+  one.commit();
+  const int root = p / 2;
+  std::vector<std::int64_t> m(p, 2), displs(p);
+  for (int j = 0; j < p; ++j) displs[j] = 2 * j;
+  std::vector<int> src(2, me), dst(2 * p + 4, -1);
+  auto checked_gatherv = [&](std::int64_t count, std::vector<std::int64_t> counts, std::vector<std::int64_t> d,
+                             bool expect_throw) {
+    bool threw = false;
+    try {
+      gatherv(space, src.data(), count, one, dst.data(), counts, d, one, root, MPI_COMM_WORLD);
+    } catch (const Error& e) {
+      threw = true;
+    }
+    CHECK(threw == expect_throw);
+  };
+  SECTION("a negative count at a non-root: it and the root throw") {
+    const int bad = (root + 1) % p;
+    if (p > 1) checked_gatherv(me == bad ? -1 : 2, m, displs, me == bad || me == root);
+  }
+  SECTION("root counts that disagree with the senders' (total and distribution)") {
+    std::vector<std::int64_t> more = m;
+    more[(root + 1) % p] += 1;
+    if (p > 1) checked_gatherv(2, more, displs, me == root);
+    if (p > 2) {
+      std::vector<std::int64_t> moved = m;  // the same total, one int moved between two ranks
+      const int a = (root + 1) % p, b = (root + 2) % p;
+      moved[a] += 1, moved[b] -= 1;
+      checked_gatherv(2, moved, displs, me == root);
+    }
+  }
+  SECTION("negative or missing counts at the root") {
+    std::vector<std::int64_t> negative = m;
+    negative[0] = -2;
+    checked_gatherv(2, negative, displs, me == root);
+    checked_gatherv(2, std::vector<std::int64_t>(p + 1, 2), displs, me == root);
+  }
+  SECTION("overlapping root displacements") {
+    std::vector<std::int64_t> overlap = displs;
+    if (p > 1) overlap[p - 1] = overlap[0] + 1;
+    if (p > 1) checked_gatherv(2, m, overlap, me == root);
+    // Interleaved blocks of a type with holes do not overlap: every other int, blocks one int apart.
+    Datatype spread = resized(vector(2, 1, 2, primitive<int>()), 0, 4);
+    spread.commit();
+    std::vector<std::int64_t> ones(p, 1), shifted(p);
+    for (int j = 0; j < p; ++j) shifted[j] = (j / 2) * 4 + j % 2;
+    std::vector<int> wide(4 * p + 4, -1);
+    CHECK_NOTHROW(gatherv(space, src.data(), 2, one, wide.data(), ones, shifted, spread, root, MPI_COMM_WORLD));
+  }
+  SECTION("scatterv: the root refuses a subtree whose counts disagree; its processes throw too") {
+    std::vector<std::int64_t> more = m;
+    const int bad = (root + 1) % p;
+    more[bad] += 1;
+    std::vector<int> table(2 * p + 2, 5), got(2, -1);
+    bool threw = false;
+    try {
+      scatterv(space, table.data(), more, displs, one, got.data(), 2, one, root, MPI_COMM_WORLD);
+    } catch (const Error&) {
+      threw = true;
+    }
+    if (p > 1 && (me == root || me == bad)) CHECK(threw);
+    if (p == 1) CHECK_FALSE(threw);
+  }
+  // The communicator is clean afterwards: a correct gatherv still works.
+  std::vector<int> ok(2 * p, -1);
+  gatherv(space, src.data(), 2, one, ok.data(), m, displs, one, root, MPI_COMM_WORLD);
+  if (me == root)
+    for (int j = 0; j < p; ++j) CHECK(ok[2 * j] == j);
+  // A root out of range is seen by every process: all throw at once.
+  CHECK_THROWS_AS(gatherv(space, src.data(), 2, one, dst.data(), m, displs, one, p, MPI_COMM_WORLD), Error);
 }

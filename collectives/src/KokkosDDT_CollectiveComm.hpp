@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// Where the collectives' messages travel: a duplicate of the user's communicator, made on first use and cached on it
+// as an MPI attribute (freed with it), so that no collective message can match a user's receive. Its error handler is
+// MPI_ERRORS_RETURN, so MPI errors become KokkosDDT::Error. Each operation takes the next sequence number on that
+// duplicate (every process calls collectives in the same order, as MPI requires) and tags its messages with it, so
+// that several nonblocking collectives in flight on one communicator never exchange messages.
+
+#include <mpi.h>
+
+#include <cstdint>
+
+#include "KokkosDDT_MPIError.hpp"
+
+namespace KokkosDDT::Impl {
+
+struct CollectiveContext {
+  MPI_Comm comm = MPI_COMM_NULL;  // the duplicate
+  std::uint64_t sequence = 0;     // operations started on it
+};
+
+// Message kinds of one operation: tree construction (exchange between fixed roots, verdict to a gather root), data,
+// and the header a subtree sends to the root when its data goes straight there.
+enum class CollectiveTag : int { Exchange = 0, Verdict = 1, Data = 2, Header = 3 };
+
+struct CollectiveTags {
+  int base = 0;
+  int operator()(CollectiveTag kind) const { return base + static_cast<int>(kind); }
+};
+
+inline int collective_keyval() {
+  static int keyval = [] {
+    int k = MPI_KEYVAL_INVALID;
+    auto del = [](MPI_Comm, int, void* value, void*) -> int {
+      auto* ctx = static_cast<CollectiveContext*>(value);
+      int finalized = 0;
+      MPI_Finalized(&finalized);
+      if (!finalized && ctx->comm != MPI_COMM_NULL) MPI_Comm_free(&ctx->comm);
+      delete ctx;
+      return MPI_SUCCESS;
+    };
+    mpi_check(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del, &k, nullptr), "KokkosDDT collectives",
+              "MPI_Comm_create_keyval");
+    return k;
+  }();
+  return keyval;
+}
+
+// The cached duplicate of `comm` (collective over comm on first use, local afterwards).
+inline CollectiveContext& collective_context(MPI_Comm comm, const char* where) {
+  void* value = nullptr;
+  int found = 0;
+  mpi_check(MPI_Comm_get_attr(comm, collective_keyval(), &value, &found), where, "MPI_Comm_get_attr");
+  if (found) return *static_cast<CollectiveContext*>(value);
+  auto* ctx = new CollectiveContext;
+  mpi_check(MPI_Comm_dup(comm, &ctx->comm), where, "MPI_Comm_dup");
+  MPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN);
+  mpi_check(MPI_Comm_set_attr(comm, collective_keyval(), ctx), where, "MPI_Comm_set_attr");
+  return *ctx;
+}
+
+// Tags of the next operation on comm: 4 kinds x 4096 operations in flight (MPI guarantees tags up to 32767).
+inline CollectiveTags next_collective_tags(CollectiveContext& ctx) {
+  return {static_cast<int>(ctx.sequence++ % 4096) * 4};
+}
+
+}  // namespace KokkosDDT::Impl
