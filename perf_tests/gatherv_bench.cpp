@@ -176,19 +176,27 @@ int main(int argc, char* argv[]) {
                 ++failures;
                 std::fprintf(stderr, "gatherv mismatch: %s b=%lld\n", kind, static_cast<long long>(b));
               }
-              row.regular = measure([&] { MPI_Gather(mine.data(), imx, MPI_INT, padded.data(), imx, MPI_INT, root,
-                                                     MPI_COMM_WORLD); },
-                                    warmup, reps);
-              row.guideline2 = measure([&] {
-                allreduce();
-                MPI_Gather(mine.data(), imx, MPI_INT, padded.data(), imx, MPI_INT, root, MPI_COMM_WORLD);
-              }, warmup, reps);
-              row.mpiv = measure([&] { MPI_Gatherv(mine.data(), n, MPI_INT, all.data(), icounts.data(), idispls.data(),
-                                                   MPI_INT, root, MPI_COMM_WORLD); },
-                                 warmup, reps);
-              row.ours = measure([&] { KokkosDDT::gatherv(space, mine.data(), n, type, all.data(), m, displs, type, root,
-                                                          MPI_COMM_WORLD, options); },
-                                 warmup, reps);
+              row.regular = measure(
+                  [&] { MPI_Gather(mine.data(), imx, MPI_INT, padded.data(), imx, MPI_INT, root, MPI_COMM_WORLD); },
+                  warmup, reps);
+              row.guideline2 = measure(
+                  [&] {
+                    allreduce();
+                    MPI_Gather(mine.data(), imx, MPI_INT, padded.data(), imx, MPI_INT, root, MPI_COMM_WORLD);
+                  },
+                  warmup, reps);
+              row.mpiv = measure(
+                  [&] {
+                    MPI_Gatherv(mine.data(), n, MPI_INT, all.data(), icounts.data(), idispls.data(), MPI_INT, root,
+                                MPI_COMM_WORLD);
+                  },
+                  warmup, reps);
+              row.ours = measure(
+                  [&] {
+                    KokkosDDT::gatherv(space, mine.data(), n, type, all.data(), m, displs, type, root, MPI_COMM_WORLD,
+                                       options);
+                  },
+                  warmup, reps);
             } else {
               std::vector<int> ref(std::max(n, 1), -3), got(std::max(n, 1), -3);
               MPI_Scatterv(all.data(), icounts.data(), idispls.data(), MPI_INT, ref.data(), n, MPI_INT, root,
@@ -199,19 +207,27 @@ int main(int argc, char* argv[]) {
                 ++failures;
                 std::fprintf(stderr, "scatterv mismatch on rank %d: %s b=%lld\n", me, kind, static_cast<long long>(b));
               }
-              row.regular = measure([&] { MPI_Scatter(padded.data(), imx, MPI_INT, mine.data(), imx, MPI_INT, root,
-                                                      MPI_COMM_WORLD); },
-                                    warmup, reps);
-              row.guideline2 = measure([&] {
-                allreduce();
-                MPI_Scatter(padded.data(), imx, MPI_INT, mine.data(), imx, MPI_INT, root, MPI_COMM_WORLD);
-              }, warmup, reps);
-              row.mpiv = measure([&] { MPI_Scatterv(all.data(), icounts.data(), idispls.data(), MPI_INT, mine.data(), n,
-                                                    MPI_INT, root, MPI_COMM_WORLD); },
-                                 warmup, reps);
-              row.ours = measure([&] { KokkosDDT::scatterv(space, all.data(), m, displs, type, mine.data(), n, type,
-                                                           root, MPI_COMM_WORLD, options); },
-                                 warmup, reps);
+              row.regular = measure(
+                  [&] { MPI_Scatter(padded.data(), imx, MPI_INT, mine.data(), imx, MPI_INT, root, MPI_COMM_WORLD); },
+                  warmup, reps);
+              row.guideline2 = measure(
+                  [&] {
+                    allreduce();
+                    MPI_Scatter(padded.data(), imx, MPI_INT, mine.data(), imx, MPI_INT, root, MPI_COMM_WORLD);
+                  },
+                  warmup, reps);
+              row.mpiv = measure(
+                  [&] {
+                    MPI_Scatterv(all.data(), icounts.data(), idispls.data(), MPI_INT, mine.data(), n, MPI_INT, root,
+                                 MPI_COMM_WORLD);
+                  },
+                  warmup, reps);
+              row.ours = measure(
+                  [&] {
+                    KokkosDDT::scatterv(space, all.data(), m, displs, type, mine.data(), n, type, root, MPI_COMM_WORLD,
+                                        options);
+                  },
+                  warmup, reps);
             }
             rows.push_back(row);
           }
@@ -221,9 +237,10 @@ int main(int argc, char* argv[]) {
       MPI_Allreduce(&failures, &all_failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
       failures = all_failures;
       if (me == 0) {
-        std::printf("p = %d, root = %d, %d timed calls (avg / min us, slowest process); * = guideline 2 violated "
-                    "(avg); x = ours / MPI v-collective (avg)\n",
-                    p, root, reps);
+        std::printf(
+            "p = %d, root = %d, %d timed calls (avg / min us, slowest process); * = guideline 2 violated "
+            "(avg); x = ours / MPI v-collective (avg)\n",
+            p, root, reps);
         std::printf("%-7s %-11s %6s %9s %9s | %17s | %17s | %18s | %18s | %6s\n", "op", "problem", "b", "m", "m'",
                     "padded regular", "guideline 2", "MPI v", "KokkosDDT v", "x");
         FILE* out = csv.empty() ? nullptr : std::fopen(csv.c_str(), "w");
@@ -231,14 +248,16 @@ int main(int argc, char* argv[]) {
         for (const Row& r : rows) {
           const char* mpi_mark = r.mpiv.avg > r.guideline2.avg ? "*" : " ";
           const char* our_mark = r.ours.avg > r.guideline2.avg ? "*" : " ";
-          std::printf("%-7s %-11s %6lld %9lld %9lld | %8.1f %8.1f | %8.1f %8.1f | %8.1f %8.1f%s | %8.1f %8.1f%s | %6.2f\n",
-                      r.op.c_str(), r.kind.c_str(), static_cast<long long>(r.b), static_cast<long long>(r.m),
-                      static_cast<long long>(r.mprime), r.regular.avg, r.regular.min, r.guideline2.avg,
-                      r.guideline2.min, r.mpiv.avg, r.mpiv.min, mpi_mark, r.ours.avg, r.ours.min, our_mark,
-                      r.ours.avg / r.mpiv.avg);
+          std::printf(
+              "%-7s %-11s %6lld %9lld %9lld | %8.1f %8.1f | %8.1f %8.1f | %8.1f %8.1f%s | %8.1f %8.1f%s | %6.2f\n",
+              r.op.c_str(), r.kind.c_str(), static_cast<long long>(r.b), static_cast<long long>(r.m),
+              static_cast<long long>(r.mprime), r.regular.avg, r.regular.min, r.guideline2.avg, r.guideline2.min,
+              r.mpiv.avg, r.mpiv.min, mpi_mark, r.ours.avg, r.ours.min, our_mark, r.ours.avg / r.mpiv.avg);
           if (out) {
-            const std::pair<const char*, Stats> cs[] = {
-                {"padded_regular", r.regular}, {"guideline2", r.guideline2}, {"mpi_v", r.mpiv}, {"kokkosddt_v", r.ours}};
+            const std::pair<const char*, Stats> cs[] = {{"padded_regular", r.regular},
+                                                        {"guideline2", r.guideline2},
+                                                        {"mpi_v", r.mpiv},
+                                                        {"kokkosddt_v", r.ours}};
             for (const auto& [name, s] : cs)
               std::fprintf(out, "%s,%s,%lld,%d,%lld,%lld,%s,%.3f,%.3f\n", r.op.c_str(), r.kind.c_str(),
                            static_cast<long long>(r.b), p, static_cast<long long>(r.m),
