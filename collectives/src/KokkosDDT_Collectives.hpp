@@ -88,15 +88,24 @@ inline int comm_size(MPI_Comm comm) {
 // Regular counts as the root's irregular ones: count each, displacements 0, count, 2 count, ... (a negative count
 // is then reported by the root's argument check, after the operation, like gatherv's).
 inline void regular_counts(TreeCollectiveArgs& a, std::int64_t count) {
+  int me = 0;
+  MPI_Comm_rank(a.comm, &me);
+  if (me != a.root) return;  // significant at the root only
   const int p = comm_size(a.comm);
   a.counts.assign(static_cast<std::size_t>(p), count);
   a.displs.resize(static_cast<std::size_t>(p));
   for (int j = 0; j < p; ++j) a.displs[j] = count * j;
 }
 
+// An operation dropped before it completes (its request destroyed, an exception unwinding past it) is not freed: its
+// MPI requests stay posted and the buffers they read and write stay valid, so no message lands in freed memory. The
+// other processes may then wait for it, as with an abandoned MPI request.
 template <class ExecSpace, bool Gather>
 mpi::Request start_tree_collective(const char* where, const ExecSpace& space, TreeCollectiveArgs args) {
-  auto op = std::make_shared<TreeCollective<ExecSpace, Gather>>(where, space, std::move(args));
+  using Op = TreeCollective<ExecSpace, Gather>;
+  std::shared_ptr<Op> op(new Op(where, space, std::move(args)), [](Op* p) {
+    if (p->finished()) delete p;
+  });
   return mpi::make_active(std::move(op));
 }
 

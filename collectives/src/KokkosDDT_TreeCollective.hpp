@@ -114,7 +114,7 @@ class TreeCollective final : public MpiOperation {
                   "is " + std::to_string(a_.root) + " for " + std::to_string(p_) + " processes");
     check_arguments();
     const std::int64_t mine = !local_error_ ? own_bytes_ : 0;
-    headers_.reserve(static_cast<std::size_t>(p_));  // receives land in it: it must never move
+    if (me_ == a_.root) headers_.reserve(static_cast<std::size_t>(p_));  // receives land in it: it must never move
     builder_ =
         std::make_unique<TreeBuilder>(comm_, a_.root, mine, local_error_.has_value(), a_.threshold, tags_, where_);
     if (me_ == a_.root && !local_error_) copy_root_block();
@@ -136,6 +136,7 @@ class TreeCollective final : public MpiOperation {
   }
 
   const GatherTree& tree() const { return builder_->tree(); }
+  bool finished() const { return done_; }
 
  private:
   // ---- arguments -------------------------------------------------------------------------------------------------
@@ -177,9 +178,26 @@ class TreeCollective final : public MpiOperation {
   // The root's own block: copied within its memory (unless in place).
   void copy_root_block() {
     if (a_.in_place || own_bytes_ == 0) return;
-    own_stage_ = take_staging<ExecSpace>(own_bytes_);
     char* root_block = static_cast<char*>(const_cast<void*>(a_.root_buf)) + a_.displs[a_.root] * a_.root_type.extent();
     void* own = const_cast<void*>(a_.own_buf);
+    // One pass where either side is one contiguous run (the common case), else through a staging buffer.
+    std::int64_t at = 0;
+    char *const own_run = static_cast<char*>(own), *const root_run = root_block;
+    if (contiguous_run(a_.own_type.impl_committed(where_), a_.own_count, at)) {
+      if (Gather)
+        unpack(space_, own_run + at, own_bytes_, root_block, a_.counts[a_.root], a_.root_type);
+      else
+        pack(space_, root_block, a_.counts[a_.root], a_.root_type, own_run + at, own_bytes_);
+      return;
+    }
+    if (contiguous_run(a_.root_type.impl_committed(where_), a_.counts[a_.root], at)) {
+      if (Gather)
+        pack(space_, own, a_.own_count, a_.own_type, root_run + at, own_bytes_);
+      else
+        unpack(space_, root_run + at, own_bytes_, own, a_.own_count, a_.own_type);
+      return;
+    }
+    own_stage_ = take_staging<ExecSpace>(own_bytes_);
     if (Gather) {
       pack(space_, own, a_.own_count, a_.own_type, own_stage_.data, own_bytes_);
       unpack(space_, own_stage_.data, own_bytes_, root_block, a_.counts[a_.root], a_.root_type);
@@ -380,9 +398,11 @@ class TreeCollective final : public MpiOperation {
           all = false;
           continue;
         }
-      } catch (const Error& e) {  // a leaf of a scatter whose root sent nothing: its message was empty
+      } catch (const Error& e) {  // a message of another size: in a scatter, the root's refusal (an empty message)
         if (remote_error_.empty())
-          remote_error_ = std::string("the root found an error and sent this process no data (") + e.what() + ")";
+          remote_error_ = std::string(Gather ? "a message had another size than the tree agreed ("
+                                             : "the root found an error and sent this process no data (") +
+                          e.what() + ")";
       }
       op.reset();
     }
