@@ -252,10 +252,9 @@ class TreeCollective final : public MpiOperation {
     }
     if (!own_placed) own_at_ = at;
     if (Gather) {
-      if (own_bytes_ > 0 && !local_error_) {
+      // The pack runs while the children's runs arrive; second_half fences before the buffer goes up.
+      if (own_bytes_ > 0 && !local_error_)
         pack(space_, a_.own_buf, a_.own_count, a_.own_type, stage_buf_.data + own_at_, own_bytes_);
-        space_.fence("KokkosDDT::gatherv (own block)");
-      }
       for (std::size_t i = 0; i < t.children.size(); ++i)
         if (t.children[i].record.eff > 0)
           first_.post(false, stage_buf_.data + child_at_[i], t.children[i].record.eff, t.children[i].rank, data, comm_,
@@ -271,6 +270,7 @@ class TreeCollective final : public MpiOperation {
     const int data = tags_(CollectiveTag::Data);
     if (t.children.empty()) return;
     if (Gather) {
+      if (own_bytes_ > 0 && !local_error_) space_.fence("KokkosDDT::gatherv (own block packed)");
       if (t.total > 0) second_.post(true, stage_buf_.data, t.total, t.parent, data, comm_, where_);
       return;
     }
