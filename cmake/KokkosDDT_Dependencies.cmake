@@ -52,3 +52,37 @@ endif()
 if(KokkosDDT_ENABLE_MPI)
   find_package(MPI REQUIRED COMPONENTS CXX)
 endif()
+
+# Kokkos Kernels: the library does not use it; the CG example (examples/cg_poisson) and its benchmark (cg_bench) do.
+# It is found with find_package (KokkosKernels_ROOT or CMAKE_PREFIX_PATH, as a variable or in the environment) and is
+# used only when it was built with the Kokkos found above (its package names that Kokkos); an in-tree Kokkos therefore
+# skips it. The configure log says which way it went.
+option(KokkosDDT_ENABLE_KOKKOS_KERNELS "Build the examples and benchmarks that need Kokkos Kernels when it is found" ON)
+set(KokkosDDT_HAVE_KOKKOS_KERNELS OFF)
+set(kk_users "the CG example (cg_poisson) and its benchmark (cg_bench)")
+if(NOT KokkosDDT_ENABLE_KOKKOS_KERNELS OR NOT KokkosDDT_ENABLE_MPI)
+  message(STATUS "KokkosDDT: Kokkos Kernels not looked for (KokkosDDT_ENABLE_KOKKOS_KERNELS or _MPI is OFF): "
+                 "${kk_users} are not built")
+elseif(KokkosDDT_INTERNAL_KOKKOS)
+  message(STATUS "KokkosDDT: Kokkos Kernels not used with an in-tree Kokkos (it must be built with the same Kokkos): "
+                 "${kk_users} are not built")
+else()
+  find_package(KokkosKernels QUIET CONFIG)
+  if(NOT KokkosKernels_FOUND)
+    message(STATUS "KokkosDDT: Kokkos Kernels NOT FOUND (set KokkosKernels_ROOT to an install built with "
+                   "${Kokkos_DIR}): ${kk_users} are not built")
+  else()
+    file(STRINGS "${KokkosKernels_DIR}/KokkosKernelsConfig.cmake" kk_kokkos REGEX "find_dependency\\(Kokkos HINTS")
+    string(REGEX REPLACE ".*HINTS +([^ )]+).*" "\\1" kk_kokkos "${kk_kokkos}")
+    get_filename_component(kk_kokkos "${kk_kokkos}" REALPATH)
+    get_filename_component(our_kokkos "${Kokkos_DIR}" REALPATH)
+    if(kk_kokkos AND NOT kk_kokkos STREQUAL our_kokkos)
+      message(STATUS "KokkosDDT: Kokkos Kernels at ${KokkosKernels_DIR} was built with the Kokkos at ${kk_kokkos}, "
+                     "not ${our_kokkos}: not used, ${kk_users} are not built")
+    else()
+      set(KokkosDDT_HAVE_KOKKOS_KERNELS ON)
+      message(STATUS "KokkosDDT: using Kokkos Kernels ${KokkosKernels_VERSION} at ${KokkosKernels_DIR}: "
+                     "${kk_users} are built")
+    endif()
+  endif()
+endif()

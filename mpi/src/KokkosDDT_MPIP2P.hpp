@@ -338,6 +338,19 @@ Request irecv(const ExecSpace& space, const View& buf, std::int64_t count, const
   return irecv(space, Impl::view_data(buf), count, type, source, tag, comm);
 }
 
+template <class ExecSpace, class View, Impl::enable_if_exec<ExecSpace> = 0, Impl::enable_if_view<View> = 0>
+Request send_init(const ExecSpace& space, const View& buf, std::int64_t count, const Datatype& type, int dest, int tag,
+                  MPI_Comm comm) {
+  Impl::require_accessible<ExecSpace, typename View::memory_space>("KokkosDDT::mpi::send_init", "buf");
+  return send_init(space, Impl::view_data(buf), count, type, dest, tag, comm);
+}
+template <class ExecSpace, class View, Impl::enable_if_exec<ExecSpace> = 0, Impl::enable_if_view<View> = 0>
+Request recv_init(const ExecSpace& space, const View& buf, std::int64_t count, const Datatype& type, int source,
+                  int tag, MPI_Comm comm) {
+  Impl::require_accessible<ExecSpace, typename View::memory_space>("KokkosDDT::mpi::recv_init", "buf");
+  return recv_init(space, Impl::view_data(buf), count, type, source, tag, comm);
+}
+
 // Without an instance: the default execution space's default instance.
 inline Request isend(const void* buf, std::int64_t count, const Datatype& type, int dest, int tag, MPI_Comm comm) {
   return isend(Kokkos::DefaultExecutionSpace(), buf, count, type, dest, tag, comm);

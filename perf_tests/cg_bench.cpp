@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The CG example's ghost exchange (examples/cg_poisson) three ways, in the same solver on the same partition:
+// KokkosDDT (persistent indexed sends, fused packs), a hand-written gather kernel + contiguous MPI, and MPI derived
+// datatypes (MPI_Type_create_indexed_block) handed to the MPI. Each run is `iterations` CG iterations (no early
+// stop); the three variants alternate within each repetition and must produce the same iterate. Prints, per grid
+// size, the median time per iteration, the median exchange time per iteration and its ratio to the hand-written one.
+//
+//   mpiexec -n 4 cg_bench [--quick] [--n 32,64,128] [--iterations 100] [--reps 5] [--csv out.csv]
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+#include <mpi.h>
+
+#include "cg_partition.hpp"
+#include "cg_solver.hpp"
+
+namespace {
+
+using Space = Kokkos::DefaultExecutionSpace;
+using namespace cg_example;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+struct Row {
+  int n = 0;
+  std::string variant;
+  double iteration_us = 0, exchange_us = 0;
+};
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  MPI_Init(&argc, &argv);
+  int status = 0;
+  {
+    Kokkos::ScopeGuard kokkos(argc, argv);
+    int rank = 0, ranks = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    std::vector<int> sizes = {32, 64, 128};
+    int iterations = 100, reps = 5;
+    std::string csv;
+    for (int i = 1; i < argc; ++i) {
+      const std::string a = argv[i];
+      if (a == "--quick") sizes = {12}, iterations = 10, reps = 2;
+      if (a == "--iterations" && i + 1 < argc) iterations = std::atoi(argv[++i]);
+      if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
+      if (a == "--csv" && i + 1 < argc) csv = argv[++i];
+      if (a == "--n" && i + 1 < argc) {
+        sizes.clear();
+        std::stringstream ss(argv[++i]);
+        for (std::string item; std::getline(ss, item, ',');) sizes.push_back(std::atoi(item.c_str()));
+      }
+    }
+    Space space;
+    std::vector<Row> rows;
+    for (const int n : sizes) {
+      const LocalProblem lp = build_local_problem(n, rank, ranks);
+      std::vector<double> it_us[3], ex_us[3];
+      std::vector<double> reference;
+      for (int rep = 0; rep < reps; ++rep) {
+        for (int v = 0; v < 3; ++v) {
+          const CgResult r =
+              v == 0   ? conjugate_gradient<KokkosDDTExchange<Space>>(space, lp, MPI_COMM_WORLD, 0.0, iterations)
+              : v == 1 ? conjugate_gradient<HandExchange<Space>>(space, lp, MPI_COMM_WORLD, 0.0, iterations)
+                       : conjugate_gradient<MpiDatatypeExchange<Space>>(space, lp, MPI_COMM_WORLD, 0.0, iterations);
+          it_us[v].push_back(1e6 * r.seconds / iterations);
+          ex_us[v].push_back(1e6 * r.exchange_seconds / iterations);
+          if (reference.empty()) reference = r.x;
+          int same = r.x == reference ? 1 : 0, all = 0;
+          MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+          if (!all) {
+            if (rank == 0) std::fprintf(stderr, "cg_bench: n=%d variant %d computed another iterate\n", n, v);
+            status = 1;
+          }
+        }
+      }
+      const char* names[3] = {KokkosDDTExchange<Space>::name, HandExchange<Space>::name,
+                              MpiDatatypeExchange<Space>::name};
+      for (int v = 0; v < 3; ++v) rows.push_back(Row{n, names[v], median(it_us[v]), median(ex_us[v])});
+    }
+    if (rank == 0) {
+      std::printf("cg_bench: %d ranks, %s, %d iterations x %d repetitions (medians)\n", ranks, Space::name(),
+                  iterations, reps);
+      std::printf("%6s %-10s %14s %14s %9s %12s\n", "n", "exchange", "us/iteration", "exchange us", "share", "vs hand");
+      FILE* out = csv.empty() ? nullptr : std::fopen(csv.c_str(), "w");
+      if (out) std::fprintf(out, "n,ranks,space,exchange,iteration_us,exchange_us,exchange_vs_hand\n");
+      for (const Row& r : rows) {
+        const auto hand =
+            std::find_if(rows.begin(), rows.end(), [&](const Row& h) { return h.n == r.n && h.variant == "hand"; });
+        const double ratio = hand->exchange_us > 0 ? r.exchange_us / hand->exchange_us : 0;
+        std::printf("%6d %-10s %14.1f %14.1f %8.1f%% %11.3fx\n", r.n, r.variant.c_str(), r.iteration_us, r.exchange_us,
+                    100 * r.exchange_us / r.iteration_us, ratio);
+        if (out)
+          std::fprintf(out, "%d,%d,%s,%s,%.3f,%.3f,%.4f\n", r.n, ranks, Space::name(), r.variant.c_str(),
+                       r.iteration_us, r.exchange_us, ratio);
+      }
+      if (out) std::fclose(out);
+    }
+  }
+  MPI_Finalize();
+  return status;
+}
