@@ -5,7 +5,9 @@
 // stop); the three variants alternate within each repetition and must produce the same iterate. Prints, per grid
 // size, the median time per iteration, the median exchange time per iteration and its ratio to the hand-written one.
 //
-//   mpiexec -n 4 cg_bench [--quick] [--n 32,64,128] [--iterations 100] [--reps 5] [--csv out.csv]
+//   mpiexec -n 4 cg_bench [--quick] [--host] [--n 32,64,128] [--iterations 100] [--reps 5] [--csv out.csv]
+//
+// --host: on the default host execution space (OpenMP) in a device build.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -21,7 +23,6 @@
 
 namespace {
 
-using Space = Kokkos::DefaultExecutionSpace;
 using namespace cg_example;
 
 double median(std::vector<double> v) {
@@ -34,6 +35,41 @@ struct Row {
   std::string variant;
   double iteration_us = 0, exchange_us = 0;
 };
+
+// The three exchanges on execution space S, for each grid size; `status` becomes 1 if an iterate differs.
+template <class S>
+std::vector<Row> measure(const std::vector<int>& sizes, int iterations, int reps, int& status) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  S space;
+  std::vector<Row> rows;
+  for (const int n : sizes) {
+    const LocalProblem lp = build_local_problem(n, rank, ranks);
+    std::vector<double> it_us[3], ex_us[3];
+    std::vector<double> reference;
+    for (int rep = 0; rep < reps; ++rep) {
+      for (int v = 0; v < 3; ++v) {
+        const CgResult r = v == 0 ? conjugate_gradient<KokkosDDTExchange<S>>(space, lp, MPI_COMM_WORLD, 0.0, iterations)
+                           : v == 1
+                               ? conjugate_gradient<HandExchange<S>>(space, lp, MPI_COMM_WORLD, 0.0, iterations)
+                               : conjugate_gradient<MpiDatatypeExchange<S>>(space, lp, MPI_COMM_WORLD, 0.0, iterations);
+        it_us[v].push_back(1e6 * r.seconds / iterations);
+        ex_us[v].push_back(1e6 * r.exchange_seconds / iterations);
+        if (reference.empty()) reference = r.x;
+        int same = r.x == reference ? 1 : 0, all = 0;
+        MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (!all) {
+          if (rank == 0) std::fprintf(stderr, "cg_bench: n=%d variant %d computed another iterate\n", n, v);
+          status = 1;
+        }
+      }
+    }
+    const char* names[3] = {KokkosDDTExchange<S>::name, HandExchange<S>::name, MpiDatatypeExchange<S>::name};
+    for (int v = 0; v < 3; ++v) rows.push_back(Row{n, names[v], median(it_us[v]), median(ex_us[v])});
+  }
+  return rows;
+}
 
 }  // namespace
 
@@ -60,36 +96,13 @@ int main(int argc, char* argv[]) {
         for (std::string item; std::getline(ss, item, ',');) sizes.push_back(std::atoi(item.c_str()));
       }
     }
-    Space space;
-    std::vector<Row> rows;
-    for (const int n : sizes) {
-      const LocalProblem lp = build_local_problem(n, rank, ranks);
-      std::vector<double> it_us[3], ex_us[3];
-      std::vector<double> reference;
-      for (int rep = 0; rep < reps; ++rep) {
-        for (int v = 0; v < 3; ++v) {
-          const CgResult r =
-              v == 0   ? conjugate_gradient<KokkosDDTExchange<Space>>(space, lp, MPI_COMM_WORLD, 0.0, iterations)
-              : v == 1 ? conjugate_gradient<HandExchange<Space>>(space, lp, MPI_COMM_WORLD, 0.0, iterations)
-                       : conjugate_gradient<MpiDatatypeExchange<Space>>(space, lp, MPI_COMM_WORLD, 0.0, iterations);
-          it_us[v].push_back(1e6 * r.seconds / iterations);
-          ex_us[v].push_back(1e6 * r.exchange_seconds / iterations);
-          if (reference.empty()) reference = r.x;
-          int same = r.x == reference ? 1 : 0, all = 0;
-          MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-          if (!all) {
-            if (rank == 0) std::fprintf(stderr, "cg_bench: n=%d variant %d computed another iterate\n", n, v);
-            status = 1;
-          }
-        }
-      }
-      const char* names[3] = {KokkosDDTExchange<Space>::name, HandExchange<Space>::name,
-                              MpiDatatypeExchange<Space>::name};
-      for (int v = 0; v < 3; ++v) rows.push_back(Row{n, names[v], median(it_us[v]), median(ex_us[v])});
-    }
+    const bool host = std::find(argv + 1, argv + argc, std::string("--host")) != argv + argc;
+    const std::vector<Row> rows = host ? measure<Kokkos::DefaultHostExecutionSpace>(sizes, iterations, reps, status)
+                                       : measure<Kokkos::DefaultExecutionSpace>(sizes, iterations, reps, status);
+    const char* space_name = host ? Kokkos::DefaultHostExecutionSpace::name() : Kokkos::DefaultExecutionSpace::name();
     if (rank == 0) {
-      std::printf("cg_bench: %d ranks, %s, %d iterations x %d repetitions (medians)\n", ranks, Space::name(),
-                  iterations, reps);
+      std::printf("cg_bench: %d ranks, %s, %d iterations x %d repetitions (medians)\n", ranks, space_name, iterations,
+                  reps);
       std::printf("%6s %-10s %14s %14s %9s %12s\n", "n", "exchange", "us/iteration", "exchange us", "share", "vs hand");
       FILE* out = csv.empty() ? nullptr : std::fopen(csv.c_str(), "w");
       if (out) std::fprintf(out, "n,ranks,space,exchange,iteration_us,exchange_us,exchange_vs_hand\n");
@@ -100,8 +113,8 @@ int main(int argc, char* argv[]) {
         std::printf("%6d %-10s %14.1f %14.1f %8.1f%% %11.3fx\n", r.n, r.variant.c_str(), r.iteration_us, r.exchange_us,
                     100 * r.exchange_us / r.iteration_us, ratio);
         if (out)
-          std::fprintf(out, "%d,%d,%s,%s,%.3f,%.3f,%.4f\n", r.n, ranks, Space::name(), r.variant.c_str(),
-                       r.iteration_us, r.exchange_us, ratio);
+          std::fprintf(out, "%d,%d,%s,%s,%.3f,%.3f,%.4f\n", r.n, ranks, space_name, r.variant.c_str(), r.iteration_us,
+                       r.exchange_us, ratio);
       }
       if (out) std::fclose(out);
     }
