@@ -92,8 +92,9 @@ int main(int argc, char* argv[]) {
     Space space;
     FILE* out = rank == 0 && !csv.empty() ? std::fopen(csv.c_str(), "w") : nullptr;
     if (out)
-      std::fprintf(out, "case,particles,bytes,space,kokkosddt_us,copies_us,copies_sync_us,cpu_kokkosddt_us,"
-                        "cpu_mpi_pack_us,send_kokkosddt_us,send_mpi_struct_us\n");
+      std::fprintf(out,
+                   "case,particles,bytes,space,kokkosddt_us,copies_us,copies_sync_us,cpu_kokkosddt_us,"
+                   "cpu_mpi_pack_us,send_kokkosddt_us,send_mpi_struct_us\n");
     if (rank == 0) {
       std::printf("hacc_bench on %s, %d ranks, medians of %d (us)\n", Space::name(), ranks, reps);
       std::printf("%-12s %9s %10s %10s %10s %11s %10s %10s %10s %10s %9s\n", "case", "particles", "bytes", "kokkosddt",
