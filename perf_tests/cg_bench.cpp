@@ -101,8 +101,10 @@ int main(int argc, char* argv[]) {
                                        : measure<Kokkos::DefaultExecutionSpace>(sizes, iterations, reps, status);
     const char* space_name = host ? Kokkos::DefaultHostExecutionSpace::name() : Kokkos::DefaultExecutionSpace::name();
     if (rank == 0) {
-      std::printf("cg_bench: %d ranks, %s, %d iterations x %d repetitions (medians)\n", ranks, space_name, iterations,
-                  reps);
+      std::printf("cg_bench: %d ranks, %s, %d iterations x %d repetitions (medians); MPI %s\n", ranks, space_name,
+                  iterations, reps,
+                  host || KokkosDDT::mpi::gpu_aware() ? "reaches the vectors"
+                                                      : "is not GPU-aware (hand and mpi-ddt stage through the host)");
       std::printf("%6s %-10s %14s %14s %9s %12s\n", "n", "exchange", "us/iteration", "exchange us", "share", "vs hand");
       FILE* out = csv.empty() ? nullptr : std::fopen(csv.c_str(), "w");
       if (out) std::fprintf(out, "n,ranks,space,exchange,iteration_us,exchange_us,exchange_vs_hand\n");

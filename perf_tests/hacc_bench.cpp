@@ -8,7 +8,8 @@
 //   cpu_kokkosddt / cpu_mpi_pack  a host copy of the block packed on the host by KokkosDDT and by MPI_Pack with the
 //                 MPI's struct type (the seed's "CPU Ref.")
 // With 2 ranks it also times a one-way send of the block (half a ping-pong) by KokkosDDT::mpi::isend from bottom and by
-// MPI_Send(MPI_BOTTOM) with the MPI's struct type over the same memory (GPU-aware MPI needed on GPUs).
+// MPI_Send(MPI_BOTTOM) with the MPI's struct type over the same memory (over a host copy where the MPI is not
+// GPU-aware).
 //
 //   [mpiexec -n 2] hacc_bench [--quick] [--reps 50] [--csv out.csv]
 #include <algorithm>
@@ -96,7 +97,8 @@ int main(int argc, char* argv[]) {
                    "case,particles,bytes,space,kokkosddt_us,copies_us,copies_sync_us,cpu_kokkosddt_us,"
                    "cpu_mpi_pack_us,send_kokkosddt_us,send_mpi_struct_us\n");
     if (rank == 0) {
-      std::printf("hacc_bench on %s, %d ranks, medians of %d (us)\n", Space::name(), ranks, reps);
+      std::printf("hacc_bench on %s, %d ranks, medians of %d (us); MPI %s device memory\n", Space::name(), ranks, reps,
+                  KokkosDDT::mpi::gpu_aware() ? "reaches" : "does not reach (send_mpi: a host copy of the block)");
       std::printf("%-12s %9s %10s %10s %10s %11s %10s %10s %10s %10s %9s\n", "case", "particles", "bytes", "kokkosddt",
                   "copies", "copies_sync", "cpu_ddt", "cpu_mpi", "send_ddt", "send_mpi", "ddt/copy");
     }
@@ -154,7 +156,12 @@ int main(int argc, char* argv[]) {
       }
       if (ranks >= 2 && rank < 2) {  // half a ping-pong between ranks 0 and 1, both holding a block of these sizes
         const int peer = 1 - rank;
-        MPI_Datatype theirs = mpi_struct_of(block);
+        // The MPI's struct over the same memory; a host copy of the block where the MPI cannot reach device memory
+        // (it cannot send the device block at all then).
+        const bool reaches =
+            Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible || KokkosDDT::mpi::gpu_aware();
+        const VBlock<Kokkos::HostSpace> host_block(reaches ? vblock_t{} : sizes, 1);
+        MPI_Datatype theirs = reaches ? mpi_struct_of(block) : mpi_struct_of(host_block);
         space.fence();
         auto ping = [&](bool ours) {
           for (int leg = 0; leg < 2; ++leg) {

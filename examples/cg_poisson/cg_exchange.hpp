@@ -10,8 +10,14 @@
 //   HandExchange         the usual hand-written code: one gather kernel over all neighbours' index lists into a send
 //                        buffer, a fence, persistent MPI sends of its slices, receives straight into the ghosts.
 //   MpiDatatypeExchange  MPI's own derived datatypes: MPI_Type_create_indexed_block over the vector, handed to MPI.
+//
+// Where the MPI cannot reach device memory (not GPU-aware), the last two go through pinned host memory as such code
+// must: the hand exchange copies its send buffer to the host and the received ghosts back; the MPI-datatype exchange
+// copies the owned vector to the host and the ghosts back. KokkosDDT decides this itself (its staging).
 #include <cstdint>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
@@ -55,26 +61,43 @@ class KokkosDDTExchange {
   std::vector<KokkosDDT::mpi::Request> requests_;
 };
 
+// Whether MPI can read and write memory of Space (host memory, or device memory with a GPU-aware MPI). When it cannot,
+// the hand-written and MPI-datatype exchanges go through pinned host buffers, as such code must.
+template <class Space>
+bool mpi_reaches() {
+  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible ||
+         KokkosDDT::mpi::gpu_aware();
+}
+
+using HostBuffer = Kokkos::View<double*, Kokkos::SharedHostPinnedSpace>;
+
 template <class Space>
 class HandExchange {
  public:
   static constexpr const char* name = "hand";
   HandExchange(const Space& space, const LocalProblem& lp, const Vector<Space>& x, MPI_Comm comm, int tag = 7)
-      : space_(space), x_(x) {
+      : space_(space), x_(x), staged_(!mpi_reaches<Space>()) {
     std::vector<int> rows;
     for (const Neighbor& nb : lp.neighbors) rows.insert(rows.end(), nb.send.begin(), nb.send.end());
     rows_ = Kokkos::View<int*, typename Space::memory_space>("cg::hand_rows", rows.size());
     Kokkos::deep_copy(rows_, Kokkos::View<const int*, Kokkos::HostSpace>(rows.data(), rows.size()));
     buffer_ = Vector<Space>("cg::hand_buffer", rows.size());
+    const auto ghost_range = std::pair<std::int64_t, std::int64_t>(lp.owned, x.extent(0));
+    ghosts_ = Kokkos::subview(x, ghost_range);
+    if (staged_) {
+      host_send_ = HostBuffer("cg::hand_host_send", rows.size());
+      host_recv_ = HostBuffer("cg::hand_host_recv", ghosts_.extent(0));
+    }
+    double* send = staged_ ? host_send_.data() : buffer_.data();
+    double* recv = staged_ ? host_recv_.data() : ghosts_.data();
     std::int64_t offset = 0;
     for (const Neighbor& nb : lp.neighbors) {
       requests_.emplace_back();
-      check_mpi(MPI_Recv_init(x.data() + lp.owned + nb.ghost_offset, nb.ghost_count, MPI_DOUBLE, nb.rank, tag, comm,
-                              &requests_.back()),
-                "MPI_Recv_init");
+      check_mpi(
+          MPI_Recv_init(recv + nb.ghost_offset, nb.ghost_count, MPI_DOUBLE, nb.rank, tag, comm, &requests_.back()),
+          "MPI_Recv_init");
       requests_.emplace_back();
-      check_mpi(MPI_Send_init(buffer_.data() + offset, int(nb.send.size()), MPI_DOUBLE, nb.rank, tag, comm,
-                              &requests_.back()),
+      check_mpi(MPI_Send_init(send + offset, int(nb.send.size()), MPI_DOUBLE, nb.rank, tag, comm, &requests_.back()),
                 "MPI_Send_init");
       offset += std::int64_t(nb.send.size());
     }
@@ -93,14 +116,22 @@ class HandExchange {
     Kokkos::parallel_for(
         "cg::hand_gather", Kokkos::RangePolicy<Space>(space_, 0, rows.extent(0)),
         KOKKOS_LAMBDA(std::int64_t i) { buffer(i) = x(rows(i)); });
+    if (staged_) Kokkos::deep_copy(space_, host_send_, buffer_);
     space_.fence("cg::hand_gather done");
     for (std::size_t i = 1; i < requests_.size(); i += 2) check_mpi(MPI_Start(&requests_[i]), "MPI_Start");
     check_mpi(MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    if (staged_) {
+      Kokkos::deep_copy(space_, ghosts_, host_recv_);
+      space_.fence("cg::hand ghosts copied");
+    }
   }
 
  private:
   Space space_;
   Vector<Space> x_, buffer_;
+  Kokkos::View<double*, Kokkos::LayoutLeft, typename Space::memory_space> ghosts_;
+  bool staged_;
+  HostBuffer host_send_, host_recv_;
   Kokkos::View<int*, typename Space::memory_space> rows_;
   std::vector<MPI_Request> requests_;
 };
@@ -110,7 +141,9 @@ class MpiDatatypeExchange {
  public:
   static constexpr const char* name = "mpi-ddt";
   MpiDatatypeExchange(const Space& space, const LocalProblem& lp, const Vector<Space>& x, MPI_Comm comm, int tag = 7)
-      : space_(space) {
+      : space_(space), x_(x), staged_(!mpi_reaches<Space>()) {
+    if (staged_) host_x_ = HostBuffer("cg::mpi_ddt_host_x", x.extent(0));  // MPI works on a host copy
+    double* base = staged_ ? host_x_.data() : x.data();
     for (const Neighbor& nb : lp.neighbors) {
       const std::vector<int> displacements(nb.send.begin(), nb.send.end());
       types_.emplace_back();
@@ -119,12 +152,14 @@ class MpiDatatypeExchange {
           "MPI_Type_create_indexed_block");
       check_mpi(MPI_Type_commit(&types_.back()), "MPI_Type_commit");
       requests_.emplace_back();
-      check_mpi(MPI_Recv_init(x.data() + lp.owned + nb.ghost_offset, nb.ghost_count, MPI_DOUBLE, nb.rank, tag, comm,
+      check_mpi(MPI_Recv_init(base + lp.owned + nb.ghost_offset, nb.ghost_count, MPI_DOUBLE, nb.rank, tag, comm,
                               &requests_.back()),
                 "MPI_Recv_init");
       requests_.emplace_back();
-      check_mpi(MPI_Send_init(x.data(), 1, types_.back(), nb.rank, tag, comm, &requests_.back()), "MPI_Send_init");
+      check_mpi(MPI_Send_init(base, 1, types_.back(), nb.rank, tag, comm, &requests_.back()), "MPI_Send_init");
     }
+    owned_ = {0, lp.owned};
+    ghosts_ = {lp.owned, std::int64_t(x.extent(0))};
   }
   ~MpiDatatypeExchange() {
     for (MPI_Request& r : requests_) MPI_Request_free(&r);
@@ -134,13 +169,22 @@ class MpiDatatypeExchange {
   MpiDatatypeExchange& operator=(const MpiDatatypeExchange&) = delete;
 
   void run() {
+    if (staged_) Kokkos::deep_copy(space_, Kokkos::subview(host_x_, owned_), Kokkos::subview(x_, owned_));
     space_.fence("cg::mpi_ddt vector ready");  // MPI reads the vector itself
     check_mpi(MPI_Startall(int(requests_.size()), requests_.data()), "MPI_Startall");
     check_mpi(MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    if (staged_) {
+      Kokkos::deep_copy(space_, Kokkos::subview(x_, ghosts_), Kokkos::subview(host_x_, ghosts_));
+      space_.fence("cg::mpi_ddt ghosts copied");
+    }
   }
 
  private:
   Space space_;
+  Vector<Space> x_;
+  bool staged_;
+  HostBuffer host_x_;
+  std::pair<std::int64_t, std::int64_t> owned_, ghosts_;
   std::vector<MPI_Datatype> types_;
   std::vector<MPI_Request> requests_;
 };

@@ -150,6 +150,9 @@ class TypedMessage final : public MpiOperation {
       transform_ = absolute_ ? queue_->pack(bottom, count_, type_, staging_.data, bytes_)
                              : queue_->pack(buf_, count_, type_, staging_.data, bytes_);
       state_ = State::Transforming;
+      // Packed at once (a one-tile host pack): the message leaves now, not at the first test, so that the receiver
+      // can match it while this process goes on. A pending pack stays in the batch being collected.
+      if (queue_->done(transform_)) post();
     } else {
       post();
     }

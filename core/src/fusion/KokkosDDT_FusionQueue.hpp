@@ -95,6 +95,10 @@ class FusionQueue {
 
   void flush();                       // launch everything pending (returns at once)
   bool test(const FusionRequest& r);  // a host load; launches r first if it is still pending
+  // Whether r has completed, launching nothing: true for a request that ran at once when it was enqueued (a one-tile
+  // request on a synchronous host), false while it is pending. Lets a caller act on finished work without breaking
+  // up the batch that is being collected.
+  bool done(const FusionRequest& r) const;
   void wait(const FusionRequest& r);  // test until true; waiting twice is a no-op
   void wait_all();
 

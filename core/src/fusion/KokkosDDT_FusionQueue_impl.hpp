@@ -331,6 +331,15 @@ bool FusionQueue<ExecSpace>::test(const FusionRequest& r) {
 }
 
 template <class ExecSpace>
+bool FusionQueue<ExecSpace>::done(const FusionRequest& r) const {
+  check(r, "KokkosDDT::FusionQueue::done");
+  if (r.slot_ < 0) return true;
+  const Slot& s = slots_[r.slot_];
+  if (s.ticket != r.ticket_ || s.state == State::Free) return true;
+  return s.state != State::Pending && complete(r.slot_, r.ticket_);
+}
+
+template <class ExecSpace>
 void FusionQueue<ExecSpace>::wait(const FusionRequest& r) {
   Impl::poll([&] { return test(r); });
 }
