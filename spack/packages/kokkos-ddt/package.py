@@ -23,6 +23,11 @@ class KokkosDdt(CMakePackage, CudaPackage):
     variant("tests", default=False, description="Build the Catch2 unit tests")
     variant("perf_tests", default=False, description="Build the benchmarks")
     variant("examples", default=False, description="Build the examples")
+    variant(
+        "kernels",
+        default=False,
+        description="Build the examples and benchmarks that use Kokkos Kernels (distributed CG: cg_poisson, cg_bench)",
+    )
     variant("cxxstd", default="17", values=("17", "20"), multi=False, description="C++ standard")
 
     depends_on("cxx", type="build")
@@ -30,6 +35,9 @@ class KokkosDdt(CMakePackage, CudaPackage):
     depends_on("kokkos@4.5:")
     depends_on("mpi", when="+mpi")
     depends_on("catch2@2.13:", type="test", when="+tests")
+    depends_on("kokkos-kernels@4.5:", when="+kernels")
+    conflicts("+kernels", when="~mpi", msg="the Kokkos Kernels examples are MPI programs")
+    conflicts("+kernels", when="~examples~perf_tests", msg="+kernels builds examples or benchmarks: add +examples")
 
     # Propagate the backends and the GPU architecture to Kokkos.
     depends_on("kokkos+openmp", when="+openmp")
@@ -39,6 +47,8 @@ class KokkosDdt(CMakePackage, CudaPackage):
         depends_on(f"kokkos+cuda cuda_arch={_arch}", when=f"+cuda cuda_arch={_arch}")
     for _std in ("17", "20"):
         depends_on(f"kokkos cxxstd={_std}", when=f"cxxstd={_std}")
+    # Kokkos Kernels must be built on the same Kokkos (spack unifies the kokkos dependency of both).
+    depends_on("kokkos-kernels+cuda", when="+kernels+cuda")
 
     conflicts("+cuda", when="cuda_arch=none", msg="KokkosDDT+cuda needs a cuda_arch")
 
@@ -52,7 +62,10 @@ class KokkosDdt(CMakePackage, CudaPackage):
             self.define_from_variant("KokkosDDT_ENABLE_EXAMPLES", "examples"),
             self.define_from_variant("CMAKE_CXX_STANDARD", "cxxstd"),
             self.define("KokkosDDT_ENABLE_INTERNAL_KOKKOS", False),
+            self.define_from_variant("KokkosDDT_ENABLE_KOKKOS_KERNELS", "kernels"),
         ]
+        if spec.satisfies("+kernels"):
+            args.append(self.define("KokkosKernels_ROOT", spec["kokkos-kernels"].prefix))
         if spec.satisfies("+cuda"):
             # Kokkos' compiler wrapper, as the kokkos package installs it.
             args.append(self.define("CMAKE_CXX_COMPILER", spec["kokkos"].kokkos_cxx))
