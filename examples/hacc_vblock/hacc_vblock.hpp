@@ -41,6 +41,14 @@ inline vblock_t sizes_for(int particles) {
   return s;
 }
 
+// The packed bytes of a block of these sizes (every member is 4 bytes per element).
+inline std::int64_t packed_bytes_of(const vblock_t& s) {
+  const std::int64_t elements = 7 + 6 + 3 * std::int64_t(s.num_verts) + 3 * std::int64_t(s.num_orig_particles) +
+                                3 * std::int64_t(s.num_cell_faces) + s.num_complete_cells + s.num_face_verts +
+                                s.num_cells;
+  return 4 * elements;
+}
+
 // One member of the structure: its bytes in the pack order (Fig. 7's order), where it is, and its KokkosDDT type.
 struct Member {
   const char* name;
