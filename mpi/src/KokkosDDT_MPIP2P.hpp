@@ -10,10 +10,11 @@
 // Data that is contiguous once the type is normalized goes to MPI where it is, when the MPI can reach that memory.
 // Anything else is staged (KokkosDDT_MPIStaging.hpp): sends are packed through the execution-space instance's fusion
 // queue, so that the sends of one step share a launch, and posted when the kernel's completion flag says the pack is
-// done; receives land in a staging buffer and are unpacked on arrival. Messages of any size go as 1 GiB MPI messages
-// of one tag. A receive checks that the message's size is its type's (a mismatch throws Error(MPI), like
-// MPI_ERR_TRUNCATE); a longer message is MPI's MPI_ERR_TRUNCATE (an Error with MPI_ERRORS_RETURN on the
-// communicator). Type signatures are not sent: as with MPI_BYTE, only sizes are compared.
+// done; receives land in a staging buffer and are unpacked after arrival (the unpacks of receives that arrive in one
+// sweep of wait_all share a launch). Messages of any size go as 1 GiB MPI messages of one tag. A receive checks that
+// the message's size is its type's (a mismatch throws Error(MPI), like MPI_ERR_TRUNCATE); a longer message is MPI's
+// MPI_ERR_TRUNCATE (an Error with MPI_ERRORS_RETURN on the communicator). Type signatures are not sent: as with
+// MPI_BYTE, only sizes are compared.
 
 #include <cstdint>
 #include <map>
@@ -192,7 +193,10 @@ class TypedMessage final : public MpiOperation {
         transform_ = absolute_ ? queue_->unpack(staging_.data, bytes_, bottom, count_, type_)
                                : queue_->unpack(staging_.data, bytes_, buf_, count_, type_);
         state_ = State::Transforming;
-        return progress();
+        // Not launched here: the next test launches it, together with the unpacks of the other receives that arrived
+        // in the same sweep of wait_all/test_all (one fused launch, as the sends' packs share one). An unpack that
+        // ran at once (a one-tile host unpack) completes now.
+        return queue_->done(transform_) ? finish() : false;
       }
     }
     return finish();
