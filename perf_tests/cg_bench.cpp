@@ -20,15 +20,11 @@
 
 #include "cg_partition.hpp"
 #include "cg_solver.hpp"
+#include "support/Timing.hpp"
 
 namespace {
 
 using namespace cg_example;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
 
 struct Row {
   int n = 0;
@@ -66,7 +62,7 @@ std::vector<Row> measure(const std::vector<int>& sizes, int iterations, int reps
       }
     }
     const char* names[3] = {KokkosDDTExchange<S>::name, HandExchange<S>::name, MpiDatatypeExchange<S>::name};
-    for (int v = 0; v < 3; ++v) rows.push_back(Row{n, names[v], median(it_us[v]), median(ex_us[v])});
+    for (int v = 0; v < 3; ++v) rows.push_back(Row{n, names[v], bench::median(it_us[v]), bench::median(ex_us[v])});
   }
   return rows;
 }

@@ -17,27 +17,13 @@
 
 #include "cg_exchange.hpp"
 #include "cg_partition.hpp"
+#include "support/Timing.hpp"
 
 namespace {
 
 using Space = Kokkos::DefaultExecutionSpace;
-using Clock = std::chrono::steady_clock;
 using Range = std::pair<std::int64_t, std::int64_t>;
 using namespace cg_example;
-
-double since_us(Clock::time_point a) { return 1e6 * std::chrono::duration<double>(Clock::now() - a).count(); }
-
-template <class F>
-double median_us(int reps, const F& f) {
-  std::vector<double> t;
-  for (int i = 0; i < reps; ++i) {
-    const auto a = Clock::now();
-    f();
-    t.push_back(since_us(a));
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 }  // namespace
 
@@ -72,7 +58,7 @@ int main(int argc, char* argv[]) {
       {
         KokkosDDTExchange<Space> ddt(space, lp, x, MPI_COMM_WORLD, 7);
         ddt.run();
-        t[0] = median_us(reps, [&] {
+        t[0] = bench::median_us(reps, [&] {
           MPI_Barrier(MPI_COMM_WORLD);
           ddt.run();
         });
@@ -80,28 +66,28 @@ int main(int argc, char* argv[]) {
       {
         HandExchange<Space> hand(space, lp, x, MPI_COMM_WORLD, 8);
         hand.run();
-        t[1] = median_us(reps, [&] {
+        t[1] = bench::median_us(reps, [&] {
           MPI_Barrier(MPI_COMM_WORLD);
           hand.run();
         });
-        t[2] = median_us(reps, [&] { MPI_Barrier(MPI_COMM_WORLD); });  // the barrier alone, to subtract
+        t[2] = bench::median_us(reps, [&] { MPI_Barrier(MPI_COMM_WORLD); });  // the barrier alone, to subtract
       }
       Kokkos::View<char*, Kokkos::SharedHostPinnedSpace> pinned("pinned", std::max(send_bytes, recv_bytes));
       Kokkos::View<char*, Space::memory_space> device("device", std::max(send_bytes, recv_bytes));
       KokkosDDT::FusionQueue<Space> queue(space);
-      t[3] = median_us(reps, [&] { queue.wait(queue.pack(x.data(), 1, rows, pinned.data(), send_bytes)); });
-      t[4] =
-          median_us(reps, [&] { queue.wait(queue.unpack(pinned.data(), recv_bytes, x.data() + lp.owned, 1, block)); });
-      t[5] = median_us(reps, [&] {
+      t[3] = bench::median_us(reps, [&] { queue.wait(queue.pack(x.data(), 1, rows, pinned.data(), send_bytes)); });
+      t[4] = bench::median_us(
+          reps, [&] { queue.wait(queue.unpack(pinned.data(), recv_bytes, x.data() + lp.owned, 1, block)); });
+      t[5] = bench::median_us(reps, [&] {
         KokkosDDT::pack(space, x.data(), 1, rows, pinned.data(), send_bytes);
         space.fence();
       });
-      t[6] = median_us(reps, [&] {
+      t[6] = bench::median_us(reps, [&] {
         Kokkos::deep_copy(space, Kokkos::subview(pinned, Range(0, send_bytes)),
                           Kokkos::subview(device, Range(0, send_bytes)));
         space.fence();
       });
-      t[7] = median_us(reps, [&] {
+      t[7] = bench::median_us(reps, [&] {
         Kokkos::parallel_for("cg_phases::empty", Kokkos::RangePolicy<Space>(space, 0, 1), KOKKOS_LAMBDA(int){});
         space.fence();
       });

@@ -24,6 +24,7 @@
 #include <mpi.h>
 
 #include "hacc_vblock.hpp"
+#include "support/Timing.hpp"
 
 namespace {
 
@@ -31,35 +32,6 @@ using Space = Kokkos::DefaultExecutionSpace;
 using Mem = Space::memory_space;
 using Pinned = Kokkos::SharedHostPinnedSpace;
 using namespace hacc_example;
-
-template <class F>
-double median_us(int reps, const F& f) {
-  f();  // warm-up
-  std::vector<double> t;
-  for (int i = 0; i < reps; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    f();
-    t.push_back(1e6 * std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
-template <class M>
-MPI_Datatype mpi_struct_of(const VBlock<M>& block) {
-  std::vector<int> lengths;
-  std::vector<MPI_Aint> addresses;
-  std::vector<MPI_Datatype> types;
-  for (const Member& m : block.members()) {
-    lengths.push_back(int(m.count));
-    addresses.push_back(MPI_Aint(m.address));
-    types.push_back(m.is_float ? MPI_FLOAT : MPI_INT);
-  }
-  MPI_Datatype t;
-  MPI_Type_create_struct(int(lengths.size()), lengths.data(), addresses.data(), types.data(), &t);
-  MPI_Type_commit(&t);
-  return t;
-}
 
 struct Case {
   std::string label;
@@ -111,7 +83,7 @@ int main(int argc, char* argv[]) {
       Kokkos::View<char*, Pinned> packed("hacc::packed", bytes);
       double t[7] = {0, 0, 0, 0, 0, 0, 0};
       if (rank == 0) {
-        t[0] = median_us(reps, [&] {
+        t[0] = bench::median_us(reps, [&] {
           KokkosDDT::pack(space, KokkosDDT::bottom, 1, type, packed.data(), bytes);
           space.fence();
         });
@@ -129,25 +101,21 @@ int main(int argc, char* argv[]) {
           }
           if (async) space.fence();
         };
-        t[1] = median_us(reps, [&] { copies(true); });
-        t[2] = median_us(reps, [&] { copies(false); });
+        t[1] = bench::median_us(reps, [&] { copies(true); });
+        t[2] = bench::median_us(reps, [&] { copies(false); });
         const VBlock<Kokkos::HostSpace> host(sizes, 1);
         const KokkosDDT::Datatype host_type = host.type();
         std::vector<char> host_packed(bytes + 1);
         Kokkos::DefaultHostExecutionSpace host_space;
-        t[3] = median_us(reps, [&] {
+        t[3] = bench::median_us(reps, [&] {
           KokkosDDT::pack(host_space, KokkosDDT::bottom, 1, host_type, host_packed.data(), bytes);
           host_space.fence();
         });
         // MPI_Pack with the MPI's struct, anchored at a non-null address (MPICH rejects MPI_BOTTOM there).
         MPI_Datatype theirs = mpi_struct_of(host);
         char anchor = 0;
-        const int one = 1;
-        const MPI_Aint shift = -MPI_Aint(reinterpret_cast<std::uintptr_t>(&anchor));
-        MPI_Datatype anchored;
-        MPI_Type_create_hindexed(1, &one, &shift, theirs, &anchored);
-        MPI_Type_commit(&anchored);
-        t[4] = median_us(reps, [&] {
+        MPI_Datatype anchored = anchored_at(theirs, &anchor);
+        t[4] = bench::median_us(reps, [&] {
           int position = 0;
           MPI_Pack(&anchor, 1, anchored, host_packed.data(), int(bytes), &position, MPI_COMM_SELF);
         });
@@ -178,8 +146,8 @@ int main(int argc, char* argv[]) {
           }
         };
         MPI_Barrier(MPI_COMM_WORLD);
-        t[5] = median_us(reps, [&] { ping(true); }) / 2;
-        t[6] = median_us(reps, [&] { ping(false); }) / 2;
+        t[5] = bench::median_us(reps, [&] { ping(true); }) / 2;
+        t[6] = bench::median_us(reps, [&] { ping(false); }) / 2;
         MPI_Type_free(&theirs);
       } else if (ranks >= 2) {
         MPI_Barrier(MPI_COMM_WORLD);

@@ -35,6 +35,16 @@ inline void check_mpi(int rc, const char* what) {
   if (rc != MPI_SUCCESS) throw std::runtime_error(std::string("cg example: ") + what + " failed");
 }
 
+// A persistent MPI receive of `recv_count` doubles and a persistent send of `send_count` x `send_type` with one
+// neighbour, appended in that order (receives at even positions, sends at odd ones).
+inline void add_persistent_pair(std::vector<MPI_Request>& requests, double* recv, int recv_count, double* send,
+                                int send_count, MPI_Datatype send_type, int peer, int tag, MPI_Comm comm) {
+  requests.emplace_back();
+  check_mpi(MPI_Recv_init(recv, recv_count, MPI_DOUBLE, peer, tag, comm, &requests.back()), "MPI_Recv_init");
+  requests.emplace_back();
+  check_mpi(MPI_Send_init(send, send_count, send_type, peer, tag, comm, &requests.back()), "MPI_Send_init");
+}
+
 template <class Space>
 class KokkosDDTExchange {
  public:
@@ -92,13 +102,8 @@ class HandExchange {
     double* recv = staged_ ? host_recv_.data() : ghosts_.data();
     std::int64_t offset = 0;
     for (const Neighbor& nb : lp.neighbors) {
-      requests_.emplace_back();
-      check_mpi(
-          MPI_Recv_init(recv + nb.ghost_offset, nb.ghost_count, MPI_DOUBLE, nb.rank, tag, comm, &requests_.back()),
-          "MPI_Recv_init");
-      requests_.emplace_back();
-      check_mpi(MPI_Send_init(send + offset, int(nb.send.size()), MPI_DOUBLE, nb.rank, tag, comm, &requests_.back()),
-                "MPI_Send_init");
+      add_persistent_pair(requests_, recv + nb.ghost_offset, nb.ghost_count, send + offset, int(nb.send.size()),
+                          MPI_DOUBLE, nb.rank, tag, comm);
       offset += std::int64_t(nb.send.size());
     }
   }
@@ -151,12 +156,8 @@ class MpiDatatypeExchange {
           MPI_Type_create_indexed_block(int(displacements.size()), 1, displacements.data(), MPI_DOUBLE, &types_.back()),
           "MPI_Type_create_indexed_block");
       check_mpi(MPI_Type_commit(&types_.back()), "MPI_Type_commit");
-      requests_.emplace_back();
-      check_mpi(MPI_Recv_init(base + lp.owned + nb.ghost_offset, nb.ghost_count, MPI_DOUBLE, nb.rank, tag, comm,
-                              &requests_.back()),
-                "MPI_Recv_init");
-      requests_.emplace_back();
-      check_mpi(MPI_Send_init(base, 1, types_.back(), nb.rank, tag, comm, &requests_.back()), "MPI_Send_init");
+      add_persistent_pair(requests_, base + lp.owned + nb.ghost_offset, nb.ghost_count, base, 1, types_.back(), nb.rank,
+                          tag, comm);
     }
     owned_ = {0, lp.owned};
     ghosts_ = {lp.owned, std::int64_t(x.extent(0))};

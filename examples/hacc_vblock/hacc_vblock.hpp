@@ -11,6 +11,7 @@
 
 #include <Kokkos_Core.hpp>
 #include <KokkosDDT.hpp>
+#include <mpi.h>
 
 namespace hacc_example {
 
@@ -156,6 +157,39 @@ class VBlock {
   Kokkos::View<int*, Mem> cells_, face_verts_, cell_face_counts_, face_vert_counts_;
   vblock_t host_{};
 };
+
+// The MPI's own struct type over a block, built as HACC's code builds it (MPI_Get_address on each member): the
+// reference KokkosDDT is compared with. Free it with MPI_Type_free.
+template <class Mem>
+MPI_Datatype mpi_struct_of(const VBlock<Mem>& block) {
+  std::vector<int> lengths;
+  std::vector<MPI_Aint> addresses;
+  std::vector<MPI_Datatype> types;
+  for (const Member& m : block.members()) {
+    MPI_Aint a = 0;
+    MPI_Get_address(reinterpret_cast<void*>(static_cast<std::uintptr_t>(m.address)), &a);
+    lengths.push_back(static_cast<int>(m.count));
+    addresses.push_back(a);
+    types.push_back(m.is_float ? MPI_FLOAT : MPI_INT);
+  }
+  MPI_Datatype t;
+  MPI_Type_create_struct(static_cast<int>(lengths.size()), lengths.data(), addresses.data(), types.data(), &t);
+  MPI_Type_commit(&t);
+  return t;
+}
+
+// `absolute` (a type of absolute addresses) as one element at `anchor`, for MPI_Pack(anchor, 1, ...): MPICH rejects
+// MPI_BOTTOM there (pmodels/mpich#6410). Free it with MPI_Type_free.
+inline MPI_Datatype anchored_at(MPI_Datatype absolute, const void* anchor) {
+  MPI_Aint at = 0;
+  MPI_Get_address(anchor, &at);
+  const int one = 1;
+  const MPI_Aint shift = -at;
+  MPI_Datatype t;
+  MPI_Type_create_hindexed(1, &one, &shift, absolute, &t);
+  MPI_Type_commit(&t);
+  return t;
+}
 
 // Particles on rank r of a run: different on every rank, as in the seed's table (a 4x spread).
 inline int particles_of(int rank, int base) { return base / 2 + (base * ((rank * 5) % 7)) / 4; }

@@ -13,7 +13,8 @@
 #include "support/TestSpace.hpp"
 
 using namespace KokkosDDT;
-using hacc_example::Member;
+using hacc_example::anchored_at;
+using hacc_example::mpi_struct_of;
 using hacc_example::VBlock;
 using hacc_example::vblock_t;
 using Test::ExecSpace;
@@ -21,24 +22,6 @@ using Test::ExecSpace;
 namespace {
 
 using Mem = ExecSpace::memory_space;
-
-// The MPI's struct type over a host block: MPI_Get_address on each member, as HACC's own code does.
-MPI_Datatype mpi_struct_of(const VBlock<Kokkos::HostSpace>& block) {
-  std::vector<int> lengths;
-  std::vector<MPI_Aint> addresses;
-  std::vector<MPI_Datatype> types;
-  for (const Member& m : block.members()) {
-    MPI_Aint a = 0;
-    MPI_Get_address(reinterpret_cast<void*>(static_cast<std::uintptr_t>(m.address)), &a);
-    lengths.push_back(static_cast<int>(m.count));
-    addresses.push_back(a);
-    types.push_back(m.is_float ? MPI_FLOAT : MPI_INT);
-  }
-  MPI_Datatype t;
-  MPI_Type_create_struct(static_cast<int>(lengths.size()), lengths.data(), addresses.data(), types.data(), &t);
-  MPI_Type_commit(&t);
-  return t;
-}
 
 std::vector<char> to_host(const Kokkos::View<char*, Mem>& v) {
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
@@ -83,13 +66,7 @@ TEST_CASE("hacc vblock: one struct type from absolute addresses, against the MPI
     const VBlock<Kokkos::HostSpace> host(sizes, ring.rank + 3);
     MPI_Datatype theirs = mpi_struct_of(host);
     char anchor = 0;
-    MPI_Aint anchor_address = 0;
-    MPI_Get_address(&anchor, &anchor_address);
-    const int one = 1;
-    const MPI_Aint shift = -anchor_address;
-    MPI_Datatype anchored;
-    MPI_Type_create_hindexed(1, &one, &shift, theirs, &anchored);
-    MPI_Type_commit(&anchored);
+    MPI_Datatype anchored = anchored_at(theirs, &anchor);
     int mpi_bytes = 0, position = 0;
     MPI_Pack_size(1, anchored, MPI_COMM_SELF, &mpi_bytes);
     std::vector<char> mpi_packed(mpi_bytes + 1);
