@@ -4,6 +4,8 @@
 #include "support/Catch.hpp"
 
 #include <KokkosDDT.hpp>
+#include <cstdlib>
+#include <string>
 
 using KokkosDDT::Impl::fusion_threshold;
 
@@ -22,4 +24,21 @@ TEST_CASE("fusion model: the threshold stays within [4 KiB, 16 x the probe]", "[
   // A probe no slower than an empty launch (noise on a busy host): not "never launch".
   CHECK(fusion_threshold(5.0, probe, 3.0, false) == 16 * probe);
   CHECK(fusion_threshold(5.0, probe, 5.0, true) == 16 * probe);
+}
+
+TEST_CASE("fusion model: KOKKOSDDT_FUSION_THRESHOLD_BYTES fixes the threshold without a measurement", "[fusion]") {
+  using KokkosDDT::Impl::fusion_threshold_from_environment;
+  const char* before = std::getenv("KOKKOSDDT_FUSION_THRESHOLD_BYTES");
+  const std::string saved = before ? before : "";
+  setenv("KOKKOSDDT_FUSION_THRESHOLD_BYTES", "123456", 1);
+  CHECK(fusion_threshold_from_environment() == 123456);
+  CHECK(KokkosDDT::FusionQueue<Kokkos::DefaultHostExecutionSpace>().threshold_bytes() == 123456);
+  setenv("KOKKOSDDT_FUSION_THRESHOLD_BYTES", "12 kB", 1);  // not a number: measured as without it
+  CHECK(fusion_threshold_from_environment() == -1);
+  setenv("KOKKOSDDT_FUSION_THRESHOLD_BYTES", "-5", 1);
+  CHECK(fusion_threshold_from_environment() == -1);
+  if (before)
+    setenv("KOKKOSDDT_FUSION_THRESHOLD_BYTES", saved.c_str(), 1);
+  else
+    unsetenv("KOKKOSDDT_FUSION_THRESHOLD_BYTES");
 }

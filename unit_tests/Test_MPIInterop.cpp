@@ -47,6 +47,50 @@ TEST_CASE("mpi: export then import keeps every property and the layout", "[mpi]"
   }
 }
 
+// Walks an exported type with MPI-3's classic calls only (what HDF5, PETSc and MPI tools use): every level must
+// answer MPI_Type_get_envelope and MPI_Type_get_contents. Returns the number of levels walked.
+int walk_classic(MPI_Datatype t) {
+  int ni = 0, na = 0, nt = 0, combiner = 0;
+  REQUIRE(MPI_Type_get_envelope(t, &ni, &na, &nt, &combiner) == MPI_SUCCESS);
+  if (combiner == MPI_COMBINER_NAMED) return 0;
+  std::vector<int> ints(ni);
+  std::vector<MPI_Aint> addrs(na);
+  std::vector<MPI_Datatype> types(nt);
+  REQUIRE(MPI_Type_get_contents(t, ni, na, nt, ints.data(), addrs.data(), types.data()) == MPI_SUCCESS);
+  int levels = 1;
+  for (MPI_Datatype& c : types) {
+    int cni, cna, cnt, cc;
+    MPI_Type_get_envelope(c, &cni, &cna, &cnt, &cc);
+    levels += walk_classic(c);
+    if (cc != MPI_COMBINER_NAMED) MPI_Type_free(&c);
+  }
+  return levels;
+}
+
+TEST_CASE("mpi: exported types answer MPI-3's classic inspection calls", "[mpi]") {
+  // Every count and displacement fits an int: the classic constructors build them (the large-count _c ones only
+  // where a value needs them), so that code written against MPI-3 can inspect them.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);  // a refused call returns instead of aborting
+  Test::TypeGenerator gen(4242);
+  for (int i = 0; i < Test::scaled(200); ++i) {
+    const Datatype t = gen.next().type;
+    INFO(t.describe());
+    MPI_Datatype m = KokkosDDT::mpi::to_mpi(t);
+    CHECK(walk_classic(m) >= 1);  // (a named primitive comes out as a dup of it)
+    MPI_Type_free(&m);
+  }
+  // The seed's kinds of types: a subarray, a struct of absolute addresses, an indexed list.
+  for (const Datatype& t :
+       {subarray({40, 30, 20}, {38, 28, 1}, {1, 1, 0}, Order::C, primitive<double>()),
+        struct_type({1, 2}, {1 << 20, 1 << 22}, {primitive<int>(), contiguous(3, primitive<float>())}),
+        indexed({1, 2, 3}, {100, 7, 0}, primitive<double>())}) {
+    MPI_Datatype m = KokkosDDT::mpi::to_mpi(t);
+    CHECK(walk_classic(m) >= 1);
+    MPI_Type_free(&m);
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
 TEST_CASE("mpi: classic MPI constructors import", "[mpi]") {
   MPI_Datatype v, s, sub, idx;
   MPI_Type_vector(3, 2, 5, MPI_DOUBLE, &v);

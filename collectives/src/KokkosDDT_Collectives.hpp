@@ -17,10 +17,12 @@
 // receiving each byte once. A subtree whose data reaches CollectiveOptions::direct_threshold bytes sends it straight to
 // the root instead of to a sibling (docs/collectives.md: the threshold and the alpha/beta measurement behind it).
 //
-// Errors: a negative count, a root whose counts disagree with what the processes contribute (checked per subtree by a
-// hash of the byte counts), overlapping root displacements (gather), a null buffer or uncommitted type: the processes
-// that can see the problem throw KokkosDDT::Error once the operation is done; no process hangs. The root and the
-// process with the bad argument always see it; in a scatter, so does every process of the subtree the root refused.
+// Errors: a root that differs between processes or is out of range on one makes every process throw (the processes
+// agree on the root first, with one MPI_Iallreduce, before anything moves). A negative count, a root whose counts
+// disagree with what the processes contribute (checked per subtree by a hash of the byte counts), overlapping root
+// displacements (gather), a null buffer or uncommitted type: the processes that can see the problem throw
+// KokkosDDT::Error once the operation is done; no process hangs. The root and the process with the bad argument always
+// see it; in a scatter, so does every process of the subtree the root refused.
 
 #include <mpi.h>
 

@@ -34,27 +34,25 @@
 #include <KokkosDDT_MPI.hpp>
 
 #include "KokkosDDT_CollectiveComm.hpp"
+#include "KokkosDDT_MPIAgreement.hpp"
+#include "KokkosDDT_MPIBytes.hpp"
 #include "KokkosDDT_GatherTree.hpp"
 #include "KokkosDDT_RankRuns.hpp"
 
 namespace KokkosDDT::Impl {
 
-// Plain byte messages of the intermediate processes (in pieces of mpi_chunk_bytes(), as the typed messages).
+// Plain byte messages of the intermediate processes (one MPI message each, of any size: KokkosDDT_MPIBytes.hpp).
 class ByteMessages {
  public:
+  // `empty`: a send of no bytes in place of `bytes` (a scatter root's refusal, which the receiver sees as short).
   void post(bool send, char* p, std::int64_t bytes, int peer, int tag, MPI_Comm comm, const char* where,
             bool empty = false) {
-    for (const auto& [off, len] : message_pieces(bytes)) {
-      requests_.emplace_back();
-      expected_.push_back(empty ? 0 : len);
-      if (send)
-        mpi_check(MPI_Isend(p ? p + off : nullptr, empty ? 0 : len, MPI_BYTE, peer, tag, comm, &requests_.back()),
-                  where, "MPI_Isend");
-      else
-        mpi_check(MPI_Irecv(p + off, len, MPI_BYTE, peer, tag, comm, &requests_.back()), where, "MPI_Irecv");
-    }
+    requests_.emplace_back();
+    expected_.push_back(send ? 0 : bytes);  // (a send's status says nothing of its size)
+    post_bytes(send ? ByteCall::Isend : ByteCall::Irecv, empty ? nullptr : p, ByteType(empty ? 0 : bytes), peer, tag,
+               comm, &requests_.back(), where);
   }
-  // True when all are done; short() then says whether a receive got less than it asked for.
+  // True when all are done; received_short() then says whether a receive got less than it asked for.
   bool test(const char* where) {
     if (requests_.empty()) return true;
     int flag = 0;
@@ -62,11 +60,7 @@ class ByteMessages {
     mpi_check(MPI_Testall(static_cast<int>(requests_.size()), requests_.data(), &flag, statuses_.data()), where,
               "MPI_Testall");
     if (!flag) return false;
-    for (std::size_t i = 0; i < requests_.size(); ++i) {
-      int got = expected_[i];
-      MPI_Get_count(&statuses_[i], MPI_BYTE, &got);
-      short_ = short_ || got < expected_[i];
-    }
+    for (std::size_t i = 0; i < requests_.size(); ++i) short_ = short_ || received_bytes(statuses_[i]) < expected_[i];
     requests_.clear();
     expected_.clear();
     return true;
@@ -75,7 +69,7 @@ class ByteMessages {
 
  private:
   std::vector<MPI_Request> requests_;
-  std::vector<int> expected_;
+  std::vector<std::int64_t> expected_;
   std::vector<MPI_Status> statuses_;
   bool short_ = false;
 };
@@ -109,15 +103,9 @@ class TreeCollective final : public MpiOperation {
     tags_ = next_collective_tags(ctx);
     MPI_Comm_size(comm_, &p_);
     MPI_Comm_rank(comm_, &me_);
-    if (a_.root < 0 || a_.root >= p_)  // every process sees this: no one communicates
-      throw_error(ErrorCode::InvalidArgument, where_, "root",
-                  "is " + std::to_string(a_.root) + " for " + std::to_string(p_) + " processes");
-    check_arguments();
-    const std::int64_t mine = !local_error_ ? own_bytes_ : 0;
-    if (me_ == a_.root) headers_.reserve(static_cast<std::size_t>(p_));  // receives land in it: it must never move
-    builder_ =
-        std::make_unique<TreeBuilder>(comm_, a_.root, mine, local_error_.has_value(), a_.threshold, tags_, where_);
-    if (me_ == a_.root && !local_error_) copy_root_block();
+    // The tree's shape depends on the root: the processes settle it before the first tree message, so that a root
+    // that differs on one process (or is out of range there) makes every process throw instead of waiting.
+    roots_ = std::make_unique<Agreement>(comm_, false, std::vector<std::int64_t>{a_.root}, where_);
   }
 
   void start() override {}
@@ -125,6 +113,10 @@ class TreeCollective final : public MpiOperation {
 
   bool progress() override {
     if (done_) return true;
+    if (!builder_) {
+      if (!roots_->test()) return false;
+      begin();
+    }
     const bool built = builder_->progress();
     const bool moved = me_ == a_.root ? root_progress(built) : member_progress();
     if (!built || !moved) return false;
@@ -140,6 +132,24 @@ class TreeCollective final : public MpiOperation {
 
  private:
   // ---- arguments -------------------------------------------------------------------------------------------------
+  // The roots agree and are valid (else every process throws): the tree starts.
+  void begin() {
+    const std::int64_t lo = roots_->min(0), hi = roots_->max(0);
+    if (lo != hi || lo < 0 || hi >= p_) {
+      done_ = true;  // nothing was sent: the operation is over on every process
+      throw_error(ErrorCode::InvalidArgument, where_, "root",
+                  lo != hi ? "differs between the processes (" + std::to_string(lo) + " to " + std::to_string(hi) +
+                                 "; this one passes " + std::to_string(a_.root) + "): every process must pass the same"
+                           : "is " + std::to_string(a_.root) + " for " + std::to_string(p_) + " processes");
+    }
+    check_arguments();
+    const std::int64_t mine = !local_error_ ? own_bytes_ : 0;
+    if (me_ == a_.root) headers_.reserve(static_cast<std::size_t>(p_));  // receives land in it: it must never move
+    builder_ =
+        std::make_unique<TreeBuilder>(comm_, a_.root, mine, local_error_.has_value(), a_.threshold, tags_, where_);
+    if (me_ == a_.root && !local_error_) copy_root_block();
+  }
+
   void fail(const char* argument, const std::string& message) {
     if (!local_error_) local_error_ = Error(ErrorCode::InvalidArgument, where_, argument, message);
   }
@@ -426,6 +436,7 @@ class TreeCollective final : public MpiOperation {
   std::int64_t own_bytes_ = 0;
   std::optional<Error> local_error_;  // this process's bad argument (it still takes part, with no data)
   std::string remote_error_;          // what this process learned of others' errors
+  std::unique_ptr<Agreement> roots_;
   std::unique_ptr<TreeBuilder> builder_;
   Stage stage_ = Stage::Waiting;
   bool done_ = false;

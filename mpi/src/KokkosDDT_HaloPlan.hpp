@@ -20,6 +20,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <limits>
 #include <type_traits>
@@ -33,6 +34,8 @@
 #include "KokkosDDT_Constructors.hpp"
 #include "KokkosDDT_Error.hpp"
 #include "KokkosDDT_FusedBatch.hpp"
+#include "KokkosDDT_MPIAgreement.hpp"
+#include "KokkosDDT_MPIBytes.hpp"
 #include "KokkosDDT_MPIError.hpp"
 #include "KokkosDDT_MPIP2P.hpp"
 #include "KokkosDDT_MPIStaging.hpp"
@@ -71,6 +74,7 @@ class HaloPlan {
     packs_ = std::move(other.packs_);
     unpacks_ = std::move(other.unpacks_);
     types_ = std::move(other.types_);
+    layouts_ = std::move(other.layouts_);
     messages_ = other.messages_;
     send_bytes_ = other.send_bytes_;
     started_ = std::exchange(other.started_, false);
@@ -117,6 +121,7 @@ class HaloPlan {
   Impl::Staging send_buffer_, recv_buffer_, self_buffer_;
   Impl::FusedBatch<ExecSpace> packs_, unpacks_;
   std::vector<Datatype> types_;
+  std::deque<Impl::ByteType> layouts_;  // the persistent requests' MPI datatypes (messages over the chunk size)
   int messages_ = 0;
   std::int64_t send_bytes_ = 0;
   bool started_ = false;
@@ -126,20 +131,27 @@ class HaloPlan {
 
 namespace KokkosDDT::Impl {
 
-// Throws on every rank of `comm` when `message` is non-empty on any: a collective verdict, so that no rank goes on
-// into a collective call that another rank has left.
-inline void agree_or_throw(MPI_Comm comm, const std::string& message) {
+// Throws on every rank of `comm` when `message` is non-empty on any, or when a value of `same` (an argument's name and
+// a fingerprint of it) differs between the ranks: a collective verdict, so that no rank goes on into a collective call
+// or a neighbour handshake that another rank has left.
+inline void agree_or_throw(MPI_Comm comm, const std::string& message,
+                           const std::vector<std::pair<const char*, std::int64_t>>& same = {}) {
   const char* where = "KokkosDDT::mpi::make_halo_plan";
-  int bad = message.empty() ? 0 : 1, any = 0, rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  mpi_check(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm), where, "MPI_Allreduce");
-  if (!any) return;
-  int first = bad ? rank : std::numeric_limits<int>::max(), lowest = 0;
-  mpi_check(MPI_Allreduce(&first, &lowest, 1, MPI_INT, MPI_MIN, comm), where, "MPI_Allreduce");
-  if (bad) throw_error(ErrorCode::InvalidArgument, where, "fields", message);
-  throw_error(
-      ErrorCode::InvalidArgument, where, "fields",
-      "rank " + std::to_string(lowest) + " found its arguments or a neighbour's inconsistent (its error says how)");
+  std::vector<std::int64_t> values;
+  for (const auto& [name, value] : same) values.push_back(value);
+  Agreement verdict(comm, !message.empty(), values, where);
+  verdict.wait();
+  for (std::size_t i = 0; i < same.size(); ++i)
+    if (!verdict.agreed(i))
+      throw_error(ErrorCode::InvalidArgument, where, same[i].first,
+                  std::string("differs between the ranks (") +
+                      (i == 0 ? "ghost width, neighbour set or tag" : "number of fields or their value types") +
+                      "): every rank must pass the same");
+  if (!verdict.any_error()) return;
+  if (!message.empty()) throw_error(ErrorCode::InvalidArgument, where, "fields", message);
+  throw_error(ErrorCode::InvalidArgument, where, "fields",
+              "rank " + std::to_string(verdict.lowest_error_rank()) +
+                  " found its arguments or a neighbour's inconsistent (its error says how)");
 }
 
 // What a plan needs of one field: where it is, its extents, its storage order and its element type.
@@ -220,7 +232,16 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
               " is less than 3 x ghost: the interior cannot fill a ghost layer";
   for (const HaloField& f : fields)
     if (error.empty() && !f.allocated) error = "a field is unallocated";
-  agree_or_throw(cart, error);
+  // What every rank must pass alike, settled before any neighbour handshake (whose messages depend on it).
+  std::vector<std::int64_t> kinds{static_cast<std::int64_t>(fields.size())};
+  for (const HaloField& f : fields) {
+    const TypeSignature sig = f.element.signature();
+    kinds.push_back(static_cast<std::int64_t>(sig.hash));
+    kinds.push_back(sig.length);
+  }
+  agree_or_throw(cart, error,
+                 {{"options", fingerprint({g, static_cast<std::int64_t>(options.neighbors), options.tag})},
+                  {"fields", fingerprint(kinds)}});
 
   int me = 0;
   std::array<int, 4> dims{}, periods{}, coords{};
@@ -401,19 +422,16 @@ HaloPlan<ExecSpace> HaloPlan<ExecSpace>::build(const ExecSpace& space, MPI_Comm 
         r.peer == me ? plan.self_buffer_.data + send_at[r.opposite] : plan.recv_buffer_.data + recv_at[r.direction];
     plan.unpacks_.add_unpack(in, r.recv.size(), bottom, 1, r.recv);
     if (r.peer == me) continue;
-    for (const auto& [offset, len] : Impl::message_pieces(bytes)) {
-      plan.sends_.emplace_back();
-      Impl::mpi_check(MPI_Send_init(out + offset, len, MPI_BYTE, r.peer, options.tag + r.direction, plan.comm_,
-                                    &plan.sends_.back()),
-                      where, "MPI_Send_init");
-      ++plan.messages_;
-    }
-    for (const auto& [offset, len] : Impl::message_pieces(r.recv.size())) {
-      plan.recvs_.emplace_back();
-      Impl::mpi_check(
-          MPI_Recv_init(in + offset, len, MPI_BYTE, r.peer, options.tag + r.opposite, plan.comm_, &plan.recvs_.back()),
-          where, "MPI_Recv_init");
-    }
+    // One MPI message per neighbour and direction, of any size (KokkosDDT_MPIBytes.hpp).
+    plan.layouts_.emplace_back(bytes);
+    plan.sends_.emplace_back();
+    Impl::post_bytes(Impl::ByteCall::SendInit, out, plan.layouts_.back(), r.peer, options.tag + r.direction, plan.comm_,
+                     &plan.sends_.back(), where);
+    ++plan.messages_;
+    plan.layouts_.emplace_back(r.recv.size());
+    plan.recvs_.emplace_back();
+    Impl::post_bytes(Impl::ByteCall::RecvInit, in, plan.layouts_.back(), r.peer, options.tag + r.opposite, plan.comm_,
+                     &plan.recvs_.back(), where);
   }
   return plan;
 }

@@ -3,9 +3,12 @@
 // KokkosDDT's MPI layer, in the order data takes through it:
 //   KokkosDDT_MPIDatatype.hpp  MPI_Datatype import (from_mpi) and export (to_mpi)
 //   KokkosDDT_MPIStaging.hpp   where messages are staged (GPU-aware detection, pooled buffers)
+//   KokkosDDT_MPIBytes.hpp     a byte message of any size as one MPI message
+//   KokkosDDT_MPISendOrder.hpp sends to one destination reach MPI in the order they were started
 //   KokkosDDT_MPIRequest.hpp   requests: test, wait, wait_all, wait_any, persistent start
 //   KokkosDDT_MPIP2P.hpp       typed isend/irecv and send_init/recv_init
 //   KokkosDDT_HaloPlan.hpp     persistent halo exchange on a Cartesian communicator
+//   (KokkosDDT_MPIAgreement.hpp: what every process must pass alike, settled before anything depends on it)
 
 #include "KokkosDDT.hpp"
 #include "KokkosDDT_HaloPlan.hpp"

@@ -2,10 +2,12 @@
 #include "KokkosDDT_MPIDatatype.hpp"
 #include "KokkosDDT_MPIError.hpp"
 
+#include <algorithm>
 #include <complex>
 #include <cstring>
 #include <limits>
 #include <map>
+#include <type_traits>
 #include <vector>
 
 #include "KokkosDDT_Constructors.hpp"
@@ -22,31 +24,49 @@ using Impl::TypeNode;
 void check(int rc, const char* where, const char* call) { Impl::mpi_check(rc, where, call); }
 
 // MPI-4's large-count constructors (the _c functions) take every count and displacement as an MPI_Count; MPI-3's take
-// counts and element displacements as int and byte displacements as MPI_Aint. One switch serves both: `Count` and
-// `Bytes` are the argument types, and KOKKOSDDT_MPI_CALL names the constructor of the linked MPI.
-#if MPI_VERSION >= 4
-using Count = MPI_Count;
-using Bytes = MPI_Count;
-#define KOKKOSDDT_MPI_CALL(function, ...) check(function##_c(__VA_ARGS__), where, #function "_c")
-#else
-using Count = int;
-using Bytes = MPI_Aint;
-#define KOKKOSDDT_MPI_CALL(function, ...) check(function(__VA_ARGS__), where, #function)
-#endif
-
+// counts and element displacements as int and byte displacements as MPI_Aint. Types whose values fit an int are built
+// with the classic constructors, so that MPI-3 code can inspect them (MPICH refuses MPI_Type_get_envelope on a type
+// built with a _c constructor, and libraries that walk datatypes use it); only a level with a larger value takes the
+// _c constructor, where the MPI has one. `Count`/`Bytes` are the argument types of the chosen form.
+template <class Count>
 Count count(std::int64_t x) {
   if (x > std::numeric_limits<Count>::max() || x < std::numeric_limits<Count>::min())
     throw_error(ErrorCode::Unsupported, "KokkosDDT::mpi::to_mpi", "",
                 "a count of " + std::to_string(x) + " does not fit this MPI's int (MPI-4 has large counts)");
   return static_cast<Count>(x);
 }
+template <class Count>
 std::vector<Count> counts(const std::vector<std::int64_t>& v) {
   std::vector<Count> out;
-  for (std::int64_t x : v) out.push_back(count(x));
+  for (std::int64_t x : v) out.push_back(count<Count>(x));
   return out;
 }
-Bytes bytes(std::int64_t x) { return static_cast<Bytes>(x); }  // (both are 64-bit)
-std::vector<Bytes> bytes(const std::vector<std::int64_t>& v) { return std::vector<Bytes>(v.begin(), v.end()); }
+template <class Bytes>
+std::vector<Bytes> bytes(const std::vector<std::int64_t>& v) {
+  return std::vector<Bytes>(v.begin(), v.end());  // (both are 64-bit)
+}
+
+// Whether every value that the classic constructor of n takes as an int fits one.
+bool fits_int(const TypeNode& n) {
+  auto fits = [](std::int64_t x) {
+    return x >= std::numeric_limits<int>::min() && x <= std::numeric_limits<int>::max();
+  };
+  auto all_fit = [&](const std::vector<std::int64_t>& v) { return std::all_of(v.begin(), v.end(), fits); };
+  const bool element_displacements = n.combiner == Combiner::Indexed || n.combiner == Combiner::IndexedBlock;
+  return fits(n.count) && fits(n.blocklength) && (n.combiner != Combiner::Vector || fits(n.stride)) &&
+         all_fit(n.blocklengths) && (!element_displacements || all_fit(n.displacements)) && all_fit(n.sizes) &&
+         all_fit(n.subsizes) && all_fit(n.starts) && (n.combiner != Combiner::Named || fits(n.size));
+}
+
+#if MPI_VERSION >= 4
+#define KOKKOSDDT_MPI_CALL(function, ...)                    \
+  if constexpr (Large)                                       \
+    check(function##_c(__VA_ARGS__), where, #function "_c"); \
+  else                                                       \
+    check(function(__VA_ARGS__), where, #function)
+#else
+#define KOKKOSDDT_MPI_CALL(function, ...) check(function(__VA_ARGS__), where, #function)
+#endif
 
 // The MPI handles made for one export, one per type node: a child shared by several fields maps to one handle, so
 // MPI sees the same sharing (MPICH builds a struct whose fields are all one type as hindexed, without padding).
@@ -64,6 +84,8 @@ class Builder {
 
  private:
   MPI_Datatype make(const TypeNode& n);
+  template <bool Large>
+  MPI_Datatype make_as(const TypeNode& n);
   MPI_Datatype child(const TypeNode& n, std::size_t i) { return build(n.child(i)); }
   std::map<const TypeNode*, MPI_Datatype> made_;
   MPI_Datatype result_ = MPI_DATATYPE_NULL;
@@ -78,68 +100,80 @@ MPI_Datatype Builder::build(const TypeNode& n) {
   return t;
 }
 
-MPI_Datatype Builder::make(const TypeNode& n) {
+template <bool Large>
+MPI_Datatype Builder::make_as(const TypeNode& n) {
+  using Count = std::conditional_t<Large, MPI_Count, int>;
+  using Bytes = std::conditional_t<Large, MPI_Count, MPI_Aint>;
   const char* where = "KokkosDDT::mpi::to_mpi";
   MPI_Datatype t = MPI_DATATYPE_NULL;
   switch (n.combiner) {
     case Combiner::Named:  // Opaque
-      KOKKOSDDT_MPI_CALL(MPI_Type_contiguous, count(n.size), MPI_BYTE, &t);
+      KOKKOSDDT_MPI_CALL(MPI_Type_contiguous, count<Count>(n.size), MPI_BYTE, &t);
       break;
     case Combiner::Dup:
       check(MPI_Type_dup(child(n, 0), &t), where, "MPI_Type_dup");
       break;
     case Combiner::Contiguous:
-      KOKKOSDDT_MPI_CALL(MPI_Type_contiguous, count(n.count), child(n, 0), &t);
+      KOKKOSDDT_MPI_CALL(MPI_Type_contiguous, count<Count>(n.count), child(n, 0), &t);
       break;
     case Combiner::Vector:
-      KOKKOSDDT_MPI_CALL(MPI_Type_vector, count(n.count), count(n.blocklength), count(n.stride), child(n, 0), &t);
+      KOKKOSDDT_MPI_CALL(MPI_Type_vector, count<Count>(n.count), count<Count>(n.blocklength), count<Count>(n.stride),
+                         child(n, 0), &t);
       break;
     case Combiner::Hvector:
-      KOKKOSDDT_MPI_CALL(MPI_Type_create_hvector, count(n.count), count(n.blocklength), bytes(n.stride), child(n, 0),
-                         &t);
+      KOKKOSDDT_MPI_CALL(MPI_Type_create_hvector, count<Count>(n.count), count<Count>(n.blocklength),
+                         static_cast<Bytes>(n.stride), child(n, 0), &t);
       break;
     case Combiner::Indexed: {
-      const auto bl = counts(n.blocklengths), d = counts(n.displacements);
-      KOKKOSDDT_MPI_CALL(MPI_Type_indexed, count(n.count), bl.data(), d.data(), child(n, 0), &t);
+      const auto bl = counts<Count>(n.blocklengths), d = counts<Count>(n.displacements);
+      KOKKOSDDT_MPI_CALL(MPI_Type_indexed, count<Count>(n.count), bl.data(), d.data(), child(n, 0), &t);
       break;
     }
     case Combiner::Hindexed: {
-      const auto bl = counts(n.blocklengths);
-      const auto d = bytes(n.displacements);
-      KOKKOSDDT_MPI_CALL(MPI_Type_create_hindexed, count(n.count), bl.data(), d.data(), child(n, 0), &t);
+      const auto bl = counts<Count>(n.blocklengths);
+      const auto d = bytes<Bytes>(n.displacements);
+      KOKKOSDDT_MPI_CALL(MPI_Type_create_hindexed, count<Count>(n.count), bl.data(), d.data(), child(n, 0), &t);
       break;
     }
     case Combiner::IndexedBlock: {
-      const auto d = counts(n.displacements);
-      KOKKOSDDT_MPI_CALL(MPI_Type_create_indexed_block, count(n.count), count(n.blocklength), d.data(), child(n, 0),
-                         &t);
+      const auto d = counts<Count>(n.displacements);
+      KOKKOSDDT_MPI_CALL(MPI_Type_create_indexed_block, count<Count>(n.count), count<Count>(n.blocklength), d.data(),
+                         child(n, 0), &t);
       break;
     }
     case Combiner::HindexedBlock: {
-      const auto d = bytes(n.displacements);
-      KOKKOSDDT_MPI_CALL(MPI_Type_create_hindexed_block, count(n.count), count(n.blocklength), d.data(), child(n, 0),
-                         &t);
+      const auto d = bytes<Bytes>(n.displacements);
+      KOKKOSDDT_MPI_CALL(MPI_Type_create_hindexed_block, count<Count>(n.count), count<Count>(n.blocklength), d.data(),
+                         child(n, 0), &t);
       break;
     }
     case Combiner::Subarray: {
-      const auto sz = counts(n.sizes), sub = counts(n.subsizes), st = counts(n.starts);
+      const auto sz = counts<Count>(n.sizes), sub = counts<Count>(n.subsizes), st = counts<Count>(n.starts);
       KOKKOSDDT_MPI_CALL(MPI_Type_create_subarray, static_cast<int>(sz.size()), sz.data(), sub.data(), st.data(),
                          n.order == Order::C ? MPI_ORDER_C : MPI_ORDER_FORTRAN, child(n, 0), &t);
       break;
     }
     case Combiner::Struct: {
-      const auto bl = counts(n.blocklengths);
-      const auto d = bytes(n.displacements);
+      const auto bl = counts<Count>(n.blocklengths);
+      const auto d = bytes<Bytes>(n.displacements);
       std::vector<MPI_Datatype> types;
       for (std::size_t i = 0; i < n.children.size(); ++i) types.push_back(child(n, i));
-      KOKKOSDDT_MPI_CALL(MPI_Type_create_struct, count(n.count), bl.data(), d.data(), types.data(), &t);
+      KOKKOSDDT_MPI_CALL(MPI_Type_create_struct, count<Count>(n.count), bl.data(), d.data(), types.data(), &t);
       break;
     }
     case Combiner::Resized:
-      KOKKOSDDT_MPI_CALL(MPI_Type_create_resized, child(n, 0), bytes(n.resized_lb), bytes(n.resized_extent), &t);
+      KOKKOSDDT_MPI_CALL(MPI_Type_create_resized, child(n, 0), static_cast<Bytes>(n.resized_lb),
+                         static_cast<Bytes>(n.resized_extent), &t);
       break;
   }
   return t;
+}
+
+MPI_Datatype Builder::make(const TypeNode& n) {
+#if MPI_VERSION >= 4
+  if (!fits_int(n)) return make_as<true>(n);
+#endif
+  return make_as<false>(n);
 }
 
 // ------------------------------------------------------------------------------------------- import

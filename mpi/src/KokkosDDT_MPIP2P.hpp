@@ -11,16 +11,19 @@
 // Anything else is staged (KokkosDDT_MPIStaging.hpp): sends are packed through the execution-space instance's fusion
 // queue, so that the sends of one step share a launch, and posted when the kernel's completion flag says the pack is
 // done; receives land in a staging buffer and are unpacked after arrival (the unpacks of receives that arrive in one
-// sweep of wait_all share a launch). Messages of any size go as 1 GiB MPI messages of one tag. A receive checks that
-// the message's size is its type's (a mismatch throws Error(MPI), like MPI_ERR_TRUNCATE); a longer message is MPI's
+// sweep of wait_all share a launch). Sends to one destination reach MPI in the order they were started
+// (KokkosDDT_MPISendOrder.hpp), and every message is one MPI message at any size (KokkosDDT_MPIBytes.hpp). A receive
+// checks that the message's size is its type's: a shorter one throws Error(MPI) naming `type`, a longer one is MPI's
 // MPI_ERR_TRUNCATE (an Error with MPI_ERRORS_RETURN on the communicator). Type signatures are not sent: as with
-// MPI_BYTE, only sizes are compared.
+// MPI_BYTE, only sizes are compared. MPI_PROC_NULL moves nothing and completes at once.
 
 #include <cstdint>
+#include <exception>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <mpi.h>
@@ -31,8 +34,10 @@
 #include "KokkosDDT_Datatype.hpp"
 #include "KokkosDDT_Error.hpp"
 #include "KokkosDDT_FusionQueue.hpp"
+#include "KokkosDDT_MPIBytes.hpp"
 #include "KokkosDDT_MPIError.hpp"
 #include "KokkosDDT_MPIRequest.hpp"
+#include "KokkosDDT_MPISendOrder.hpp"
 #include "KokkosDDT_MPIStaging.hpp"
 
 namespace KokkosDDT::Impl {
@@ -69,19 +74,6 @@ bool mpi_reaches(const void* p) {
   }
 }
 
-// [offset, offset + len) pieces of a message, each at most mpi_chunk_bytes() (one empty piece for an empty message).
-inline std::vector<std::pair<std::int64_t, int>> message_pieces(std::int64_t bytes) {
-  const std::int64_t chunk = mpi_chunk_bytes();
-  std::vector<std::pair<std::int64_t, int>> pieces;
-  std::int64_t off = 0;
-  do {
-    const std::int64_t len = std::min(chunk, bytes - off);
-    pieces.emplace_back(off, static_cast<int>(len));
-    off += len;
-  } while (off < bytes);
-  return pieces;
-}
-
 // Keeps staging buffers of abandoned sends alive until exit (their messages may still be in flight).
 inline void keep_until_exit(std::shared_ptr<void> buffer) {
   static std::mutex mutex;
@@ -90,9 +82,12 @@ inline void keep_until_exit(std::shared_ptr<void> buffer) {
   kept->push_back(std::move(buffer));
 }
 
-// One typed send or receive on an execution-space instance.
+// One typed send or receive on an execution-space instance: one MPI message of any size (KokkosDDT_MPIBytes.hpp).
+//
+//   send:    Idle -start-> Queued (pack in flight, or an earlier send to the same destination is) -> Posted -> Done
+//   receive: Idle -start-> Posted -> Unpacking (staged) -> Done
 template <class ExecSpace, Direction Dir>
-class TypedMessage final : public MpiOperation {
+class TypedMessage final : public MpiOperation, private OrderedSend {
   static constexpr bool sending = Dir == Direction::Pack;
 
  public:
@@ -110,12 +105,18 @@ class TypedMessage final : public MpiOperation {
     const CommittedType& c = type.impl_committed(where);
     require_nonnegative(count, where, "count");
     bytes_ = checked_mul(count, c.size, where, "count");
+    if (bytes_ > 0 && !absolute && buf_ == nullptr)  // (before any offset makes a null buffer look valid)
+      throw_error(
+          ErrorCode::NullPointer, where, "buf",
+          "is null but " + std::to_string(bytes_) + " bytes move (use KokkosDDT::bottom for absolute addresses)");
     std::int64_t offset = 0;
     const bool contiguous = contiguous_run(c, count, offset);
     char* run = absolute ? reinterpret_cast<char*>(static_cast<std::intptr_t>(offset)) : buf_ + offset;
-    direct_ = contiguous && (bytes_ == 0 || mpi_reaches<ExecSpace>(run));
+    if (contiguous && bytes_ > 0 && run == nullptr) throw_error(ErrorCode::NullPointer, where, "buf", "is null");
+    // MPI_PROC_NULL: checked like any message, then nothing moves (it completes at once, with an empty status).
+    direct_ = peer == MPI_PROC_NULL || (contiguous && (bytes_ == 0 || mpi_reaches<ExecSpace>(run)));
     if (direct_) {
-      if (bytes_ > 0 && run == nullptr) throw_error(ErrorCode::NullPointer, where, "buf", "is null");
+      if (bytes_ > 0) check_pointer<ExecSpace>(run, where, "buf");
       message_ = bytes_ > 0 ? run : nullptr;
     } else {
       queue_ = message_queue(space);
@@ -125,102 +126,127 @@ class TypedMessage final : public MpiOperation {
       (void)prepare_transfer<ExecSpace, Dir>(where, type, count, buf_, absolute_, staging_.data, bytes_,
                                              sending ? "dst_bytes" : "src_bytes", {});
     }
+    if (peer == MPI_PROC_NULL) message_ = nullptr, bytes_ = 0;
+    layout_ = ByteType(bytes_);
   }
 
   ~TypedMessage() override {
     try {
-      if (state_ == State::Transforming) queue_->wait(transform_);  // never free a buffer under a kernel
-      if (state_ == State::Posted) {
-        for (MPI_Request& r : requests_) {
-          if (r == MPI_REQUEST_NULL) continue;
-          if (sending) {
-            MPI_Request_free(&r);
-          } else {
-            MPI_Cancel(&r);
-            MPI_Wait(&r, MPI_STATUS_IGNORE);
-          }
+      if (state_ == State::Queued) flush_send(comm_, peer_, *this);  // it and every send ahead of it reach MPI
+      if (state_ == State::Unpacking) queue_->wait(transform_);      // never free a buffer under a kernel
+      if (state_ == State::Posted && request_ != MPI_REQUEST_NULL) {
+        if (sending) {
+          MPI_Request_free(&request_);
+        } else {
+          MPI_Cancel(&request_);
+          MPI_Wait(&request_, MPI_STATUS_IGNORE);
         }
-        if (sending && staging_.owner) keep_until_exit(staging_.owner);
       }
+      if (sending && state_ == State::Posted && staging_.owner) keep_until_exit(staging_.owner);
     } catch (...) {
     }
   }
 
   void start() override {
-    if (sending && !direct_) {
-      transform_ = absolute_ ? queue_->pack(bottom, count_, type_, staging_.data, bytes_)
-                             : queue_->pack(buf_, count_, type_, staging_.data, bytes_);
-      state_ = State::Transforming;
-      // Packed at once (a one-tile host pack): the message leaves now, not at the first test, so that the receiver
-      // can match it while this process goes on. A pending pack stays in the batch being collected.
-      if (queue_->done(transform_)) post();
+    error_ = nullptr;
+    if constexpr (sending) {
+      if (!direct_)
+        transform_ = absolute_ ? queue_->pack(bottom, count_, type_, staging_.data, bytes_)
+                               : queue_->pack(buf_, count_, type_, staging_.data, bytes_);
+      state_ = State::Queued;
+      // Posted now when the pack ran at once (a one-tile host pack) and no earlier send to this destination waits;
+      // a pending pack stays in the batch being collected.
+      if (peer_ == MPI_PROC_NULL) return post();
+      start_send(comm_, peer_, *this);
     } else {
       post();
     }
+    rethrow();
   }
 
   bool progress() override {
-    if (state_ == State::Transforming) {
-      if (!queue_->test(transform_)) return false;
-      if (!sending) return finish();
-      post();
-    }
-    if (state_ != State::Posted) return state_ == State::Done;
-    // One MPI_Test per message: an error is then raised on the message's communicator (MPI_Testall raises on
-    // MPI_COMM_WORLD's handler in MPICH, which aborts by default).
-    statuses_.resize(requests_.size());
-    for (std::size_t i = 0; i < requests_.size(); ++i) {
-      if (requests_[i] == MPI_REQUEST_NULL) continue;
+    if (state_ == State::Queued) progress_sends();
+    rethrow();
+    if (state_ == State::Queued) return false;
+    if (state_ == State::Posted) {
+      // MPI_Test on this request alone: an error is then raised on the message's communicator (MPI_Testall raises on
+      // MPI_COMM_WORLD's handler in MPICH, which aborts by default).
       int flag = 0;
-      mpi_check(MPI_Test(&requests_[i], &flag, &statuses_[i]), where_,
-                sending ? "MPI_Test (send)" : "MPI_Test (receive)");
+      const int rc = MPI_Test(&request_, &flag, &status_);
+      if (rc != MPI_SUCCESS) {  // the request completed with an error (MPI_ERR_TRUNCATE): MPI has freed it
+        state_ = State::Done;
+        request_ = MPI_REQUEST_NULL;
+        mpi_check(rc, where_, sending ? "MPI_Test (send)" : "MPI_Test (receive)");
+      }
       if (!flag) return false;
+      if constexpr (!sending) return received();
+      state_ = State::Done;
     }
-    const std::vector<MPI_Status>& statuses = statuses_;
-    status_ = statuses[0];
-    if constexpr (!sending) {
-      const auto pieces = message_pieces(bytes_);
-      for (std::size_t i = 0; i < pieces.size(); ++i) {
-        int got = 0;
-        MPI_Get_count(&statuses[i], MPI_BYTE, &got);
-        if (got != pieces[i].second)
-          throw_error(ErrorCode::MPI, where_, "type",
-                      "received " + std::to_string(got) + " bytes where the receive's type and count make " +
-                          std::to_string(pieces[i].second) + " (message piece " + std::to_string(i) +
-                          "): the sender's message has another size (MPI_ERR_TRUNCATE)");
-      }
-      if (!direct_) {
-        transform_ = absolute_ ? queue_->unpack(staging_.data, bytes_, bottom, count_, type_)
-                               : queue_->unpack(staging_.data, bytes_, buf_, count_, type_);
-        state_ = State::Transforming;
-        // Not launched here: the next test launches it, together with the unpacks of the other receives that arrived
-        // in the same sweep of wait_all/test_all (one fused launch, as the sends' packs share one). An unpack that
-        // ran at once (a one-tile host unpack) completes now.
-        return queue_->done(transform_) ? finish() : false;
-      }
+    if (state_ == State::Unpacking) {
+      if (!queue_->test(transform_)) return false;
+      state_ = State::Done;
     }
-    return finish();
+    return state_ == State::Done;
   }
 
   MPI_Status status() const override { return status_; }
 
  private:
-  enum class State { Idle, Transforming, Posted, Done };
+  enum class State { Idle, Queued, Posted, Unpacking, Done };
 
-  void post() {
-    const auto pieces = message_pieces(bytes_);
-    requests_.assign(pieces.size(), MPI_REQUEST_NULL);
-    for (std::size_t i = 0; i < pieces.size(); ++i) {
-      char* p = message_ ? message_ + pieces[i].first : nullptr;
-      if constexpr (sending)
-        mpi_check(MPI_Isend(p, pieces[i].second, MPI_BYTE, peer_, tag_, comm_, &requests_[i]), where_, "MPI_Isend");
-      else
-        mpi_check(MPI_Irecv(p, pieces[i].second, MPI_BYTE, peer_, tag_, comm_, &requests_[i]), where_, "MPI_Irecv");
+  bool ready(bool may_launch) noexcept override {
+    if (direct_) return true;
+    try {
+      return may_launch ? queue_->test(transform_) : queue_->done(transform_);
+    } catch (...) {  // a failed launch: reported by this request's test
+      error_ = std::current_exception();
+      return true;
     }
-    state_ = State::Posted;
   }
 
-  bool finish() {
+  void post() noexcept override {
+    state_ = State::Posted;
+    if (error_) return;
+    if (peer_ == MPI_PROC_NULL) {  // complete at once, with MPI's empty status (MPICH 4.0.2's MPI_Test leaves it 0)
+      status_ = MPI_Status{};
+      status_.MPI_SOURCE = MPI_PROC_NULL;
+      status_.MPI_TAG = MPI_ANY_TAG;
+      status_.MPI_ERROR = MPI_SUCCESS;
+      MPI_Status_set_elements(&status_, MPI_BYTE, 0);
+      state_ = State::Done;
+      return;
+    }
+    try {
+      post_bytes(sending ? ByteCall::Isend : ByteCall::Irecv, message_, layout_, peer_, tag_, comm_, &request_, where_);
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+  }
+
+  void rethrow() {
+    if (!error_) return;
+    state_ = State::Done;
+    request_ = MPI_REQUEST_NULL;
+    std::rethrow_exception(std::exchange(error_, nullptr));
+  }
+
+  // The receive is complete: its size checked, its staged bytes handed to the unpack.
+  bool received() {
+    state_ = State::Done;
+    const std::int64_t got = received_bytes(status_);
+    if (got != bytes_)
+      throw_error(ErrorCode::MPI, where_, "type",
+                  "received " + std::to_string(got) + " bytes where the receive's type and count make " +
+                      std::to_string(bytes_) + " (from rank " + std::to_string(status_.MPI_SOURCE) +
+                      "): the sender's message is shorter (MPI_ERR_TRUNCATE)");
+    if (direct_) return true;
+    transform_ = absolute_ ? queue_->unpack(staging_.data, bytes_, bottom, count_, type_)
+                           : queue_->unpack(staging_.data, bytes_, buf_, count_, type_);
+    state_ = State::Unpacking;
+    // Not launched here: the next test launches it, together with the unpacks of the other receives that arrived
+    // in the same sweep of wait_all/test_all (one fused launch, as the sends' packs share one). An unpack that ran
+    // at once (a one-tile host unpack) completes now.
+    if (!queue_->done(transform_)) return false;
     state_ = State::Done;
     return true;
   }
@@ -235,13 +261,14 @@ class TypedMessage final : public MpiOperation {
   std::int64_t bytes_ = 0;
   bool direct_ = false;
   char* message_ = nullptr;  // what MPI sends or receives: the user's buffer (direct) or the staging buffer
+  ByteType layout_;
   std::shared_ptr<FusionQueue<ExecSpace>> queue_;
   Staging staging_;
   FusionRequest transform_;
-  std::vector<MPI_Request> requests_;
-  std::vector<MPI_Status> statuses_;
+  MPI_Request request_ = MPI_REQUEST_NULL;
   State state_ = State::Idle;
   MPI_Status status_{};
+  std::exception_ptr error_;  // recorded where throwing is not possible (a post from another request's test)
 };
 
 template <class ExecSpace, Direction Dir>

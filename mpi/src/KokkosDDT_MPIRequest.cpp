@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "KokkosDDT_Error.hpp"
+#include "KokkosDDT_MPISendOrder.hpp"
 
 namespace KokkosDDT::mpi {
 
@@ -25,6 +26,7 @@ void Request::start() {
 }
 
 bool Request::test() {
+  Impl::progress_sends();  // any test posts the queued sends whose packs have finished, not only this request's
   if (!op_ || !active_) return true;
   if (!op_->progress()) return false;
   last_ = op_->status();

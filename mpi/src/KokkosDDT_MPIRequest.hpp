@@ -2,11 +2,13 @@
 #pragma once
 // A typed send or receive in progress (isend/irecv), or a persistent one (send_init/recv_init + start). Progress
 // happens in test and wait: a send whose pack kernel has finished (its completion flag, written by the kernel) is
-// posted to MPI; a receive that has arrived is unpacked. Completing a nonpersistent request makes it null, as in MPI;
-// a persistent one becomes inactive until the next start().
+// posted to MPI, in start order per destination, by the test of any request; a receive that has arrived is unpacked.
+// Completing a nonpersistent request makes it null, as in MPI; a persistent one becomes inactive until the next
+// start().
 //
-// Destroying an active request: a receive is cancelled; a send is handed to MPI (MPI_Request_free) with its staging
-// buffer kept until the end of the program, so nothing is freed under a message in flight.
+// Destroying an active request: a receive is cancelled; a send is posted if it was still waiting (for its pack, or
+// behind an earlier send), then handed to MPI (MPI_Request_free) with its staging buffer kept until the end of the
+// program, so nothing is freed under a message in flight.
 
 #include <cstdint>
 #include <memory>

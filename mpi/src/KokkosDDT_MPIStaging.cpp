@@ -39,18 +39,3 @@ bool gpu_aware() {
 void set_gpu_aware(bool aware) { forced.store(aware ? 1 : 0, std::memory_order_relaxed); }
 
 }  // namespace KokkosDDT::mpi
-
-namespace KokkosDDT::Impl {
-
-std::int64_t mpi_chunk_bytes() {
-  static const std::int64_t chunk = [] {
-    if (const char* env = std::getenv("KOKKOSDDT_MPI_CHUNK_BYTES"); env && *env) {
-      const long long v = std::atoll(env);
-      if (v >= 1 && v <= (1LL << 30)) return static_cast<std::int64_t>(v);
-    }
-    return std::int64_t(1) << 30;
-  }();
-  return chunk;
-}
-
-}  // namespace KokkosDDT::Impl

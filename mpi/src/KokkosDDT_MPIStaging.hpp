@@ -25,10 +25,6 @@ void set_gpu_aware(bool aware);
 
 namespace KokkosDDT::Impl {
 
-// The largest message KokkosDDT hands to one MPI call (int counts of MPI_BYTE): 1 GiB, so that any size goes as a
-// sequence of messages with the same tag (MPI keeps their order). KOKKOSDDT_MPI_CHUNK_BYTES overrides it (tests).
-std::int64_t mpi_chunk_bytes();
-
 // A staging buffer on loan from its pool; returned when the last copy of the handle goes.
 struct Staging {
   char* data = nullptr;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "support/Catch.hpp"
+#include "support/Watchdog.hpp"
 
 using namespace KokkosDDT;
 
@@ -318,4 +319,46 @@ TEST_CASE("collectives: bad arguments throw where they can be seen and never han
     for (int j = 0; j < p; ++j) CHECK(ok[2 * j] == j);
   // A root out of range is seen by every process: all throw at once.
   CHECK_THROWS_AS(gatherv(space, src.data(), 2, one, dst.data(), m, displs, one, p, MPI_COMM_WORLD), Error);
+}
+
+TEST_CASE("collectives: a root that differs between processes throws on every process, writing nothing",
+          "[collectives]") {
+  // The tree's shape depends on the root, and a process cannot see alone that its root differs from the others': the
+  // processes settle it first, then every one throws (none waits, none writes).
+  const int p = world_size(), me = world_rank();
+  if (p < 2) return;
+  Test::Watchdog dog("collectives with differing roots");
+  Kokkos::DefaultHostExecutionSpace space;
+  Datatype one = primitive<int>();
+  one.commit();
+  std::vector<std::int64_t> m(p, 2), displs(p);
+  for (int j = 0; j < p; ++j) displs[j] = 2 * j;
+  std::vector<int> src(2, me), table(2 * p);
+  for (int j = 0; j < 2 * p; ++j) table[j] = 1000 + j;
+  auto throws_everywhere = [&](auto&& call) {
+    bool threw = false;
+    try {
+      call();
+    } catch (const Error& e) {
+      threw = e.argument() == "root";
+      INFO(e.what());
+    }
+    CHECK(threw);
+  };
+  for (const int bad_root : {p, -1, 1}) {  // out of range on rank 1 alone; rank 1 naming itself while the others say 0
+    INFO("rank 1 passes root " << bad_root);
+    const int root = me == 1 ? bad_root : 0;
+    std::vector<int> dst(2 * p, -1), got(2, -1);
+    throws_everywhere([&] { gatherv(space, src.data(), 2, one, dst.data(), m, displs, one, root, MPI_COMM_WORLD); });
+    throws_everywhere([&] { scatterv(space, table.data(), m, displs, one, got.data(), 2, one, root, MPI_COMM_WORLD); });
+    throws_everywhere([&] { igather(space, src.data(), 2, one, dst.data(), 2, one, root, MPI_COMM_WORLD).wait(); });
+    throws_everywhere([&] { iscatter(space, table.data(), 2, one, got.data(), 2, one, root, MPI_COMM_WORLD).wait(); });
+    CHECK(dst == std::vector<int>(2 * p, -1));
+    CHECK(got == std::vector<int>(2, -1));
+  }
+  // The communicator is clean afterwards.
+  std::vector<int> ok(2 * p, -1);
+  gatherv(space, src.data(), 2, one, ok.data(), m, displs, one, 0, MPI_COMM_WORLD);
+  if (me == 0)
+    for (int j = 0; j < p; ++j) CHECK(ok[2 * j] == j);
 }

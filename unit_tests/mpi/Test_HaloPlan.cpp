@@ -12,6 +12,7 @@
 #include "support/Catch.hpp"
 #include "support/Errors.hpp"
 #include "support/TestSpace.hpp"
+#include "support/Watchdog.hpp"
 
 using namespace KokkosDDT;
 using Test::ExecSpace;
@@ -171,6 +172,51 @@ TEST_CASE("mpi halo plan: bad arguments throw on every rank", "[mpi][halo][error
     Kokkos::View<double**, M> mine("mine", 8, rank == 0 ? 9 : 8);  // (the faces along dimension 0 differ)
     Test::require_error([&] { mpi::make_halo_plan(space, grid.cart, {}, mine); }, ErrorCode::InvalidArgument, "fields");
   }
+  MPI_Comm_free(&grid.cart);
+}
+
+TEST_CASE("mpi halo plan: rank-global arguments that differ between ranks throw on every rank", "[mpi][halo][errors]") {
+  // Each rank's arguments are valid on their own; only together do they disagree. The ranks settle them before any
+  // neighbour handshake (whose messages depend on them), so none is left waiting for a message never sent.
+  using M = ExecSpace::memory_space;
+  ExecSpace space;
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size < 2) return;
+  Test::Watchdog dog("halo plan argument agreement");
+  Grid grid = make_grid(2, {size, 1, 0, 0}, true);  // (2 x 1 at two ranks: the issue's grid)
+  Kokkos::View<double**, M> a("a", 8, 8), b("b", 8, 8);
+  Kokkos::View<float**, M> f("f", 8, 8);
+  const bool odd = rank % 2 == 1;
+  const mpi::HaloOptions faces{1, mpi::HaloNeighbors::Faces}, all{1, mpi::HaloNeighbors::All};
+  Test::require_error([&] { mpi::make_halo_plan(space, grid.cart, odd ? all : faces, a); }, ErrorCode::InvalidArgument,
+                      "options");
+  Test::require_error([&] { mpi::make_halo_plan(space, grid.cart, {odd ? 2 : 1}, a); }, ErrorCode::InvalidArgument,
+                      "options");
+  mpi::HaloOptions tagged;
+  tagged.tag = odd ? 77 : 78;
+  Test::require_error([&] { mpi::make_halo_plan(space, grid.cart, tagged, a); }, ErrorCode::InvalidArgument, "options");
+  // Field counts and value types.
+  Test::require_error(
+      [&] {
+        if (odd)
+          mpi::make_halo_plan(space, grid.cart, faces, a, b);
+        else
+          mpi::make_halo_plan(space, grid.cart, faces, a);
+      },
+      ErrorCode::InvalidArgument, "fields");
+  Test::require_error(
+      [&] {
+        if (odd)
+          mpi::make_halo_plan(space, grid.cart, faces, f);
+        else
+          mpi::make_halo_plan(space, grid.cart, faces, a);
+      },
+      ErrorCode::InvalidArgument, "fields");
+  // Afterwards a plan on agreeing arguments works.
+  auto plan = mpi::make_halo_plan(space, grid.cart, all, a);
+  plan.exchange();
   MPI_Comm_free(&grid.cart);
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <thread>
 
 namespace KokkosDDT {
@@ -39,6 +40,18 @@ inline std::int64_t fusion_threshold(double launch_us, std::int64_t probe_bytes,
   const double launch_share = synchronous ? 0.05 : 1.0;  // of the batch's copy time
   return std::clamp<std::int64_t>(static_cast<std::int64_t>(launch_us * bytes_per_us / launch_share), 4096,
                                   16 * probe_bytes);
+}
+
+// KOKKOSDDT_FUSION_THRESHOLD_BYTES (bytes, >= 0) in the environment: the threshold of every queue that would measure
+// its own (FusionOptions::threshold_bytes = -1), without the measurement. For runs that must not depend on timing: the
+// MPI tests set it high so that host packs of several tiles stay pending until tested, as every pack on a GPU does.
+// -1 when unset or not a number.
+inline std::int64_t fusion_threshold_from_environment() {
+  const char* env = std::getenv("KOKKOSDDT_FUSION_THRESHOLD_BYTES");
+  if (!env || !*env) return -1;
+  char* end = nullptr;
+  const long long v = std::strtoll(env, &end, 10);
+  return *end == '\0' && v >= 0 ? static_cast<std::int64_t>(v) : -1;
 }
 
 }  // namespace Impl

@@ -35,6 +35,7 @@ FusionQueue<ExecSpace>::FusionQueue(const ExecSpace& space, FusionOptions option
   done_ = decltype(done_)(Kokkos::view_alloc(space_, "KokkosDDT::FusionQueue::done"), capacity_);
   flags_ = decltype(flags_)(Kokkos::view_alloc(space_, "KokkosDDT::FusionQueue::flags"), capacity_);
   space_.fence("KokkosDDT::FusionQueue: zeroed counters and flags");
+  if (threshold_ < 0) threshold_ = Impl::fusion_threshold_from_environment();
   if (threshold_ < 0) measure_threshold();
 }
 
