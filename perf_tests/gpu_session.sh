@@ -5,8 +5,10 @@
 # order given:
 #
 #   bash perf_tests/gpu_session.sh kokkos env build test sanitize demo bench-quick bench fusion fusion-profile fusion-sanitize profile
+#   bash perf_tests/gpu_session.sh kokkos env build-mpi test-mpi        (the MPI layer's tests alone, under MPS)
 #
-# Inputs (not in git): .carry/tpls/kokkos-4.6.01.tar.gz (copied from ../shared/tpls before the call), the Kokkos
+# Inputs (not in git): .carry/kokkos-cuda.tgz (a /opt/kokkos/cuda install made on the development machine, unpacked
+# at the same path) or .carry/tpls/kokkos-4.6.01.tar.gz (copied from ../shared/tpls before the call), the Kokkos
 # release the `kokkos` stage builds into /opt/kokkos/cuda, where the preset looks; .carry/catch2 (a Catch2 install)
 # when the machine has none; .carry/yaksa (optional contender).
 # Outputs go to $OUT (default ./gpu-out): logs and the benchmark CSV.
@@ -43,6 +45,8 @@ for stage in "$@"; do
       # build directory each time, so a failed attempt leaves nothing half-done behind; skipped once installed.
       if compgen -G '/opt/kokkos/cuda/lib*/cmake/Kokkos/KokkosConfig.cmake' > /dev/null; then
         echo "==== kokkos: already installed in /opt/kokkos/cuda"
+      elif [ -f .carry/kokkos-cuda.tgz ]; then  # an install built on the development machine (same paths, sm_90)
+        run kokkos-carried tar xzf .carry/kokkos-cuda.tgz -C /opt
       else
         kk_src=/tmp/kokkos-src/kokkos-4.6.01
         kk_build=/tmp/kokkos-build
@@ -63,6 +67,19 @@ for stage in "$@"; do
       run build cmake --build --preset cuda -j "$jobs" ;;
     test)
       run test ctest --preset cuda -j 8 --timeout 600 ;;
+    build-mpi)
+      # The MPI layer's tests only (and the CUDA unit tests): one test per executable, nothing run at build time.
+      run configure-mpi cmake --preset cuda -DKokkosDDT_DISCOVER_TESTS=OFF
+      run build-mpi cmake --build --preset cuda -j "$jobs" --target kokkosddt_unit_tests_Cuda kokkosddt_mpi_tests_Cuda \
+        kokkosddt_mpi_tests_OpenMP kokkosddt_collectives_tests ;;
+    test-mpi)
+      # Every MPI pass (1, 2 with 2 threads, 3 and 4 ranks with small chunks) on Cuda, OpenMP and the collectives; the
+      # ranks share the GPU under MPS (without it they are time-sliced). Open MPI refuses root without these.
+      export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+      nvidia-cuda-mps-control -d && echo "MPS started"
+      run test-mpi ctest --test-dir build/cuda -L mpi -E Serial --timeout 600 --output-on-failure
+      run test-cuda build/cuda/unit_tests/kokkosddt_unit_tests_Cuda
+      echo quit | nvidia-cuda-mps-control ;;
     sanitize)
       # A fraction of the random cases: the sanitizers slow every kernel down by orders of magnitude.
       export KOKKOSDDT_TEST_SCALE=${KOKKOSDDT_TEST_SCALE:-0.04}

@@ -170,9 +170,8 @@ MPI_Datatype Builder::make_as(const TypeNode& n) {
 }
 
 MPI_Datatype Builder::make(const TypeNode& n) {
-#if MPI_VERSION >= 4
-  if (!fits_int(n)) return make_as<true>(n);
-#endif
+  constexpr bool large_counts = MPI_VERSION >= 4;  // (MPI-3: the classic form, which refuses what does not fit)
+  if (large_counts && !fits_int(n)) return make_as<large_counts>(n);
   return make_as<false>(n);
 }
 
