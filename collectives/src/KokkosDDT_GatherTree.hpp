@@ -169,7 +169,14 @@ class TreeBuilder {
     }
     if (role_ != Role::Exchange) return;
     const CubeRecord& o = other_;
-    const bool win = fixed_.has_root ? true : o.has_root ? false : fixed_.eff != o.eff ? fixed_.eff > o.eff : !lower(k);
+    // Both sides decide from the same two records, so they always agree: even when processes pass different roots
+    // and both cubes claim one (the lower cube wins then), the tree stays consistent and every message of the
+    // construction is matched, while the processes find out about the roots (KokkosDDT_TreeCollective.hpp).
+    const bool win = fixed_.has_root && o.has_root ? lower(k)
+                     : fixed_.has_root             ? true
+                     : o.has_root                  ? false
+                     : fixed_.eff != o.eff         ? fixed_.eff > o.eff
+                                                   : !lower(k);
     const CubeRecord& loser = win ? o : fixed_;
     const bool winner_has_root = win ? fixed_.has_root : o.has_root;
     const std::int64_t threshold = std::min(fixed_.threshold, o.threshold);

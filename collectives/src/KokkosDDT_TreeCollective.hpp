@@ -103,9 +103,16 @@ class TreeCollective final : public MpiOperation {
     tags_ = next_collective_tags(ctx);
     MPI_Comm_size(comm_, &p_);
     MPI_Comm_rank(comm_, &me_);
-    // The tree's shape depends on the root: the processes settle it before the first tree message, so that a root
-    // that differs on one process (or is out of range there) makes every process throw instead of waiting.
+    // A root that differs on one process (or is out of range there) must make every process throw, and no process
+    // can see that alone: the processes agree on the root while the tree is built. The construction stays
+    // consistent whatever the roots (GatherTree.hpp), so it always completes; only the data phase, which writes,
+    // waits for the verdict.
     roots_ = std::make_unique<Agreement>(comm_, false, std::vector<std::int64_t>{a_.root}, where_);
+    check_arguments();
+    const std::int64_t mine = !local_error_ ? own_bytes_ : 0;
+    if (me_ == a_.root) headers_.reserve(static_cast<std::size_t>(p_));  // receives land in it: it must never move
+    builder_ =
+        std::make_unique<TreeBuilder>(comm_, a_.root, mine, local_error_.has_value(), a_.threshold, tags_, where_);
   }
 
   void start() override {}
@@ -113,11 +120,15 @@ class TreeCollective final : public MpiOperation {
 
   bool progress() override {
     if (done_) return true;
-    if (!builder_) {
-      if (!roots_->test()) return false;
-      begin();
-    }
+    const bool agreed = roots_->test();
     const bool built = builder_->progress();
+    if (!agreed) return false;
+    if (!root_error_ && !verdict_seen_) begin_data();
+    if (root_error_) {  // nothing was moved or written; the construction completes, then every process throws
+      if (!built) return false;
+      done_ = true;
+      throw *root_error_;
+    }
     const bool moved = me_ == a_.root ? root_progress(built) : member_progress();
     if (!built || !moved) return false;
     done_ = true;
@@ -132,21 +143,18 @@ class TreeCollective final : public MpiOperation {
 
  private:
   // ---- arguments -------------------------------------------------------------------------------------------------
-  // The roots agree and are valid (else every process throws): the tree starts.
-  void begin() {
+  // The roots are agreed: the data phase may start (the root's own block first), or every process will throw.
+  void begin_data() {
+    verdict_seen_ = true;
     const std::int64_t lo = roots_->min(0), hi = roots_->max(0);
     if (lo != hi || lo < 0 || hi >= p_) {
-      done_ = true;  // nothing was sent: the operation is over on every process
-      throw_error(ErrorCode::InvalidArgument, where_, "root",
-                  lo != hi ? "differs between the processes (" + std::to_string(lo) + " to " + std::to_string(hi) +
-                                 "; this one passes " + std::to_string(a_.root) + "): every process must pass the same"
-                           : "is " + std::to_string(a_.root) + " for " + std::to_string(p_) + " processes");
+      root_error_ =
+          Error(ErrorCode::InvalidArgument, where_, "root",
+                lo != hi ? "differs between the processes (" + std::to_string(lo) + " to " + std::to_string(hi) +
+                               "; this one passes " + std::to_string(a_.root) + "): every process must pass the same"
+                         : "is " + std::to_string(a_.root) + " for " + std::to_string(p_) + " processes");
+      return;
     }
-    check_arguments();
-    const std::int64_t mine = !local_error_ ? own_bytes_ : 0;
-    if (me_ == a_.root) headers_.reserve(static_cast<std::size_t>(p_));  // receives land in it: it must never move
-    builder_ =
-        std::make_unique<TreeBuilder>(comm_, a_.root, mine, local_error_.has_value(), a_.threshold, tags_, where_);
     if (me_ == a_.root && !local_error_) copy_root_block();
   }
 
@@ -437,6 +445,8 @@ class TreeCollective final : public MpiOperation {
   std::optional<Error> local_error_;  // this process's bad argument (it still takes part, with no data)
   std::string remote_error_;          // what this process learned of others' errors
   std::unique_ptr<Agreement> roots_;
+  bool verdict_seen_ = false;
+  std::optional<Error> root_error_;  // the roots differ or are out of range: every process throws this
   std::unique_ptr<TreeBuilder> builder_;
   Stage stage_ = Stage::Waiting;
   bool done_ = false;
