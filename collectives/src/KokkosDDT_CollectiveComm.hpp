@@ -20,8 +20,8 @@ struct CollectiveContext {
 };
 
 // Message kinds of one operation: tree construction (exchange between fixed roots, verdict to a gather root), data,
-// the header a subtree sends to the root when its data goes straight there, and the root agreement.
-enum class CollectiveTag : int { Exchange = 0, Verdict = 1, Data = 2, Header = 3, Agree = 4 };
+// and the header a subtree sends to the root when its data goes straight there.
+enum class CollectiveTag : int { Exchange = 0, Verdict = 1, Data = 2, Header = 3 };
 
 struct CollectiveTags {
   int base = 0;
@@ -59,9 +59,9 @@ inline CollectiveContext& collective_context(MPI_Comm comm, const char* where) {
   return *ctx;
 }
 
-// Tags of the next operation on comm: 5 kinds x 4096 operations in flight (MPI guarantees tags up to 32767).
+// Tags of the next operation on comm: 4 kinds x 4096 operations in flight (MPI guarantees tags up to 32767).
 inline CollectiveTags next_collective_tags(CollectiveContext& ctx) {
-  return {static_cast<int>(ctx.sequence++ % 4096) * 5};
+  return {static_cast<int>(ctx.sequence++ % 4096) * 4};
 }
 
 }  // namespace KokkosDDT::Impl

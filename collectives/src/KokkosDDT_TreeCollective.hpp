@@ -107,8 +107,7 @@ class TreeCollective final : public MpiOperation {
     // can see that alone: the processes agree on the root while the tree is built. The construction stays
     // consistent whatever the roots (GatherTree.hpp), so it always completes; only the data phase, which writes,
     // waits for the verdict.
-    roots_ = std::make_unique<Agreement>(comm_, tags_(CollectiveTag::Agree), false, std::vector<std::int64_t>{a_.root},
-                                         where_);
+    roots_ = std::make_unique<Agreement>(comm_, false, std::vector<std::int64_t>{a_.root}, where_);
     check_arguments();
     const std::int64_t mine = !local_error_ ? own_bytes_ : 0;
     if (me_ == a_.root) headers_.reserve(static_cast<std::size_t>(p_));  // receives land in it: it must never move

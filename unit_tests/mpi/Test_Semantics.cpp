@@ -4,7 +4,6 @@
 // message order (non-overtaking), a message is one message whatever its size, MPI_PROC_NULL, null buffers. Every case
 // runs under a watchdog: a hang fails it.
 #include <algorithm>
-#include <memory>
 #include <vector>
 
 #include <KokkosDDT_MPI.hpp>
@@ -247,27 +246,18 @@ TEST_CASE("mpi semantics: a null buffer is refused even when the type's data sta
 }
 
 TEST_CASE("mpi semantics: an agreement gives every process the same verdict", "[mpi][semantics]") {
-  // Both forms (MPI_Iallreduce, and the dissemination the collectives use on their own communicator) on values that
-  // differ per rank and on values that agree, with an error on some ranks.
+  // Values that differ per rank and values that agree, with an error on some ranks.
   World w;
   Test::Watchdog dog("agreement");
-  MPI_Comm comm;
-  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  for (int form = 0; form < 2; ++form) {
-    INFO((form == 0 ? "MPI_Iallreduce" : "dissemination"));
-    const bool error = w.rank % 3 == 2;
-    const std::vector<std::int64_t> values{7, 1000 - 3 * w.rank, -5 * w.rank};
-    auto agreement = form == 0 ? std::make_unique<Impl::Agreement>(comm, error, values, "test")
-                               : std::make_unique<Impl::Agreement>(comm, 17, error, values, "test");
-    agreement->wait();
-    CHECK(agreement->agreed(0));
-    CHECK(agreement->max(0) == 7);
-    CHECK(agreement->max(1) == 1000);
-    CHECK(agreement->min(1) == 1000 - 3 * (w.size - 1));
-    CHECK(agreement->agreed(1) == (w.size == 1));
-    CHECK(agreement->min(2) == -5 * (w.size - 1));
-    CHECK(agreement->any_error() == (w.size > 2));
-    if (w.size > 2) CHECK(agreement->lowest_error_rank() == 2);
-  }
-  MPI_Comm_free(&comm);
+  const bool error = w.rank % 3 == 2;
+  Impl::Agreement agreement(MPI_COMM_WORLD, error, {7, 1000 - 3 * w.rank, -5 * w.rank}, "test");
+  agreement.wait();
+  CHECK(agreement.agreed(0));
+  CHECK(agreement.max(0) == 7);
+  CHECK(agreement.max(1) == 1000);
+  CHECK(agreement.min(1) == 1000 - 3 * (w.size - 1));
+  CHECK(agreement.agreed(1) == (w.size == 1));
+  CHECK(agreement.min(2) == -5 * (w.size - 1));
+  CHECK(agreement.any_error() == (w.size > 2));
+  if (w.size > 2) CHECK(agreement.lowest_error_rank() == 2);
 }
