@@ -3,16 +3,18 @@
 
 #include <algorithm>
 #include <atomic>
-#include <deque>
 #include <map>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 namespace KokkosDDT::Impl {
 
 namespace {
 
-using Channel = std::deque<OrderedSend*>;  // the queued sends of one (communicator, destination), oldest first
+// The queued sends of one (communicator, destination), oldest first. Channels stay once made and keep their capacity,
+// so that a time loop's sends queue without allocating (one channel per destination a process sends to).
+using Channel = std::vector<OrderedSend*>;
 
 struct Channels {
   std::mutex mutex;
@@ -25,15 +27,12 @@ Channels& channels() {
   return *c;
 }
 
-// Posts the ready sends at the head of `channel`; true when it is then empty.
-bool drain(Channels& c, Channel& channel) {
-  while (!channel.empty() && channel.front()->ready(true)) {
-    OrderedSend* s = channel.front();
-    channel.pop_front();
-    c.count.fetch_sub(1, std::memory_order_relaxed);
-    s->post();
-  }
-  return channel.empty();
+// Posts the ready sends at the head of `channel`, in order.
+void drain(Channels& c, Channel& channel) {
+  std::size_t posted = 0;
+  for (; posted < channel.size() && channel[posted]->ready(true); ++posted) channel[posted]->post();
+  channel.erase(channel.begin(), channel.begin() + static_cast<std::ptrdiff_t>(posted));
+  c.count.fetch_sub(static_cast<long>(posted), std::memory_order_relaxed);
 }
 
 }  // namespace
@@ -42,10 +41,9 @@ void start_send(MPI_Comm comm, int dest, OrderedSend& s) {
   Channels& c = channels();
   if (c.count.load(std::memory_order_relaxed) == 0 && s.ready(false)) return s.post();  // nothing queued anywhere
   const std::lock_guard<std::mutex> lock(c.mutex);
-  auto it = c.queued.find({comm, dest});
-  if (it == c.queued.end() && s.ready(false)) return s.post();
-  if (it == c.queued.end()) it = c.queued.emplace(std::make_pair(comm, dest), Channel{}).first;
-  it->second.push_back(&s);
+  Channel& channel = c.queued[{comm, dest}];
+  if (channel.empty() && s.ready(false)) return s.post();
+  channel.push_back(&s);
   c.count.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -53,26 +51,23 @@ void progress_sends() {
   Channels& c = channels();
   if (c.count.load(std::memory_order_relaxed) == 0) return;
   const std::lock_guard<std::mutex> lock(c.mutex);
-  for (auto it = c.queued.begin(); it != c.queued.end();) it = drain(c, it->second) ? c.queued.erase(it) : ++it;
+  for (auto& entry : c.queued) drain(c, entry.second);
 }
 
 void flush_send(MPI_Comm comm, int dest, OrderedSend& s) {
   Channels& c = channels();
   const std::lock_guard<std::mutex> lock(c.mutex);
-  auto it = c.queued.find({comm, dest});
-  if (it == c.queued.end()) return;
-  Channel& channel = it->second;
-  if (std::find(channel.begin(), channel.end(), &s) == channel.end()) return;  // posted already
-  for (bool reached = false; !reached;) {
-    OrderedSend* head = channel.front();
-    while (!head->ready(true)) {
+  Channel& channel = c.queued[{comm, dest}];
+  const auto at = std::find(channel.begin(), channel.end(), &s);
+  if (at == channel.end()) return;  // posted already
+  const std::size_t through = static_cast<std::size_t>(at - channel.begin()) + 1;
+  for (std::size_t i = 0; i < through; ++i) {
+    while (!channel[i]->ready(true)) {
     }
-    channel.pop_front();
-    c.count.fetch_sub(1, std::memory_order_relaxed);
-    head->post();
-    reached = head == &s;
+    channel[i]->post();
   }
-  if (channel.empty()) c.queued.erase(it);
+  channel.erase(channel.begin(), channel.begin() + static_cast<std::ptrdiff_t>(through));
+  c.count.fetch_sub(static_cast<long>(through), std::memory_order_relaxed);
 }
 
 }  // namespace KokkosDDT::Impl
