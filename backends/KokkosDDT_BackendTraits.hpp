@@ -53,6 +53,10 @@ struct GenericBackend {
     return {};
   }
 
+  // The instance's native queue, for transports that enqueue messages on it (the NCCL transport: a cudaStream_t).
+  // Hosts have none: their launches are ordered by the calling thread.
+  static void* native_stream(const ExecSpace&) { return nullptr; }
+
   // Orders this thread's earlier writes, and those it has acquired, before its later writes, for observers anywhere
   // in the node (the host included): what publishes a fused launch's data before its host-visible completion flag.
   KOKKOS_FORCEINLINE_FUNCTION static void fence_acq_rel_node() {

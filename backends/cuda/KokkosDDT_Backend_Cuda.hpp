@@ -24,6 +24,8 @@ struct BackendTraits<Kokkos::Cuda> : GenericBackend<Kokkos::Cuda> {
     return GenericBackend<Kokkos::Cuda>::launch_flat(space, label, threads, kernel);
   }
 
+  static void* native_stream(const Kokkos::Cuda& space) { return static_cast<void*>(space.cuda_stream()); }
+
   // desul's fences are sequentially consistent (MEMBAR.SC), stronger than the release a completion flag needs; CUDA's
   // acquire-release fence does it for less (perf_tests/results/fusion-2026-11-21.md).
   KOKKOS_FORCEINLINE_FUNCTION static void fence_acq_rel_node() {

@@ -1,22 +1,24 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// Where the collectives' messages travel: a duplicate of the user's communicator, made on first use and cached on it
-// as an MPI attribute (freed with it), so that no collective message can match a user's receive. Its error handler is
-// MPI_ERRORS_RETURN, so MPI errors become KokkosDDT::Error. Each operation takes the next sequence number on that
+// Where the collectives' messages travel: the MPI transport on a duplicate of the user's communicator
+// (KokkosDDT_MpiTransport.hpp: the library's own traffic), made on first use and cached on the user's communicator as
+// an MPI attribute (freed with it), so that no collective message can match a user's receive. Each operation takes the next sequence number on that
 // duplicate (every process calls collectives in the same order, as MPI requires) and tags its messages with it, so
 // that several nonblocking collectives in flight on one communicator never exchange messages.
 
 #include <mpi.h>
 
 #include <cstdint>
+#include <memory>
 
 #include "KokkosDDT_MPIError.hpp"
+#include "KokkosDDT_MpiTransport.hpp"
 
 namespace KokkosDDT::Impl {
 
 struct CollectiveContext {
-  MPI_Comm comm = MPI_COMM_NULL;  // the duplicate
-  std::uint64_t sequence = 0;     // operations started on it
+  std::shared_ptr<MpiTransport> transport;  // on the duplicate
+  std::uint64_t sequence = 0;               // operations started on it
 };
 
 // Message kinds of one operation: tree construction (exchange between fixed roots, verdict to a gather root), data,
@@ -32,11 +34,7 @@ inline int collective_keyval() {
   static int keyval = [] {
     int k = MPI_KEYVAL_INVALID;
     auto del = [](MPI_Comm, int, void* value, void*) -> int {
-      auto* ctx = static_cast<CollectiveContext*>(value);
-      int finalized = 0;
-      MPI_Finalized(&finalized);
-      if (!finalized && ctx->comm != MPI_COMM_NULL) MPI_Comm_free(&ctx->comm);
-      delete ctx;
+      delete static_cast<CollectiveContext*>(value);  // (the transport frees its duplicate)
       return MPI_SUCCESS;
     };
     mpi_check(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del, &k, nullptr), "KokkosDDT collectives",
@@ -53,8 +51,7 @@ inline CollectiveContext& collective_context(MPI_Comm comm, const char* where) {
   mpi_check(MPI_Comm_get_attr(comm, collective_keyval(), &value, &found), where, "MPI_Comm_get_attr");
   if (found) return *static_cast<CollectiveContext*>(value);
   auto* ctx = new CollectiveContext;
-  mpi_check(MPI_Comm_dup(comm, &ctx->comm), where, "MPI_Comm_dup");
-  MPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN);
+  ctx->transport = MpiTransport::duplicate(comm, where);
   mpi_check(MPI_Comm_set_attr(comm, collective_keyval(), ctx), where, "MPI_Comm_set_attr");
   return *ctx;
 }

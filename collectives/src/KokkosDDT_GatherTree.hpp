@@ -23,6 +23,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <memory>
+
 #include "KokkosDDT_CollectiveComm.hpp"
 
 namespace KokkosDDT::Impl {
@@ -81,11 +83,11 @@ inline int ceil_log2(int p) {
 
 class TreeBuilder {
  public:
-  TreeBuilder(MPI_Comm comm, int root, std::int64_t my_bytes, bool error, std::int64_t threshold, CollectiveTags tags,
-              const char* where)
-      : comm_(comm), root_(root), tags_(tags), where_(where) {
-    MPI_Comm_size(comm, &p_);
-    MPI_Comm_rank(comm, &me_);
+  TreeBuilder(Transport& transport, int root, std::int64_t my_bytes, bool error, std::int64_t threshold,
+              CollectiveTags tags, const char* where)
+      : transport_(transport), root_(root), tags_(tags), where_(where) {
+    p_ = transport.size();
+    me_ = transport.rank();
     tree_.rounds = ceil_log2(p_);
     fixed_ = {my_bytes, my_bytes, me_, me_ == root, bytes_hash(my_bytes, me_), 0, error ? 1 : 0, threshold};
     tree_.total = my_bytes;
@@ -101,7 +103,8 @@ class TreeBuilder {
   // Advances through every round whose messages have arrived; true once the tree is complete here.
   bool progress() {
     while (round_ < tree_.rounds) {
-      if (!test(requests_)) return false;
+      if (round_set_ && !round_set_->test()) return false;
+      round_set_.reset();
       finish_round();
       ++round_;
       post_round();
@@ -110,23 +113,15 @@ class TreeBuilder {
   }
 
  private:
-  bool test(std::vector<MPI_Request>& requests) {
-    if (requests.empty()) return true;
-    int flag = 0;
-    mpi_check(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &flag, MPI_STATUSES_IGNORE), where_,
-              "MPI_Testall (gather tree)");
-    if (flag) requests.clear();
-    return flag != 0;
-  }
-  bool pending_sends_done() {
-    if (verdict_send_ == MPI_REQUEST_NULL) return true;
-    int flag = 0;
-    mpi_check(MPI_Test(&verdict_send_, &flag, MPI_STATUS_IGNORE), where_, "MPI_Test (gather tree)");
-    return flag != 0;
-  }
+  bool pending_sends_done() { return !verdict_send_ || verdict_send_->test(); }
   void wait_verdict_send() {
-    if (verdict_send_ != MPI_REQUEST_NULL)
-      mpi_check(MPI_Wait(&verdict_send_, MPI_STATUS_IGNORE), where_, "MPI_Wait (gather tree)");
+    if (verdict_send_)
+      while (!verdict_send_->test()) {
+      }
+  }
+  // Records of the int64s at `p` on the transport (host memory, one message each).
+  static WireMessage record(void* p, int count, int peer, int tag) {
+    return {static_cast<char*>(p), count * static_cast<std::int64_t>(sizeof(std::int64_t)), peer, tag};
   }
 
   bool pair_exists(int k) const { return ((me_ >> (k + 1)) << (k + 1)) + (1 << k) <= p_ - 1; }
@@ -141,19 +136,18 @@ class TreeBuilder {
       if (is_fixed_root(k)) {
         role_ = Role::Exchange;
         const int partner = lower(k) ? std::min(me_ + (1 << k), p_ - 1) : cube_lo(me_, k) - 1;
-        requests_.resize(2);
-        mpi_check(MPI_Irecv(&other_, 8, MPI_INT64_T, partner, tags_(CollectiveTag::Exchange), comm_, &requests_[0]),
-                  where_, "MPI_Irecv (gather tree)");
-        mpi_check(MPI_Isend(&fixed_, 8, MPI_INT64_T, partner, tags_(CollectiveTag::Exchange), comm_, &requests_[1]),
-                  where_, "MPI_Isend (gather tree)");
+        const int tag = tags_(CollectiveTag::Exchange);
+        round_set_ = transport_.make_set({record(&fixed_, 8, partner, tag)}, {record(&other_, 8, partner, tag)}, false,
+                                         where_);
+        round_set_->post_receives();
+        round_set_->post_sends();
         return;
       }
       if (alive_) {
         role_ = Role::Verdict;
-        requests_.resize(1);
-        mpi_check(MPI_Irecv(verdict_in_, 10, MPI_INT64_T, cube_hi(me_, k, p_), tags_(CollectiveTag::Verdict), comm_,
-                            &requests_[0]),
-                  where_, "MPI_Irecv (gather tree)");
+        round_set_ = transport_.make_set(
+            {}, {record(verdict_in_, 10, cube_hi(me_, k, p_), tags_(CollectiveTag::Verdict))}, false, where_);
+        round_set_->post_receives();
         return;
       }
     }
@@ -189,9 +183,9 @@ class TreeBuilder {
       v[0] = win;
       v[1] = direct;
       std::copy(reinterpret_cast<const std::int64_t*>(&o), reinterpret_cast<const std::int64_t*>(&o) + 8, v + 2);
-      mpi_check(MPI_Isend(v, 10, MPI_INT64_T, static_cast<int>(fixed_.gather_root), tags_(CollectiveTag::Verdict),
-                          comm_, &verdict_send_),
-                where_, "MPI_Isend (gather tree)");
+      verdict_send_ = transport_.make_set(
+          {record(v, 10, static_cast<int>(fixed_.gather_root), tags_(CollectiveTag::Verdict))}, {}, false, where_);
+      verdict_send_->post_sends();
     }
     if (!lower(k)) {  // the upper fixed root stays the fixed root of the merged cube
       const CubeRecord& winner = win ? fixed_ : o;
@@ -230,7 +224,7 @@ class TreeBuilder {
   }
 
   enum class Role { None, Exchange, Verdict };
-  MPI_Comm comm_;
+  Transport& transport_;
   int root_, p_ = 1, me_ = 0;
   CollectiveTags tags_;
   const char* where_;
@@ -241,14 +235,14 @@ class TreeBuilder {
   Role role_ = Role::None;
   std::int64_t verdict_in_[10] = {};
   std::int64_t verdict_out_[10] = {};
-  std::vector<MPI_Request> requests_;
-  MPI_Request verdict_send_ = MPI_REQUEST_NULL;
+  std::unique_ptr<MessageSet> round_set_, verdict_send_;
 };
 
 // Blocking construction (tests): the tree of this process once every round is done.
 inline GatherTree build_gather_tree(MPI_Comm comm, int root, std::int64_t my_bytes, std::int64_t threshold,
                                     CollectiveTags tags) {
-  TreeBuilder b(comm, root, my_bytes, false, threshold, tags, "KokkosDDT::Impl::build_gather_tree");
+  MpiTransport transport(comm);
+  TreeBuilder b(transport, root, my_bytes, false, threshold, tags, "KokkosDDT::Impl::build_gather_tree");
   while (!b.progress()) {
   }
   GatherTree t = b.tree();

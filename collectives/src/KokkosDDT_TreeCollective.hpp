@@ -35,42 +35,43 @@
 
 #include "KokkosDDT_CollectiveComm.hpp"
 #include "KokkosDDT_MPIAgreement.hpp"
-#include "KokkosDDT_MPIBytes.hpp"
 #include "KokkosDDT_GatherTree.hpp"
 #include "KokkosDDT_RankRuns.hpp"
 
 namespace KokkosDDT::Impl {
 
-// Plain byte messages of the intermediate processes (one MPI message each, of any size: KokkosDDT_MPIBytes.hpp).
+// Plain byte messages of the intermediate processes: one message of the transport each, of any size.
 class ByteMessages {
  public:
   // `empty`: a send of no bytes in place of `bytes` (a scatter root's refusal, which the receiver sees as short).
-  void post(bool send, char* p, std::int64_t bytes, int peer, int tag, MPI_Comm comm, const char* where,
+  void post(Transport& transport, bool send, char* p, std::int64_t bytes, int peer, int tag, const char* where,
             bool empty = false) {
-    requests_.emplace_back();
-    expected_.push_back(send ? 0 : bytes);  // (a send's status says nothing of its size)
-    post_bytes(send ? ByteCall::Isend : ByteCall::Irecv, empty ? nullptr : p, ByteType(empty ? 0 : bytes), peer, tag,
-               comm, &requests_.back(), where);
+    std::vector<WireMessage> one{{empty ? nullptr : p, empty ? 0 : bytes, peer, tag}}, none;
+    if (send) {
+      sets_.push_back(transport.make_set(std::move(one), std::move(none), false, where));
+      sets_.back()->post_sends();
+    } else {
+      sets_.push_back(transport.make_set(std::move(none), std::move(one), false, where));
+      sets_.back()->post_receives();
+    }
+    expected_.push_back(send ? -1 : bytes);  // (a send's completion says nothing of its size)
   }
   // True when all are done; received_short() then says whether a receive got less than it asked for.
-  bool test(const char* where) {
-    if (requests_.empty()) return true;
-    int flag = 0;
-    statuses_.resize(requests_.size());
-    mpi_check(MPI_Testall(static_cast<int>(requests_.size()), requests_.data(), &flag, statuses_.data()), where,
-              "MPI_Testall");
-    if (!flag) return false;
-    for (std::size_t i = 0; i < requests_.size(); ++i) short_ = short_ || received_bytes(statuses_[i]) < expected_[i];
-    requests_.clear();
+  bool test() {
+    bool all = true;
+    for (auto& set : sets_) all = set->test() && all;
+    if (!all) return false;
+    for (std::size_t i = 0; i < sets_.size(); ++i)
+      short_ = short_ || (expected_[i] >= 0 && sets_[i]->arrival(0).bytes < expected_[i]);
+    sets_.clear();
     expected_.clear();
     return true;
   }
   bool received_short() const { return short_; }
 
  private:
-  std::vector<MPI_Request> requests_;
+  std::vector<std::unique_ptr<MessageSet>> sets_;
   std::vector<std::int64_t> expected_;
-  std::vector<MPI_Status> statuses_;
   bool short_ = false;
 };
 
@@ -91,7 +92,7 @@ struct TreeCollectiveArgs {
 };
 
 template <class ExecSpace, bool Gather>
-class TreeCollective final : public MpiOperation {
+class TreeCollective final : public Operation {
   static constexpr Direction kRootDir = Gather ? Direction::Unpack : Direction::Pack;
   static constexpr Direction kLeafDir = Gather ? Direction::Pack : Direction::Unpack;
 
@@ -99,10 +100,11 @@ class TreeCollective final : public MpiOperation {
   TreeCollective(const char* where, const ExecSpace& space, TreeCollectiveArgs args)
       : where_(where), space_(space), a_(std::move(args)) {
     CollectiveContext& ctx = collective_context(a_.comm, where_);
-    comm_ = ctx.comm;
+    transport_ = ctx.transport;
+    comm_ = transport_->comm();
     tags_ = next_collective_tags(ctx);
-    MPI_Comm_size(comm_, &p_);
-    MPI_Comm_rank(comm_, &me_);
+    p_ = transport_->size();
+    me_ = transport_->rank();
     // A root that differs on one process (or is out of range there) must make every process throw, and no process
     // can see that alone: the processes agree on the root while the tree is built. The construction stays
     // consistent whatever the roots (GatherTree.hpp), so it always completes; only the data phase, which writes,
@@ -112,11 +114,11 @@ class TreeCollective final : public MpiOperation {
     const std::int64_t mine = !local_error_ ? own_bytes_ : 0;
     if (me_ == a_.root) headers_.reserve(static_cast<std::size_t>(p_));  // receives land in it: it must never move
     builder_ =
-        std::make_unique<TreeBuilder>(comm_, a_.root, mine, local_error_.has_value(), a_.threshold, tags_, where_);
+        std::make_unique<TreeBuilder>(*transport_, a_.root, mine, local_error_.has_value(), a_.threshold, tags_, where_);
   }
 
   void start() override {}
-  MPI_Status status() const override { return MPI_Status{}; }
+  Arrival status() const override { return {}; }
 
   bool progress() override {
     if (done_) return true;
@@ -233,12 +235,12 @@ class TreeCollective final : public MpiOperation {
       stage_ = Stage::First;
     }
     if (stage_ == Stage::First) {
-      if (!first_.test(where_) || !ops_done()) return false;
+      if (!first_.test() || !ops_done()) return false;
       second_half();
       stage_ = Stage::Second;
     }
     if (stage_ == Stage::Second) {
-      if (!second_.test(where_) || !ops_done()) return false;
+      if (!second_.test() || !ops_done()) return false;
       stage_ = Stage::Done;
     }
     return true;
@@ -250,8 +252,10 @@ class TreeCollective final : public MpiOperation {
     const GatherTree& t = builder_->tree();
     if (t.direct) {
       header_out_[0] = t.lo, header_out_[1] = t.hi, header_out_[2] = t.total;
-      mpi_check(MPI_Isend(header_out_, 3, MPI_INT64_T, a_.root, tags_(CollectiveTag::Header), comm_, &header_req_),
-                where_, "MPI_Isend (header)");
+      header_send_ = transport_->make_set({{reinterpret_cast<char*>(header_out_), sizeof header_out_, a_.root,
+                                            tags_(CollectiveTag::Header)}},
+                                          {}, false, where_);
+      header_send_->post_sends();
     }
     const int data = tags_(CollectiveTag::Data);
     if (t.children.empty()) {  // a leaf: its own block straight from or into the user's buffer
@@ -275,10 +279,9 @@ class TreeCollective final : public MpiOperation {
         pack(space_, a_.own_buf, a_.own_count, a_.own_type, stage_buf_.data + own_at_, own_bytes_);
       for (std::size_t i = 0; i < t.children.size(); ++i)
         if (t.children[i].record.eff > 0)
-          first_.post(false, stage_buf_.data + child_at_[i], t.children[i].record.eff, t.children[i].rank, data, comm_,
-                      where_);
+          first_.post(*transport_, false, stage_buf_.data + child_at_[i], t.children[i].record.eff, t.children[i].rank, data, where_);
     } else if (t.total > 0) {
-      first_.post(false, stage_buf_.data, t.total, t.parent, data, comm_, where_);
+      first_.post(*transport_, false, stage_buf_.data, t.total, t.parent, data, where_);
     }
   }
 
@@ -289,7 +292,7 @@ class TreeCollective final : public MpiOperation {
     if (t.children.empty()) return;
     if (Gather) {
       if (own_bytes_ > 0 && !local_error_) space_.fence("KokkosDDT::gatherv (own block packed)");
-      if (t.total > 0) second_.post(true, stage_buf_.data, t.total, t.parent, data, comm_, where_);
+      if (t.total > 0) second_.post(*transport_, true, stage_buf_.data, t.total, t.parent, data, where_);
       return;
     }
     const bool poisoned = first_.received_short();
@@ -297,8 +300,8 @@ class TreeCollective final : public MpiOperation {
       remote_error_ = "the root found an error in its arguments or in another process's and sent this subtree no data";
     for (std::size_t i = 0; i < t.children.size(); ++i)
       if (t.children[i].record.eff > 0)
-        second_.post(true, stage_buf_.data + child_at_[i], t.children[i].record.eff, t.children[i].rank, data, comm_,
-                     where_, poisoned);
+        second_.post(*transport_, true, stage_buf_.data + child_at_[i], t.children[i].record.eff, t.children[i].rank,
+                     data, where_, poisoned);
     if (!poisoned && own_bytes_ > 0 && !local_error_)
       unpack(space_, stage_buf_.data + own_at_, own_bytes_, const_cast<void*>(a_.own_buf), a_.own_count, a_.own_type);
   }
@@ -309,26 +312,24 @@ class TreeCollective final : public MpiOperation {
     for (; seen_children_ < t.children.size(); ++seen_children_) root_child(t.children[seen_children_]);
     while (headers_.size() < static_cast<std::size_t>(t.direct_total)) {  // a header per direct subtree known so far
       headers_.emplace_back();
-      header_reqs_.emplace_back();
-      mpi_check(MPI_Irecv(headers_.back().data(), 3, MPI_INT64_T, MPI_ANY_SOURCE, tags_(CollectiveTag::Header), comm_,
-                          &header_reqs_.back()),
-                where_, "MPI_Irecv (header)");
+      header_sets_.push_back(transport_->make_set({},
+                                                  {{reinterpret_cast<char*>(headers_.back().data()), 24,
+                                                    MPI_ANY_SOURCE, tags_(CollectiveTag::Header)}},
+                                                  false, where_));
+      header_sets_.back()->post_receives();
     }
     if (built && !deferred_done_) {
       if (!test_headers()) return false;
       root_deferred();
       deferred_done_ = true;
     }
-    return built && deferred_done_ && second_.test(where_) && first_.test(where_) && ops_done();
+    return built && deferred_done_ && second_.test() && first_.test() && ops_done();
   }
 
   bool test_headers() {
-    if (header_reqs_.empty()) return true;
-    int flag = 0;
-    header_status_.resize(header_reqs_.size());
-    mpi_check(MPI_Testall(static_cast<int>(header_reqs_.size()), header_reqs_.data(), &flag, header_status_.data()),
-              where_, "MPI_Testall (headers)");
-    return flag != 0;
+    bool all = true;
+    for (auto& h : header_sets_) all = h->test() && all;
+    return all;
   }
 
   // A tree child of the root: check its record against the counts, then move its run (now, unless direct subtrees
@@ -364,7 +365,7 @@ class TreeCollective final : public MpiOperation {
     for (const GatherChild& c : deferred_) ranges.push_back({c.lo, c.hi}), peers.emplace_back(c.rank, c.record.eff);
     for (std::size_t h = 0; h < headers_.size(); ++h) {
       ranges.push_back({static_cast<int>(headers_[h][0]), static_cast<int>(headers_[h][1])});
-      peers.emplace_back(header_status_[h].MPI_SOURCE, headers_[h][2]);
+      peers.emplace_back(header_sets_[h]->arrival(0).source, headers_[h][2]);
     }
     if (local_error_.has_value()) {
       for (const auto& [peer, bytes] : peers) root_refuse(peer, bytes);
@@ -395,14 +396,14 @@ class TreeCollective final : public MpiOperation {
     if (bytes == 0) return;
     if (Gather) {
       scratch_.emplace_back(static_cast<std::size_t>(bytes));
-      first_.post(false, scratch_.back().data(), bytes, peer, tags_(CollectiveTag::Data), comm_, where_);
+      first_.post(*transport_, false, scratch_.back().data(), bytes, peer, tags_(CollectiveTag::Data), where_);
     } else {
-      second_.post(true, nullptr, bytes, peer, tags_(CollectiveTag::Data), comm_, where_, true);
+      second_.post(*transport_, true, nullptr, bytes, peer, tags_(CollectiveTag::Data), where_, true);
     }
   }
 
   // ---- typed operations --------------------------------------------------------------------------------------------
-  void start_op(std::shared_ptr<MpiOperation> op) {
+  void start_op(std::shared_ptr<Operation> op) {
     op->start();
     ops_.push_back(std::move(op));
   }
@@ -424,11 +425,7 @@ class TreeCollective final : public MpiOperation {
       }
       op.reset();
     }
-    if (header_req_ != MPI_REQUEST_NULL) {
-      int flag = 0;
-      mpi_check(MPI_Test(&header_req_, &flag, MPI_STATUS_IGNORE), where_, "MPI_Test (header)");
-      all = all && flag;
-    }
+    if (header_send_) all = header_send_->test() && all;
     return all;
   }
 
@@ -438,7 +435,8 @@ class TreeCollective final : public MpiOperation {
   const char* where_;
   ExecSpace space_;
   TreeCollectiveArgs a_;
-  MPI_Comm comm_ = MPI_COMM_NULL;
+  std::shared_ptr<MpiTransport> transport_;  // on the communicator's duplicate (KokkosDDT_CollectiveComm.hpp)
+  MPI_Comm comm_ = MPI_COMM_NULL;             // that duplicate (the typed messages' communicator)
   CollectiveTags tags_;
   int p_ = 1, me_ = 0;
   std::int64_t own_bytes_ = 0;
@@ -455,15 +453,14 @@ class TreeCollective final : public MpiOperation {
   std::int64_t own_at_ = 0;
   std::vector<std::int64_t> child_at_;
   ByteMessages first_, second_;
-  std::vector<std::shared_ptr<MpiOperation>> ops_;
+  std::vector<std::shared_ptr<Operation>> ops_;
   std::int64_t header_out_[3] = {};
-  MPI_Request header_req_ = MPI_REQUEST_NULL;
+  std::unique_ptr<MessageSet> header_send_;
   // the root
   std::size_t seen_children_ = 0;
   std::vector<GatherChild> deferred_;
   std::vector<std::array<std::int64_t, 3>> headers_;
-  std::vector<MPI_Request> header_reqs_;
-  std::vector<MPI_Status> header_status_;
+  std::vector<std::unique_ptr<MessageSet>> header_sets_;
   bool deferred_done_ = false;
   std::vector<std::vector<char>> scratch_;
 };

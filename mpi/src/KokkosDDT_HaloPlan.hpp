@@ -5,14 +5,20 @@
 // include `ghost` layers on each side of every dimension. Dimension k of the Views is dimension k of the process grid.
 //
 //   auto plan = KokkosDDT::mpi::make_halo_plan(space, cart, {1, KokkosDDT::mpi::HaloNeighbors::Faces}, u, v);
-//   for (step ...) { plan.start(); /* interior work */ plan.wait(); }
+//   for (step ...) { plan.start(space); /* interior kernels on space */ plan.wait(); /* boundary kernels */ }
 //
 // One message per neighbour carries every field (a struct of the fields' subarrays at absolute addresses, the WRF
 // pattern). The packs of a step run as one fused launch and the unpacks as another. Everything else is built once by
-// make_halo_plan: the datatypes, the kernel records (on the device), the staging buffers and persistent MPI requests
-// on the plan's own duplicate of the communicator, which returns MPI errors (they become KokkosDDT::Error). A step
-// costs one launch per direction plus the MPI calls. A neighbour that is this process itself (a periodic dimension of
-// one process) is served from the send buffer, without a message.
+// make_halo_plan: the datatypes, the kernel records (on the device), the staging buffers and the persistent messages of
+// the plan's transport (KokkosDDT_Transports.hpp; MPI on its own duplicate of the communicator, or NCCL). A neighbour
+// that is this process itself (a periodic dimension of one process) is served from a buffer in the execution space's
+// memory, without a message.
+//
+// A step never blocks the host inside start(): start launches the packs (and, with MPI, posts the receives) and
+// returns. With MPI the sends are posted once the packs' completion flags say so, by progress() or wait(); wait()
+// returns when the messages are complete and the unpacks are enqueued. With NCCL the messages are enqueued on the
+// step's instance between the packs and the unpacks, and neither call waits for anything. Either way the ghosts are
+// current for work enqueued on the step's instance after wait(); wait_host() also waits for that (host code reads).
 //
 // make_halo_plan is collective over the communicator. It checks every rank's arguments and each neighbour pair's
 // message sizes and type signatures, and throws the same Error on every rank when any of them is wrong (no rank is
@@ -20,9 +26,9 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
+#include <memory>
 #include <string>
-#include <limits>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -34,12 +40,14 @@
 #include "KokkosDDT_Constructors.hpp"
 #include "KokkosDDT_Error.hpp"
 #include "KokkosDDT_FusedBatch.hpp"
+#include "KokkosDDT_HaloGeometry.hpp"
 #include "KokkosDDT_MPIAgreement.hpp"
-#include "KokkosDDT_MPIBytes.hpp"
 #include "KokkosDDT_MPIError.hpp"
 #include "KokkosDDT_MPIP2P.hpp"
 #include "KokkosDDT_MPIStaging.hpp"
+#include "KokkosDDT_MpiTransport.hpp"
 #include "KokkosDDT_Primitives.hpp"
+#include "KokkosDDT_Transports.hpp"
 
 namespace KokkosDDT::mpi {
 
@@ -52,6 +60,7 @@ struct HaloOptions {
   int ghost = 1;  // ghost layers on each side, >= 1
   HaloNeighbors neighbors = HaloNeighbors::Faces;
   int tag = 0x4b44;  // tags [tag, tag + 3^rank) are the plan's, on its own communicator
+  TransportKind transport = TransportKind::MPI;  // NCCL: CUDA execution spaces, fields in device memory
 };
 
 template <class ExecSpace>
@@ -64,41 +73,53 @@ class HaloPlan {
     release();
     space_ = std::move(other.space_);
     step_space_ = std::move(other.step_space_);
-    comm_ = std::exchange(other.comm_, MPI_COMM_NULL);  // the moved-from plan owns nothing
+    control_ = std::move(other.control_);  // the moved-from plan owns nothing
+    transport_ = std::move(other.transport_);
+    transport_kind_ = other.transport_kind_;
+    wire_ = std::move(other.wire_);
     peers_ = std::move(other.peers_);
-    sends_ = std::move(other.sends_);
-    recvs_ = std::move(other.recvs_);
     send_buffer_ = std::move(other.send_buffer_);
     recv_buffer_ = std::move(other.recv_buffer_);
     self_buffer_ = std::move(other.self_buffer_);
     packs_ = std::move(other.packs_);
     unpacks_ = std::move(other.unpacks_);
     types_ = std::move(other.types_);
-    layouts_ = std::move(other.layouts_);
     messages_ = other.messages_;
     send_bytes_ = other.send_bytes_;
     started_ = std::exchange(other.started_, false);
+    sends_posted_ = other.sends_posted_;
     return *this;
   }
   HaloPlan(const HaloPlan&) = delete;
   HaloPlan& operator=(const HaloPlan&) = delete;
   ~HaloPlan() { release(); }
 
-  // Packs every send region in one launch and starts the messages (receives first). Returns once the sends are posted.
+  // Launches the packs of every send region (one launch) and starts the messages; returns without waiting for the
+  // execution space. Work enqueued on `space` after start() may overlap the messages.
   void start() { start(space_); }
   void start(const ExecSpace& space);
-  // Waits for the messages, unpacks every ghost region in one launch and waits for it: the ghosts are then current.
+  // Posts the sends whose packs have finished (MPI; nothing to do for NCCL). Never blocks. start() and wait() call it;
+  // call it between them to get the messages going earlier.
+  void progress();
+  // Completes the messages and enqueues the unpacks of every ghost region (one launch) on the step's instance: the
+  // ghosts are current for work enqueued on it afterwards.
   void wait();
+  // wait(), then waits for the unpacks too: the ghosts are current for the host.
+  void wait_host() {
+    wait();
+    step_space_.fence("KokkosDDT::mpi::HaloPlan::wait_host");
+  }
   void exchange() {
     start();
-    wait();
+    wait_host();
   }
 
   int neighbors() const { return static_cast<int>(peers_.size()); }  // neighbours that exist (not MPI_PROC_NULL)
-  int messages() const { return messages_; }                         // MPI messages sent per step
+  int messages() const { return messages_; }                         // messages sent per step
   std::int64_t bytes_per_step() const { return send_bytes_; }        // bytes packed per step
   std::int64_t launches() const { return packs_.launches() + unpacks_.launches(); }
-  MPI_Comm comm() const { return comm_; }
+  MPI_Comm comm() const { return control_ ? control_->comm() : MPI_COMM_NULL; }  // the plan's duplicate
+  TransportKind transport() const { return transport_kind_; }
 
   // (make_halo_plan's builder)
   struct Region {
@@ -112,19 +133,20 @@ class HaloPlan {
 
  private:
   void release() noexcept;
-  void check(int rc, const char* call) const { Impl::mpi_check(rc, "KokkosDDT::mpi::HaloPlan", call); }
+  bool stream_ordered() const { return transport_ && transport_->completion() == Impl::Completion::Stream; }
 
-  ExecSpace space_, step_space_;  // the plan's instance; the current step's
-  MPI_Comm comm_ = MPI_COMM_NULL;
+  ExecSpace space_, step_space_;  // the plan's instance; the current (or last) step's
+  std::shared_ptr<Impl::MpiTransport> control_;  // the plan's MPI duplicate: handshakes, and the MPI transport's data
+  std::shared_ptr<Impl::Transport> transport_;   // what carries the data
+  TransportKind transport_kind_ = TransportKind::MPI;
+  std::unique_ptr<Impl::MessageSet> wire_;       // one persistent message per neighbour and direction
   std::vector<int> peers_;
-  std::vector<MPI_Request> sends_, recvs_;
   Impl::Staging send_buffer_, recv_buffer_, self_buffer_;
   Impl::FusedBatch<ExecSpace> packs_, unpacks_;
   std::vector<Datatype> types_;
-  std::deque<Impl::ByteType> layouts_;  // the persistent requests' MPI datatypes (messages over the chunk size)
   int messages_ = 0;
   std::int64_t send_bytes_ = 0;
-  bool started_ = false;
+  bool started_ = false, sends_posted_ = false;
 };
 
 }  // namespace KokkosDDT::mpi
@@ -145,7 +167,7 @@ inline void agree_or_throw(MPI_Comm comm, const std::string& message,
     if (!verdict.agreed(i))
       throw_error(ErrorCode::InvalidArgument, where, same[i].first,
                   std::string("differs between the ranks (") +
-                      (i == 0 ? "ghost width, neighbour set or tag" : "number of fields or their value types") +
+                      (i == 0 ? "ghost width, neighbour set, tag or transport" : "number of fields or their value types") +
                       "): every rank must pass the same");
   if (!verdict.any_error()) return;
   if (!message.empty()) throw_error(ErrorCode::InvalidArgument, where, "fields", message);
@@ -192,8 +214,6 @@ HaloField halo_field(const View& v) {
 
 }  // namespace KokkosDDT::Impl
 
-namespace KokkosDDT::mpi {}  // namespace KokkosDDT::mpi
-
 namespace KokkosDDT::Impl {
 
 // make_halo_plan's work, for fields of rank `rank` described by `fields`.
@@ -232,6 +252,11 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
               " is less than 3 x ghost: the interior cannot fill a ghost layer";
   for (const HaloField& f : fields)
     if (error.empty() && !f.allocated) error = "a field is unallocated";
+  if (error.empty() && !has_transport(options.transport))
+    error = std::string("options.transport is ") + name(options.transport) + ", which this build does not have";
+  if (error.empty() && options.transport == TransportKind::NCCL &&
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible)
+    error = "options.transport is NCCL, which moves device memory only: the execution space's memory is the host's";
   // What every rank must pass alike, settled before any neighbour handshake (whose messages depend on it).
   std::vector<std::int64_t> kinds{static_cast<std::int64_t>(fields.size())};
   for (const HaloField& f : fields) {
@@ -240,65 +265,33 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
     kinds.push_back(sig.length);
   }
   agree_or_throw(cart, error,
-                 {{"options", fingerprint({g, static_cast<std::int64_t>(options.neighbors), options.tag})},
+                 {{"options", fingerprint({g, static_cast<std::int64_t>(options.neighbors), options.tag,
+                                           static_cast<std::int64_t>(options.transport)})},
                   {"fields", fingerprint(kinds)}});
 
   int me = 0;
-  std::array<int, 4> dims{}, periods{}, coords{};
+  HaloGrid grid;
+  grid.rank = rank;
   mpi_check(MPI_Comm_rank(cart, &me), where, "MPI_Comm_rank");
-  mpi_check(MPI_Cart_get(cart, rank, dims.data(), periods.data(), coords.data()), where, "MPI_Cart_get");
-
-  // Every direction d in {-1, 0, 1}^rank, indexed in base 3 (digit d_k + 1); d = 0 is not a neighbour.
-  int directions = 1;
-  for (int k = 0; k < rank; ++k) directions *= 3;
+  mpi_check(MPI_Cart_get(cart, rank, grid.dims.data(), grid.periods.data(), grid.coords.data()), where, "MPI_Cart_get");
   std::vector<typename HaloPlan<ExecSpace>::Region> regions;
-  for (int index = 0; index < directions; ++index) {
-    std::array<int, 4> d{};
-    int nonzero = 0;
-    for (int k = 0, rem = index; k < rank; ++k, rem /= 3) {
-      d[k] = rem % 3 - 1;
-      nonzero += d[k] != 0;
-    }
-    if (nonzero == 0 || (options.neighbors == HaloNeighbors::Faces && nonzero != 1)) continue;
-    // The neighbour: coords + d, wrapped in periodic dimensions, MPI_PROC_NULL off a non-periodic edge.
-    std::array<int, 4> c{};
-    bool exists = true;
-    for (int k = 0; k < rank; ++k) {
-      c[k] = coords[k] + d[k];
-      if (c[k] < 0 || c[k] >= dims[k]) {
-        if (periods[k])
-          c[k] = (c[k] + dims[k]) % dims[k];
-        else
-          exists = false;
-      }
-    }
+  for (const HaloDirection& h : halo_directions(grid, n, g, options.neighbors == HaloNeighbors::All)) {
     int peer = MPI_PROC_NULL;
-    if (exists) mpi_check(MPI_Cart_rank(cart, c.data(), &peer), where, "MPI_Cart_rank");
-    // Send: the interior layers next to side d; receive: the ghost layers on side d. Along d_k = 0: the interior.
-    std::array<std::int64_t, 4> slo{}, shi{}, rlo{}, rhi{};
-    for (int k = 0; k < rank; ++k) {
-      if (d[k] < 0) {
-        slo[k] = g, shi[k] = 2 * g, rlo[k] = 0, rhi[k] = g;
-      } else if (d[k] > 0) {
-        slo[k] = n[k] - 2 * g, shi[k] = n[k] - g, rlo[k] = n[k] - g, rhi[k] = n[k];
-      } else {
-        slo[k] = rlo[k] = g, shi[k] = rhi[k] = n[k] - g;
-      }
-    }
+    if (h.exists) mpi_check(MPI_Cart_rank(cart, h.neighbor.data(), &peer), where, "MPI_Cart_rank");
     // All fields in one message: a struct of their regions at absolute addresses.
     const std::vector<std::int64_t> ones(fields.size(), 1);
     std::vector<std::int64_t> at;
     std::vector<Datatype> sends, recvs;
     for (const HaloField& f : fields) {
       at.push_back(f.address);
-      sends.push_back(f.region(rank, slo, shi));
-      recvs.push_back(f.region(rank, rlo, rhi));
+      sends.push_back(f.region(rank, h.send_lo, h.send_hi));
+      recvs.push_back(f.region(rank, h.recv_lo, h.recv_hi));
     }
     Datatype send = struct_type(ones, at, sends);
     Datatype recv = struct_type(ones, at, recvs);
     send.commit();
     recv.commit();
-    regions.push_back({peer, index, directions - 1 - index, send, recv});
+    regions.push_back({peer, h.index, h.opposite, send, recv});
   }
   return HaloPlan<ExecSpace>::build(space, cart, options, std::move(regions), me);
 }
@@ -339,13 +332,12 @@ HaloPlan<ExecSpace> HaloPlan<ExecSpace>::build(const ExecSpace& space, MPI_Comm 
                                                std::vector<Region> regions, int me) {
   const char* where = "KokkosDDT::mpi::make_halo_plan";
   HaloPlan plan;
-  plan.space_ = space;
-  Impl::mpi_check(MPI_Comm_dup(cart, &plan.comm_), where, "MPI_Comm_dup");
-  Impl::mpi_check(MPI_Comm_set_errhandler(plan.comm_, MPI_ERRORS_RETURN), where, "MPI_Comm_set_errhandler");
+  plan.space_ = plan.step_space_ = space;
+  plan.control_ = Impl::MpiTransport::duplicate(cart, where);
 
   // Offsets of each region's message. Messages to other ranks go through the send and receive staging buffers, where
-  // MPI reaches them; messages to this rank itself never meet MPI and stay in the execution space's own memory (the
-  // self buffer: for a device, no round trip through pinned host memory).
+  // the transport reaches them; messages to this rank itself never meet a transport and stay in the execution space's
+  // own memory (the self buffer: for a device, no round trip through pinned host memory).
   const int directions = regions.empty() ? 0 : regions.front().direction + regions.front().opposite + 1;
   std::vector<std::int64_t> send_at(directions, -1), recv_at(directions, -1);
   std::int64_t send_total = 0, recv_total = 0, self_total = 0;
@@ -366,7 +358,7 @@ HaloPlan<ExecSpace> HaloPlan<ExecSpace>::build(const ExecSpace& space, MPI_Comm 
   // Each neighbour pair agrees on sizes and type signatures: what I send towards d is what my neighbour at d receives
   // from its side -d.
   std::vector<std::array<std::int64_t, 3>> mine, theirs(regions.size());
-  std::vector<MPI_Request> handshake;
+  std::vector<Impl::WireMessage> out, in;
   for (const Region& r : regions) {
     const TypeSignature sig = r.send.signature();
     mine.push_back({r.send.size(), static_cast<std::int64_t>(sig.hash), sig.length});
@@ -374,23 +366,22 @@ HaloPlan<ExecSpace> HaloPlan<ExecSpace>::build(const ExecSpace& space, MPI_Comm 
   for (std::size_t i = 0; i < regions.size(); ++i) {
     const Region& r = regions[i];
     if (r.peer == MPI_PROC_NULL || r.peer == me) continue;
-    handshake.emplace_back();
-    Impl::mpi_check(
-        MPI_Irecv(theirs[i].data(), 3, MPI_INT64_T, r.peer, options.tag + r.opposite, plan.comm_, &handshake.back()),
-        where, "MPI_Irecv");
-    handshake.emplace_back();
-    Impl::mpi_check(
-        MPI_Isend(mine[i].data(), 3, MPI_INT64_T, r.peer, options.tag + r.direction, plan.comm_, &handshake.back()),
-        where, "MPI_Isend");
+    in.push_back({reinterpret_cast<char*>(theirs[i].data()), 24, r.peer, options.tag + r.opposite});
+    out.push_back({reinterpret_cast<char*>(mine[i].data()), 24, r.peer, options.tag + r.direction});
   }
-  for (MPI_Request& r : handshake) Impl::mpi_check(MPI_Wait(&r, MPI_STATUS_IGNORE), where, "MPI_Wait");
+  {
+    auto handshake = plan.control_->make_set(out, in, false, where);
+    handshake->post_receives();
+    handshake->post_sends();
+    while (!handshake->test()) {
+    }
+  }
   std::string error;
   for (std::size_t i = 0; i < regions.size() && error.empty(); ++i) {
     const Region& r = regions[i];
-    if (r.peer == MPI_PROC_NULL) continue;
+    if (r.peer == MPI_PROC_NULL || r.peer == me) continue;  // this process's own regions match by construction
     const TypeSignature sig = r.recv.signature();
     const std::array<std::int64_t, 3> expected{r.recv.size(), static_cast<std::int64_t>(sig.hash), sig.length};
-    if (r.peer == me) continue;  // this process's own regions match by construction
     const std::array<std::int64_t, 3>& got = theirs[i];
     if (got[0] != expected[0])
       error = "neighbour rank " + std::to_string(r.peer) + " sends " + std::to_string(got[0]) +
@@ -400,88 +391,110 @@ HaloPlan<ExecSpace> HaloPlan<ExecSpace>::build(const ExecSpace& space, MPI_Comm 
       error = "neighbour rank " + std::to_string(r.peer) +
               " sends another type signature (the fields' value types or their order differ between the ranks)";
   }
-  Impl::agree_or_throw(plan.comm_, error);
+  Impl::agree_or_throw(plan.control_->comm(), error);
 
-  // Buffers, kernel records and persistent MPI requests.
-  plan.send_buffer_ = Impl::take_staging<ExecSpace>(send_total);
-  plan.recv_buffer_ = Impl::take_staging<ExecSpace>(recv_total);
+  // The data's transport, its buffers, the kernel records and the persistent messages.
+  plan.transport_kind_ = options.transport;
+  plan.transport_ = options.transport == TransportKind::MPI ? plan.control_
+                                                            : Impl::library_transport(options.transport, cart, where);
+  if (plan.transport_->reaches_host_memory()) {
+    plan.send_buffer_ = Impl::take_staging<ExecSpace>(send_total);
+    plan.recv_buffer_ = Impl::take_staging<ExecSpace>(recv_total);
+  } else {  // (a device-only transport: make_halo_plan_of refused host execution spaces)
+    plan.send_buffer_ = Impl::StagingPool<typename ExecSpace::memory_space>::take(send_total);
+    plan.recv_buffer_ = Impl::StagingPool<typename ExecSpace::memory_space>::take(recv_total);
+  }
   plan.self_buffer_ = Impl::StagingPool<typename ExecSpace::memory_space>::take(self_total);
   plan.packs_ = Impl::FusedBatch<ExecSpace>(space);
   plan.unpacks_ = Impl::FusedBatch<ExecSpace>(space);
+  out.clear(), in.clear();
   for (const Region& r : regions) {
     if (r.peer == MPI_PROC_NULL) continue;
     plan.peers_.push_back(r.peer);
     plan.types_.push_back(r.send);
     plan.types_.push_back(r.recv);
     const std::int64_t bytes = r.send.size();
-    char* out = (r.peer == me ? plan.self_buffer_.data : plan.send_buffer_.data) + send_at[r.direction];
-    plan.packs_.add_pack(bottom, 1, r.send, out, bytes);
+    char* packed = (r.peer == me ? plan.self_buffer_.data : plan.send_buffer_.data) + send_at[r.direction];
+    plan.packs_.add_pack(bottom, 1, r.send, packed, bytes);
     plan.send_bytes_ += bytes;
     // A neighbour that is this process sends what it packed towards the opposite side.
-    char* in =
+    char* arrived =
         r.peer == me ? plan.self_buffer_.data + send_at[r.opposite] : plan.recv_buffer_.data + recv_at[r.direction];
-    plan.unpacks_.add_unpack(in, r.recv.size(), bottom, 1, r.recv);
+    plan.unpacks_.add_unpack(arrived, r.recv.size(), bottom, 1, r.recv);
     if (r.peer == me) continue;
-    // One MPI message per neighbour and direction, of any size (KokkosDDT_MPIBytes.hpp).
-    plan.layouts_.emplace_back(bytes);
-    plan.sends_.emplace_back();
-    Impl::post_bytes(Impl::ByteCall::SendInit, out, plan.layouts_.back(), r.peer, options.tag + r.direction, plan.comm_,
-                     &plan.sends_.back(), where);
-    ++plan.messages_;
-    plan.layouts_.emplace_back(r.recv.size());
-    plan.recvs_.emplace_back();
-    Impl::post_bytes(Impl::ByteCall::RecvInit, in, plan.layouts_.back(), r.peer, options.tag + r.opposite, plan.comm_,
-                     &plan.recvs_.back(), where);
+    out.push_back({packed, bytes, r.peer, options.tag + r.direction});
+    in.push_back({arrived, r.recv.size(), r.peer, options.tag + r.opposite});
   }
+  plan.messages_ = static_cast<int>(out.size());
+  plan.wire_ = plan.transport_->make_set(std::move(out), std::move(in), true, where);
   return plan;
 }
 
 template <class ExecSpace>
 void HaloPlan<ExecSpace>::start(const ExecSpace& space) {
   const char* where = "KokkosDDT::mpi::HaloPlan::start";
-  if (comm_ == MPI_COMM_NULL) Impl::throw_error(ErrorCode::InvalidArgument, where, "plan", "is empty (moved from)");
+  if (!wire_) Impl::throw_error(ErrorCode::InvalidArgument, where, "plan", "is empty (moved from)");
   if (started_) Impl::throw_error(ErrorCode::InvalidArgument, where, "plan", "was started and not waited for");
-  for (MPI_Request& r : recvs_) check(MPI_Start(&r), "MPI_Start (receive)");
-  started_ = true;  // (from here on, wait() completes the receives, also after an error below)
+  // The last step's unpacks read the buffers this step fills: ordered on one instance; on another, waited for.
+  if (space.impl_instance_id() != step_space_.impl_instance_id())
+    step_space_.fence("KokkosDDT::mpi::HaloPlan::start (the last step ran on another instance)");
   step_space_ = space;
+  if (stream_ordered()) {
+    started_ = true;
+    packs_.launch_ordered(space);
+    wire_->enqueue(Impl::StreamRef{Impl::BackendTraits<ExecSpace>::native_stream(space)});
+    return;
+  }
+  unpacks_.wait();  // (completion flags: the last step's unpacks have read the receive buffer)
+  wire_->post_receives();
+  started_ = true;  // (from here on, wait() completes the receives, also after an error below)
+  sends_posted_ = false;
   packs_.launch(space);
-  if (sends_.empty()) return;  // no messages: the unpacks follow the packs in the instance's order, unwaited
-  packs_.wait();               // the completion flags: the packed bytes are in the send buffer
-  for (MPI_Request& r : sends_) check(MPI_Start(&r), "MPI_Start (send)");
+  progress();  // posted now when the packs ran at once (hosts); a device's flags are read later
+}
+
+template <class ExecSpace>
+void HaloPlan<ExecSpace>::progress() {
+  if (!started_ || sends_posted_ || stream_ordered()) return;
+  if (!packs_.test()) return;  // (host loads of the kernel-written flags; no stream synchronization)
+  sends_posted_ = true;
+  wire_->post_sends();
 }
 
 template <class ExecSpace>
 void HaloPlan<ExecSpace>::wait() {
   if (!started_) return;
+  if (stream_ordered()) {
+    started_ = false;
+    unpacks_.launch_ordered(step_space_);
+    (void)wire_->test();  // an asynchronous error the transport has seen throws here
+    return;
+  }
+  for (unsigned polls = 1;; ++polls) {
+    progress();
+    if (sends_posted_ && wire_->test()) break;
+    if (polls % 1024 == 0) std::this_thread::yield();  // oversubscribed ranks let the ones they wait for run
+  }
   started_ = false;
-  // One MPI_Wait per message: errors are then raised on the plan's communicator, which returns them (MPICH raises
-  // MPI_Waitall's on MPI_COMM_WORLD).
-  for (MPI_Request& r : recvs_) check(MPI_Wait(&r, MPI_STATUS_IGNORE), "MPI_Wait (receive)");
-  unpacks_.launch(step_space_);  // (on the packs' instance: ordered after them)
-  for (MPI_Request& r : sends_) check(MPI_Wait(&r, MPI_STATUS_IGNORE), "MPI_Wait (send)");
-  unpacks_.wait();
+  unpacks_.launch(step_space_);  // on the packs' instance: ordered after them
 }
 
 template <class ExecSpace>
 void HaloPlan<ExecSpace>::release() noexcept {
-  if (comm_ == MPI_COMM_NULL) return;
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (!finalized) {
-    if (started_) {
-      MPI_Waitall(static_cast<int>(recvs_.size()), recvs_.data(), MPI_STATUSES_IGNORE);
-      MPI_Waitall(static_cast<int>(sends_.size()), sends_.data(), MPI_STATUSES_IGNORE);
-    }
-    for (MPI_Request& r : sends_) MPI_Request_free(&r);
-    for (MPI_Request& r : recvs_) MPI_Request_free(&r);
-    MPI_Comm_free(&comm_);
-  }
+  if (!wire_) return;
   try {
-    packs_.wait();
-    unpacks_.wait();
+    // A started step: its sends are left to the transport (their buffer kept until exit), its receives cancelled.
+    if (started_ && !stream_ordered()) {
+      packs_.wait();
+      if (!sends_posted_) wire_->post_sends();
+      Impl::keep_until_exit(send_buffer_.owner);
+    }
+    wire_.reset();
+    step_space_.fence("KokkosDDT::mpi::HaloPlan (released)");
   } catch (...) {
   }
-  comm_ = MPI_COMM_NULL;
+  wire_.reset();
+  started_ = false;
 }
 
 }  // namespace KokkosDDT::mpi

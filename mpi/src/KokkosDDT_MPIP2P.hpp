@@ -12,7 +12,7 @@
 // queue, so that the sends of one step share a launch, and posted when the kernel's completion flag says the pack is
 // done; receives land in a staging buffer and are unpacked after arrival (the unpacks of receives that arrive in one
 // sweep of wait_all share a launch). Sends to one destination reach MPI in the order they were started
-// (KokkosDDT_MPISendOrder.hpp), and every message is one MPI message at any size (KokkosDDT_MPIBytes.hpp). A receive
+// (KokkosDDT_MPISendOrder.hpp), and every message is one message of the transport at any size. A receive
 // checks that the message's size is its type's: a shorter one throws Error(MPI) naming `type`, a longer one is MPI's
 // MPI_ERR_TRUNCATE (an Error with MPI_ERRORS_RETURN on the communicator). Type signatures are not sent: as with
 // MPI_BYTE, only sizes are compared. MPI_PROC_NULL moves nothing and completes at once.
@@ -34,11 +34,11 @@
 #include "KokkosDDT_Datatype.hpp"
 #include "KokkosDDT_Error.hpp"
 #include "KokkosDDT_FusionQueue.hpp"
-#include "KokkosDDT_MPIBytes.hpp"
 #include "KokkosDDT_MPIError.hpp"
 #include "KokkosDDT_MPIRequest.hpp"
 #include "KokkosDDT_MPISendOrder.hpp"
 #include "KokkosDDT_MPIStaging.hpp"
+#include "KokkosDDT_MpiTransport.hpp"
 
 namespace KokkosDDT::Impl {
 
@@ -82,12 +82,13 @@ inline void keep_until_exit(std::shared_ptr<void> buffer) {
   kept->push_back(std::move(buffer));
 }
 
-// One typed send or receive on an execution-space instance: one MPI message of any size (KokkosDDT_MPIBytes.hpp).
+// One typed send or receive on an execution-space instance: one message of the MPI transport, of any size, on the
+// user's communicator (KokkosDDT_MpiTransport.hpp).
 //
 //   send:    Idle -start-> Queued (pack in flight, or an earlier send to the same destination is) -> Posted -> Done
 //   receive: Idle -start-> Posted -> Unpacking (staged) -> Done
 template <class ExecSpace, Direction Dir>
-class TypedMessage final : public MpiOperation, private OrderedSend {
+class TypedMessage final : public Operation, private OrderedSend {
   static constexpr bool sending = Dir == Direction::Pack;
 
  public:
@@ -100,7 +101,6 @@ class TypedMessage final : public MpiOperation, private OrderedSend {
         count_(count),
         type_(type),
         peer_(peer),
-        tag_(tag),
         comm_(comm) {
     const CommittedType& c = type.impl_committed(where);
     require_nonnegative(count, where, "count");
@@ -126,22 +126,21 @@ class TypedMessage final : public MpiOperation, private OrderedSend {
       (void)prepare_transfer<ExecSpace, Dir>(where, type, count, buf_, absolute_, staging_.data, bytes_,
                                              sending ? "dst_bytes" : "src_bytes", {});
     }
-    if (peer == MPI_PROC_NULL) message_ = nullptr, bytes_ = 0;
-    layout_ = ByteType(bytes_);
+    if (peer == MPI_PROC_NULL) {
+      message_ = nullptr, bytes_ = 0;
+      return;
+    }
+    std::vector<WireMessage> mine{{message_, bytes_, peer, tag}}, none;
+    MpiTransport transport(comm);
+    wire_ = sending ? transport.make_set(std::move(mine), std::move(none), false, where)
+                    : transport.make_set(std::move(none), std::move(mine), false, where);
   }
 
   ~TypedMessage() override {
     try {
       if (state_ == State::Queued) flush_send(comm_, peer_, *this);  // it and every send ahead of it reach MPI
       if (state_ == State::Unpacking) queue_->wait(transform_);      // never free a buffer under a kernel
-      if (state_ == State::Posted && request_ != MPI_REQUEST_NULL) {
-        if (sending) {
-          MPI_Request_free(&request_);
-        } else {
-          MPI_Cancel(&request_);
-          MPI_Wait(&request_, MPI_STATUS_IGNORE);
-        }
-      }
+      wire_.reset();  // a receive in flight is cancelled, a send is left to MPI
       if (sending && state_ == State::Posted && staging_.owner) keep_until_exit(staging_.owner);
     } catch (...) {
     }
@@ -169,16 +168,14 @@ class TypedMessage final : public MpiOperation, private OrderedSend {
     rethrow();
     if (state_ == State::Queued) return false;
     if (state_ == State::Posted) {
-      // MPI_Test on this request alone: an error is then raised on the message's communicator (MPI_Testall raises on
-      // MPI_COMM_WORLD's handler in MPICH, which aborts by default).
-      int flag = 0;
-      const int rc = MPI_Test(&request_, &flag, &status_);
-      if (rc != MPI_SUCCESS) {  // the request completed with an error (MPI_ERR_TRUNCATE): MPI has freed it
+      bool complete = false;
+      try {
+        complete = wire_->test();
+      } catch (...) {  // the message failed (MPI_ERR_TRUNCATE): it is gone
         state_ = State::Done;
-        request_ = MPI_REQUEST_NULL;
-        mpi_check(rc, where_, sending ? "MPI_Test (send)" : "MPI_Test (receive)");
+        throw;
       }
-      if (!flag) return false;
+      if (!complete) return false;
       if constexpr (!sending) return received();
       state_ = State::Done;
     }
@@ -189,7 +186,7 @@ class TypedMessage final : public MpiOperation, private OrderedSend {
     return state_ == State::Done;
   }
 
-  MPI_Status status() const override { return status_; }
+  Arrival status() const override { return status_; }
 
  private:
   enum class State { Idle, Queued, Posted, Unpacking, Done };
@@ -208,16 +205,15 @@ class TypedMessage final : public MpiOperation, private OrderedSend {
     state_ = State::Posted;
     if (error_) return;
     if (peer_ == MPI_PROC_NULL) {  // complete at once, with MPI's empty status (MPICH 4.0.2's MPI_Test leaves it 0)
-      status_ = MPI_Status{};
-      status_.MPI_SOURCE = MPI_PROC_NULL;
-      status_.MPI_TAG = MPI_ANY_TAG;
-      status_.MPI_ERROR = MPI_SUCCESS;
-      MPI_Status_set_elements(&status_, MPI_BYTE, 0);
+      status_ = Arrival{MPI_PROC_NULL, MPI_ANY_TAG, 0};
       state_ = State::Done;
       return;
     }
     try {
-      post_bytes(sending ? ByteCall::Isend : ByteCall::Irecv, message_, layout_, peer_, tag_, comm_, &request_, where_);
+      if (sending)
+        wire_->post_sends();
+      else
+        wire_->post_receives();
     } catch (...) {
       error_ = std::current_exception();
     }
@@ -226,18 +222,18 @@ class TypedMessage final : public MpiOperation, private OrderedSend {
   void rethrow() {
     if (!error_) return;
     state_ = State::Done;
-    request_ = MPI_REQUEST_NULL;
     std::rethrow_exception(std::exchange(error_, nullptr));
   }
 
   // The receive is complete: its size checked, its staged bytes handed to the unpack.
   bool received() {
     state_ = State::Done;
-    const std::int64_t got = received_bytes(status_);
+    status_ = wire_->arrival(0);
+    const std::int64_t got = status_.bytes;
     if (got != bytes_)
       throw_error(ErrorCode::MPI, where_, "type",
                   "received " + std::to_string(got) + " bytes where the receive's type and count make " +
-                      std::to_string(bytes_) + " (from rank " + std::to_string(status_.MPI_SOURCE) +
+                      std::to_string(bytes_) + " (from rank " + std::to_string(status_.source) +
                       "): the sender's message is shorter (MPI_ERR_TRUNCATE)");
     if (direct_) return true;
     transform_ = absolute_ ? queue_->unpack(staging_.data, bytes_, bottom, count_, type_)
@@ -256,23 +252,22 @@ class TypedMessage final : public MpiOperation, private OrderedSend {
   bool absolute_;
   std::int64_t count_;
   Datatype type_;
-  int peer_, tag_;
+  int peer_;
   MPI_Comm comm_;
   std::int64_t bytes_ = 0;
   bool direct_ = false;
   char* message_ = nullptr;  // what MPI sends or receives: the user's buffer (direct) or the staging buffer
-  ByteType layout_;
   std::shared_ptr<FusionQueue<ExecSpace>> queue_;
   Staging staging_;
   FusionRequest transform_;
-  MPI_Request request_ = MPI_REQUEST_NULL;
+  std::unique_ptr<MessageSet> wire_;  // the message (none for MPI_PROC_NULL)
   State state_ = State::Idle;
-  MPI_Status status_{};
+  Arrival status_{};
   std::exception_ptr error_;  // recorded where throwing is not possible (a post from another request's test)
 };
 
 template <class ExecSpace, Direction Dir>
-std::shared_ptr<MpiOperation> make_message(const char* where, const ExecSpace& space, const void* buf,
+std::shared_ptr<Operation> make_message(const char* where, const ExecSpace& space, const void* buf,
                                            std::int64_t count, const Datatype& type, int peer, int tag, MPI_Comm comm,
                                            bool absolute = false) {
   return std::make_shared<TypedMessage<ExecSpace, Dir>>(where, space, const_cast<void*>(buf), absolute, count, type,

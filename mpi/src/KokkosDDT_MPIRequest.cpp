@@ -8,7 +8,7 @@
 
 namespace KokkosDDT::mpi {
 
-Request make_active(std::shared_ptr<Impl::MpiOperation> op) {
+Request make_active(std::shared_ptr<Impl::Operation> op) {
   Request r(std::move(op), false);
   r.active_ = true;
   return r;
@@ -42,7 +42,14 @@ void Request::wait() {
     if (polls % 1024 == 0) std::this_thread::yield();
 }
 
-MPI_Status Request::status() const { return last_; }
+MPI_Status Request::status() const {
+  MPI_Status s{};
+  s.MPI_SOURCE = last_.source;
+  s.MPI_TAG = last_.tag;
+  s.MPI_ERROR = MPI_SUCCESS;
+  MPI_Status_set_elements_x(&s, MPI_BYTE, static_cast<MPI_Count>(last_.bytes));
+  return s;
+}
 
 bool test_all(std::vector<Request>& requests) {
   bool all = true;

@@ -16,15 +16,17 @@
 
 #include <mpi.h>
 
+#include "KokkosDDT_Transport.hpp"
+
 namespace KokkosDDT::Impl {
 
-// One typed point-to-point operation (P2P.hpp implements it per execution space).
-class MpiOperation {
+// One operation behind a request: a typed message (P2P.hpp, on any transport) or a collective.
+class Operation {
  public:
-  virtual ~MpiOperation() = default;
+  virtual ~Operation() = default;
   virtual void start() = 0;     // begins the operation (pack or post)
   virtual bool progress() = 0;  // advances it; true once complete
-  virtual MPI_Status status() const = 0;
+  virtual Arrival status() const = 0;  // a completed receive's source, tag and bytes
 };
 
 }  // namespace KokkosDDT::Impl
@@ -34,7 +36,7 @@ namespace KokkosDDT::mpi {
 class Request {
  public:
   Request() = default;  // the null request
-  Request(std::shared_ptr<Impl::MpiOperation> op, bool persistent) : op_(std::move(op)), persistent_(persistent) {}
+  Request(std::shared_ptr<Impl::Operation> op, bool persistent) : op_(std::move(op)), persistent_(persistent) {}
   Request(Request&&) = default;  // move-only, as a request has one owner
   Request& operator=(Request&&) = default;
   Request(const Request&) = delete;
@@ -51,11 +53,11 @@ class Request {
   MPI_Status status() const;
 
  private:
-  friend Request make_active(std::shared_ptr<Impl::MpiOperation> op);
-  std::shared_ptr<Impl::MpiOperation> op_;
+  friend Request make_active(std::shared_ptr<Impl::Operation> op);
+  std::shared_ptr<Impl::Operation> op_;
   bool persistent_ = false;
   bool active_ = false;
-  MPI_Status last_{};
+  Impl::Arrival last_{};
 };
 
 // Every request complete? Advances all of them.
@@ -67,6 +69,6 @@ int wait_any(std::vector<Request>& requests);
 void start_all(std::vector<Request>& requests);
 
 // A nonpersistent request for an operation that has been started.
-Request make_active(std::shared_ptr<Impl::MpiOperation> op);
+Request make_active(std::shared_ptr<Impl::Operation> op);
 
 }  // namespace KokkosDDT::mpi

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <KokkosDDT_MPI.hpp>
+#include <KokkosDDT_MpiBytes.hpp>
 
 #include "support/Catch.hpp"
 #include "support/Errors.hpp"

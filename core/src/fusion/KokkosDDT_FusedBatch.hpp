@@ -88,14 +88,24 @@ class FusedBatch {
       return;
     }
     for (std::size_t i = 0; i < records_.size(); ++i) flags_(i) = 0;  // the kernel writes 1 into each when done
-    using Policy = typename FusedKernel<ExecSpace>::Policy;
-    auto policy = Kokkos::Experimental::require(Policy(space, static_cast<int>(teams_), Backend::team_size),
-                                                Kokkos::Experimental::WorkItemProperty::HintLightWeight);
-    if (scratch_ > 0) policy.set_scratch_size(0, Kokkos::PerTeam(scratch_));
-    static const std::string label = "KokkosDDT::FusedBatch::launch";
-    Kokkos::parallel_for(label, policy, kernel_);
+    run_kernel(space, kernel_);
     in_flight_ = true;
-    ++launches_;
+  }
+
+  // Stream-ordered: the launch runs after the work enqueued on `space` so far, and work enqueued on it later runs after
+  // the launch; the host neither waits for the previous launch nor learns of this one's completion (no flags are
+  // written: test() is true at once). For transports that complete messages on the stream. Hosts: launch().
+  void launch_ordered(const ExecSpace& space) {
+    if constexpr (Backend::synchronous) {
+      launch(space);
+    } else {
+      wait();  // (a flagged launch before this one: its flags must not be reset under it)
+      if (records_.empty()) return;
+      if (!built_) build();
+      FusedKernel<ExecSpace> unflagged = kernel_;
+      unflagged.flags = nullptr;
+      run_kernel(space, unflagged);
+    }
   }
 
   // Whether the last launch is complete (host loads of the flags the kernel writes; no stream synchronization).
@@ -112,6 +122,16 @@ class FusedBatch {
   }
 
  private:
+  void run_kernel(const ExecSpace& space, const FusedKernel<ExecSpace>& kernel) {
+    using Policy = typename FusedKernel<ExecSpace>::Policy;
+    auto policy = Kokkos::Experimental::require(Policy(space, static_cast<int>(teams_), Backend::team_size),
+                                                Kokkos::Experimental::WorkItemProperty::HintLightWeight);
+    if (scratch_ > 0) policy.set_scratch_size(0, Kokkos::PerTeam(scratch_));
+    static const std::string label = "KokkosDDT::FusedBatch::launch";
+    Kokkos::parallel_for(label, policy, kernel);
+    ++launches_;
+  }
+
   template <Direction Dir>
   void add(const char* where, const Datatype& type, std::int64_t count, char* typed, char* packed,
            std::int64_t packed_bytes, const char* packed_name, bool typed_null_ok) {

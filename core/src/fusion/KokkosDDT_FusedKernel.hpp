@@ -155,6 +155,7 @@ struct FusedKernel {
   KOKKOS_FUNCTION void operator()(const Member& team) const {
     const FusedRecord& r = record(find(team.league_rank()));
     run(team, r, team.league_rank() - r.first_team);
+    if (flags == nullptr) return;  // a stream-ordered launch: completion is the stream's (FusedBatch::launch_ordered)
     // Completion. After the barrier one thread per team releases the team's writes (cumulative over the barrier) by
     // counting the team with a device-scope release; the request's last team (a one-team request needs no count)
     // then fences at node scope, which acquires every team's writes and publishes them, host memory included, before

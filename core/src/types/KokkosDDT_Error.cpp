@@ -23,6 +23,8 @@ const char* to_string(ErrorCode code) noexcept {
       return "unsupported";
     case ErrorCode::MPI:
       return "MPI error";
+    case ErrorCode::Transport:
+      return "transport error";
     case ErrorCode::Backend:
       return "backend error";
     case ErrorCode::Internal:

@@ -19,6 +19,7 @@ enum class ErrorCode {
   Inaccessible,     // memory the execution space cannot access
   Unsupported,      // a valid request this build cannot serve (e.g. an MPI combiner without an equivalent)
   MPI,              // an MPI call failed
+  Transport,        // another transport failed (an NCCL call, or an error NCCL reported asynchronously)
   Backend,          // the backend's runtime refused work (e.g. a CUDA kernel launch failed)
   Internal          // an internal invariant failed: a bug in KokkosDDT (please report it with the message)
 };

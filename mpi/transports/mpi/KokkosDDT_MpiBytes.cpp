@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "KokkosDDT_MPIBytes.hpp"
+#include "KokkosDDT_MpiBytes.hpp"
 
 #include <algorithm>
 #include <cstdlib>

@@ -4,7 +4,7 @@
 // (1 GiB) goes as count 1 of a contiguous byte datatype made of chunk-sized blocks (BigMPI's technique), never as
 // several messages. So a receive matches a whole message or nothing: MPI_ANY_SOURCE cannot mix two senders' pieces, a
 // longer message is MPI's own MPI_ERR_TRUNCATE, a shorter one shows in the status, and nothing is ever left behind in
-// MPI's queues. Every path that puts bytes on the wire (typed p2p, halo plans, collectives) posts through here.
+// MPI's queues. The MPI transport (KokkosDDT_MpiTransport.hpp) posts every message through here.
 
 #include <mpi.h>
 

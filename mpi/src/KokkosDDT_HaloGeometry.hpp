@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// The geometry of a Cartesian halo exchange, pure logic (no MPI, no Kokkos): for a process at `coords` in a grid of
+// `dims` processes (periodic where `periods` says so), every neighbour direction d in {-1, 0, 1}^rank, the neighbour's
+// coordinates (wrapped in periodic dimensions; absent off a non-periodic edge) and the index ranges of the region sent
+// towards d (the interior layers next to side d) and of the region received from d (the ghost layers on side d).
+// Directions are indexed in base 3 (digit d_k + 1, dimension 0 least significant), so -d has index 3^rank - 1 - index.
+// The halo plan (KokkosDDT_HaloPlan.hpp) turns each region into a subarray per field.
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace KokkosDDT::Impl {
+
+struct HaloGrid {
+  int rank = 1;                    // dimensions, 1-4
+  std::array<int, 4> dims{1, 1, 1, 1};
+  std::array<int, 4> periods{};    // nonzero: periodic
+  std::array<int, 4> coords{};     // this process's
+};
+
+struct HaloDirection {
+  int index = 0, opposite = 0;  // of d and of -d
+  std::array<int, 4> d{};
+  bool exists = false;                  // false: off a non-periodic edge
+  std::array<int, 4> neighbor{};        // the neighbour's coordinates (when it exists)
+  std::array<std::int64_t, 4> send_lo{}, send_hi{}, recv_lo{}, recv_hi{};  // [lo, hi) per dimension
+};
+
+// The directions of a plan, in index order: the 2 * rank faces, or (all) every one of the 3^rank - 1. `extents` are
+// the fields' (ghost layers included), `ghost` the layers on each side.
+inline std::vector<HaloDirection> halo_directions(const HaloGrid& grid, const std::array<std::int64_t, 4>& extents,
+                                                  std::int64_t ghost, bool all) {
+  int count = 1;
+  for (int k = 0; k < grid.rank; ++k) count *= 3;
+  std::vector<HaloDirection> out;
+  for (int index = 0; index < count; ++index) {
+    HaloDirection h;
+    h.index = index;
+    h.opposite = count - 1 - index;
+    int nonzero = 0;
+    for (int k = 0, rem = index; k < grid.rank; ++k, rem /= 3) {
+      h.d[k] = rem % 3 - 1;
+      nonzero += h.d[k] != 0;
+    }
+    if (nonzero == 0 || (!all && nonzero != 1)) continue;
+    h.exists = true;
+    for (int k = 0; k < grid.rank; ++k) {
+      int c = grid.coords[k] + h.d[k];
+      if (c < 0 || c >= grid.dims[k]) {
+        if (grid.periods[k])
+          c = (c + grid.dims[k]) % grid.dims[k];
+        else
+          h.exists = false;
+      }
+      h.neighbor[k] = c;
+      const std::int64_t n = extents[k], g = ghost;
+      if (h.d[k] < 0) {
+        h.send_lo[k] = g, h.send_hi[k] = 2 * g, h.recv_lo[k] = 0, h.recv_hi[k] = g;
+      } else if (h.d[k] > 0) {
+        h.send_lo[k] = n - 2 * g, h.send_hi[k] = n - g, h.recv_lo[k] = n - g, h.recv_hi[k] = n;
+      } else {  // along d_k = 0: the interior
+        h.send_lo[k] = h.recv_lo[k] = g, h.send_hi[k] = h.recv_hi[k] = n - g;
+      }
+    }
+    out.push_back(h);
+  }
+  return out;
+}
+
+}  // namespace KokkosDDT::Impl

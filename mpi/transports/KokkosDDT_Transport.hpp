@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// The transport seam: what typed p2p, halo plans and the collectives need from whatever moves their bytes. A client
+// describes byte messages (where, how many bytes, with whom, which tag), gets a MessageSet from a Transport, and
+// starts and completes it with the verbs of the transport's Completion:
+//
+//   Host    (mpi/)   the host posts receives early and sends once their bytes are ready (a pack's completion flag),
+//                    then tests; nothing waits on an execution space.
+//   Stream   (nccl/) the whole set is enqueued on an execution-space instance's stream, after the work enqueued on it
+//                    so far; work enqueued after it runs after the messages complete. The host never waits.
+//
+// One folder per transport under mpi/transports/, like backends/; docs/DESIGN.md ("Add a transport") lists what a new
+// one implements. The rules every transport keeps:
+//   - A message is one message at any size (a transport splits nothing the receiver could match in part).
+//   - Errors: each message is completed on its own; a failure throws KokkosDDT::Error(MPI) naming the client's `where`
+//     and the call. The failed message is gone; the others of the set stay posted until the set is destroyed.
+//   - Destroying a set with messages in flight cancels its receives and lets its sends finish: the client keeps their
+//     buffers alive (p2p and plans hand them to keep_until_exit).
+//   - Transports without tags (NCCL) match each peer's messages in order: a set posts each peer's sends, and its
+//     receives, in ascending tag order, so two sets built alike on both sides match as tags would.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace KokkosDDT::Impl {
+
+// One byte message: `bytes` at `data`, to or from `peer` (a rank of the transport's communicator), with `tag`.
+struct WireMessage {
+  char* data = nullptr;
+  std::int64_t bytes = 0;
+  int peer = 0;
+  int tag = 0;
+};
+
+// What a completed receive got.
+struct Arrival {
+  int source = 0;
+  int tag = 0;
+  std::int64_t bytes = 0;
+};
+
+enum class Completion { Host, Stream };
+
+// An execution-space instance's native queue (a cudaStream_t on CUDA; null on hosts), type-erased so that the seam and
+// its clients name no backend (BackendTraits<ExecSpace>::native_stream gives it).
+struct StreamRef {
+  void* native = nullptr;
+};
+
+// A fixed set of messages, posted once (p2p, collectives) or many times (persistent: halo plans).
+class MessageSet {
+ public:
+  virtual ~MessageSet() = default;
+  // Completion::Host: post the receives / the sends now (a persistent set: again, once the last round completed).
+  virtual void post_receives() = 0;
+  virtual void post_sends() = 0;
+  // Completion::Host: whether every posted message is complete. Completion::Stream: whether the transport has reported
+  // no asynchronous error (completion is the stream's). Throws Error on a failed message.
+  virtual bool test() = 0;
+  // Completion::Stream: every message of the set, enqueued on `stream` after its work so far.
+  virtual void enqueue(StreamRef stream) = 0;
+  // Receive i (in the order given to make_set), once complete.
+  virtual Arrival arrival(std::size_t receive) const = 0;
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual const char* name() const = 0;
+  virtual Completion completion() const = 0;
+  virtual bool reaches_host_memory() const = 0;    // message buffers may be in host memory
+  virtual bool reaches_device_memory() const = 0;  // ... in device memory
+  virtual bool matches_tags() const = 0;           // false: receives cannot pick a tag (see the ordering rule above)
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // Checks and prepares the messages (persistent: started many times). Throws Error naming `where`.
+  virtual std::unique_ptr<MessageSet> make_set(std::vector<WireMessage> sends, std::vector<WireMessage> receives,
+                                               bool persistent, const char* where) = 0;
+};
+
+}  // namespace KokkosDDT::Impl

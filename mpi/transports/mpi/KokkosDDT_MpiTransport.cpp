@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "KokkosDDT_MpiTransport.hpp"
+
+#include <string>
+#include <utility>
+
+#include "KokkosDDT_Error.hpp"
+#include "KokkosDDT_MPIError.hpp"
+#include "KokkosDDT_MPIStaging.hpp"
+#include "KokkosDDT_MpiBytes.hpp"
+
+namespace KokkosDDT::Impl {
+namespace {
+
+bool finalized() {
+  int done = 0;
+  MPI_Finalized(&done);
+  return done != 0;
+}
+
+class MpiMessageSet final : public MessageSet {
+ public:
+  MpiMessageSet(MPI_Comm comm, std::vector<WireMessage> sends, std::vector<WireMessage> receives, bool persistent,
+                const char* where)
+      : comm_(comm), where_(where), persistent_(persistent), sends_(sends.size()) {
+    messages_.reserve(sends.size() + receives.size());
+    for (const WireMessage& w : sends) messages_.push_back(Message{w, true, ByteType(w.bytes)});
+    for (const WireMessage& w : receives) messages_.push_back(Message{w, false, ByteType(w.bytes)});
+    if (!persistent_) return;
+    for (Message& m : messages_)
+      post_bytes(m.send ? ByteCall::SendInit : ByteCall::RecvInit, m.wire.data, m.layout, m.wire.peer, m.wire.tag,
+                 comm_, &m.request, where_);
+  }
+
+  ~MpiMessageSet() override {
+    if (finalized()) return;
+    for (Message& m : messages_) {
+      if (m.active && !m.send) {  // a receive nobody will complete
+        MPI_Cancel(&m.request);
+        MPI_Wait(&m.request, MPI_STATUS_IGNORE);
+      }
+      // A send in flight is handed to MPI, which completes it; an inactive persistent request is freed.
+      if (m.request != MPI_REQUEST_NULL) MPI_Request_free(&m.request);
+    }
+  }
+
+  void post_receives() override { post(sends_, messages_.size()); }
+  void post_sends() override { post(0, sends_); }
+
+  bool test() override {
+    bool all = true;
+    for (Message& m : messages_) {
+      if (!m.active) continue;
+      int flag = 0;
+      const int rc = MPI_Test(&m.request, &flag, &m.status);
+      if (rc != MPI_SUCCESS) {  // completed with an error (MPI_ERR_TRUNCATE): a nonpersistent request is freed
+        m.active = false;
+        if (!persistent_) m.request = MPI_REQUEST_NULL;
+        mpi_check(rc, where_, m.send ? "MPI_Test (send)" : "MPI_Test (receive)");
+      }
+      if (flag)
+        m.active = false;
+      else
+        all = false;
+    }
+    return all;
+  }
+
+  void enqueue(StreamRef) override {
+    throw_error(ErrorCode::InvalidArgument, where_, "transport",
+                "MPI completes messages on the host: it cannot enqueue them on an execution space");
+  }
+
+  Arrival arrival(std::size_t receive) const override {
+    const MPI_Status& s = messages_.at(sends_ + receive).status;
+    return {s.MPI_SOURCE, s.MPI_TAG, received_bytes(s)};
+  }
+
+ private:
+  struct Message {
+    WireMessage wire;
+    bool send = false;
+    ByteType layout;
+    MPI_Request request = MPI_REQUEST_NULL;
+    bool active = false;
+    MPI_Status status{};
+  };
+
+  void post(std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      Message& m = messages_[i];
+      if (m.active)
+        throw_error(ErrorCode::InvalidArgument, where_, "request", "is still in flight: complete it before reposting");
+      if (persistent_)
+        mpi_check(MPI_Start(&m.request), where_, m.send ? "MPI_Start (send)" : "MPI_Start (receive)");
+      else
+        post_bytes(m.send ? ByteCall::Isend : ByteCall::Irecv, m.wire.data, m.layout, m.wire.peer, m.wire.tag, comm_,
+                   &m.request, where_);
+      m.active = true;
+    }
+  }
+
+  MPI_Comm comm_;
+  const char* where_;
+  bool persistent_;
+  std::size_t sends_;
+  std::vector<Message> messages_;  // the sends, then the receives
+};
+
+}  // namespace
+
+std::shared_ptr<MpiTransport> MpiTransport::duplicate(MPI_Comm comm, const char* where) {
+  MPI_Comm dup = MPI_COMM_NULL;
+  mpi_check(MPI_Comm_dup(comm, &dup), where, "MPI_Comm_dup");
+  auto t = std::make_shared<MpiTransport>(dup);
+  t->owned_ = true;
+  mpi_check(MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN), where, "MPI_Comm_set_errhandler");
+  return t;
+}
+
+MpiTransport::~MpiTransport() {
+  if (owned_ && comm_ != MPI_COMM_NULL && !finalized()) MPI_Comm_free(&comm_);
+}
+
+bool MpiTransport::reaches_device_memory() const { return mpi::gpu_aware(); }
+
+int MpiTransport::rank() const {
+  int r = 0;
+  MPI_Comm_rank(comm_, &r);
+  return r;
+}
+
+int MpiTransport::size() const {
+  int s = 1;
+  MPI_Comm_size(comm_, &s);
+  return s;
+}
+
+std::unique_ptr<MessageSet> MpiTransport::make_set(std::vector<WireMessage> sends, std::vector<WireMessage> receives,
+                                                   bool persistent, const char* where) {
+  return std::make_unique<MpiMessageSet>(comm_, std::move(sends), std::move(receives), persistent, where);
+}
+
+}  // namespace KokkosDDT::Impl
