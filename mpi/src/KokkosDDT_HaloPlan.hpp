@@ -26,6 +26,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <thread>
@@ -127,6 +128,7 @@ class HaloPlan {
     int direction;        // index of the direction d in {-1,0,1}^rank
     int opposite;         // index of -d
     Datatype send, recv;  // structs of the fields' subarrays at absolute addresses
+    bool self_message = false;  // a neighbour that is this process, served through the transport (tests)
   };
   static HaloPlan build(const ExecSpace& space, MPI_Comm cart, const HaloOptions& options, std::vector<Region> regions,
                         int rank);
@@ -291,7 +293,7 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
     Datatype recv = struct_type(ones, at, recvs);
     send.commit();
     recv.commit();
-    regions.push_back({peer, h.index, h.opposite, send, recv});
+    regions.push_back({peer, h.index, h.opposite, send, recv, false});
   }
   return HaloPlan<ExecSpace>::build(space, cart, options, std::move(regions), me);
 }
@@ -337,14 +339,23 @@ HaloPlan<ExecSpace> HaloPlan<ExecSpace>::build(const ExecSpace& space, MPI_Comm 
 
   // Offsets of each region's message. Messages to other ranks go through the send and receive staging buffers, where
   // the transport reaches them; messages to this rank itself never meet a transport and stay in the execution space's
-  // own memory (the self buffer: for a device, no round trip through pinned host memory).
+  // own memory (the self buffer: for a device, no round trip through pinned host memory). Tests set
+  // KOKKOSDDT_HALO_SELF_MESSAGES=1 to send them through the transport like any other, so that one process exercises
+  // every message path (NCCL cannot put two processes on one GPU).
+  static const bool self_messages = [] {
+    const char* env = std::getenv("KOKKOSDDT_HALO_SELF_MESSAGES");
+    return env && std::string(env) == "1";
+  }();
+  for (Region& r : regions)
+    if (self_messages && r.peer == me) r.self_message = true;
+  auto local = [&](const Region& r) { return r.peer == me && !r.self_message; };
   const int directions = regions.empty() ? 0 : regions.front().direction + regions.front().opposite + 1;
   std::vector<std::int64_t> send_at(directions, -1), recv_at(directions, -1);
   std::int64_t send_total = 0, recv_total = 0, self_total = 0;
   auto aligned = [](std::int64_t bytes) { return (bytes + 15) / 16 * 16; };  // the kernels' widest word
   for (const Region& r : regions) {
     if (r.peer == MPI_PROC_NULL) continue;
-    if (r.peer == me) {
+    if (local(r)) {
       send_at[r.direction] = self_total;
       self_total += aligned(r.send.size());
     } else {
@@ -365,7 +376,7 @@ HaloPlan<ExecSpace> HaloPlan<ExecSpace>::build(const ExecSpace& space, MPI_Comm 
   }
   for (std::size_t i = 0; i < regions.size(); ++i) {
     const Region& r = regions[i];
-    if (r.peer == MPI_PROC_NULL || r.peer == me) continue;
+    if (r.peer == MPI_PROC_NULL || local(r)) continue;
     in.push_back({reinterpret_cast<char*>(theirs[i].data()), 24, r.peer, options.tag + r.opposite});
     out.push_back({reinterpret_cast<char*>(mine[i].data()), 24, r.peer, options.tag + r.direction});
   }
@@ -379,7 +390,7 @@ HaloPlan<ExecSpace> HaloPlan<ExecSpace>::build(const ExecSpace& space, MPI_Comm 
   std::string error;
   for (std::size_t i = 0; i < regions.size() && error.empty(); ++i) {
     const Region& r = regions[i];
-    if (r.peer == MPI_PROC_NULL || r.peer == me) continue;  // this process's own regions match by construction
+    if (r.peer == MPI_PROC_NULL || local(r)) continue;  // this process's own regions match by construction
     const TypeSignature sig = r.recv.signature();
     const std::array<std::int64_t, 3> expected{r.recv.size(), static_cast<std::int64_t>(sig.hash), sig.length};
     const std::array<std::int64_t, 3>& got = theirs[i];
@@ -414,14 +425,14 @@ HaloPlan<ExecSpace> HaloPlan<ExecSpace>::build(const ExecSpace& space, MPI_Comm 
     plan.types_.push_back(r.send);
     plan.types_.push_back(r.recv);
     const std::int64_t bytes = r.send.size();
-    char* packed = (r.peer == me ? plan.self_buffer_.data : plan.send_buffer_.data) + send_at[r.direction];
+    char* packed = (local(r) ? plan.self_buffer_.data : plan.send_buffer_.data) + send_at[r.direction];
     plan.packs_.add_pack(bottom, 1, r.send, packed, bytes);
     plan.send_bytes_ += bytes;
     // A neighbour that is this process sends what it packed towards the opposite side.
     char* arrived =
-        r.peer == me ? plan.self_buffer_.data + send_at[r.opposite] : plan.recv_buffer_.data + recv_at[r.direction];
+        local(r) ? plan.self_buffer_.data + send_at[r.opposite] : plan.recv_buffer_.data + recv_at[r.direction];
     plan.unpacks_.add_unpack(arrived, r.recv.size(), bottom, 1, r.recv);
-    if (r.peer == me) continue;
+    if (local(r)) continue;
     out.push_back({packed, bytes, r.peer, options.tag + r.direction});
     in.push_back({arrived, r.recv.size(), r.peer, options.tag + r.opposite});
   }

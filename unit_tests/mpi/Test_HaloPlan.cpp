@@ -11,6 +11,7 @@
 
 #include "support/Catch.hpp"
 #include "support/Errors.hpp"
+#include "support/MpiWorld.hpp"
 #include "support/TestSpace.hpp"
 #include "support/Watchdog.hpp"
 
@@ -29,6 +30,15 @@ struct Pointer<T, 0> {
 };
 
 constexpr double kPoison = -1.0;
+
+// Options on the transport under test (KOKKOSDDT_TEST_TRANSPORT).
+mpi::HaloOptions options(int ghost, mpi::HaloNeighbors neighbors = mpi::HaloNeighbors::Faces) {
+  mpi::HaloOptions o;
+  o.ghost = ghost;
+  o.neighbors = neighbors;
+  o.transport = Test::halo_transport();
+  return o;
+}
 
 struct Grid {
   int rank = 0;
@@ -71,7 +81,7 @@ void check_plan(const Grid& grid, mpi::HaloNeighbors neighbors, int ghost) {
   F0 u("u", layout);
   F1 v("v", layout);
   ExecSpace space;
-  auto plan = mpi::make_halo_plan(space, grid.cart, {ghost, neighbors}, u, v);
+  auto plan = mpi::make_halo_plan(space, grid.cart, options(ghost, neighbors), u, v);
   auto hu = Kokkos::create_mirror_view(u);
   auto hv = Kokkos::create_mirror_view(v);
   const std::int64_t cells = n[0] * n[1] * n[2] * n[3];
@@ -94,7 +104,7 @@ void check_plan(const Grid& grid, mpi::HaloNeighbors neighbors, int ghost) {
     Kokkos::deep_copy(u, hu);
     Kokkos::deep_copy(v, hv);
     plan.start();
-    plan.wait();
+    plan.wait();  // (the unpacks are enqueued on the plan's instance: deep_copy waits for them)
     Kokkos::deep_copy(hu, u);
     Kokkos::deep_copy(hv, v);
     int wrong = 0;
@@ -238,7 +248,7 @@ TEST_CASE("mpi halo plan: a vector of fields exchanges as the same fields given 
   }
   space.fence();
   for (int i = 0; i < 3; ++i) Kokkos::deep_copy(given[i], listed[i]);
-  const mpi::HaloOptions all{1, mpi::HaloNeighbors::All};
+  const mpi::HaloOptions all = options(1, mpi::HaloNeighbors::All);
   auto by_vector = mpi::make_halo_plan(space, grid.cart, all, listed);
   auto one_by_one = mpi::make_halo_plan(space, grid.cart, all, given[0], given[1], given[2]);
   by_vector.exchange();

@@ -4,7 +4,19 @@
 // KokkosDDT turns them into exceptions the tests can check).
 #include <mpi.h>
 
+#include <cstdlib>
+#include <string>
+
+#include <KokkosDDT_Transports.hpp>
+
 namespace KokkosDDT::Test {
+
+// The transport the halo-plan tests run on: KOKKOSDDT_TEST_TRANSPORT=NCCL selects NCCL (a ctest pass of CUDA builds
+// with NCCL), anything else MPI.
+inline mpi::TransportKind halo_transport() {
+  const char* env = std::getenv("KOKKOSDDT_TEST_TRANSPORT");
+  return env && std::string(env) == "NCCL" ? mpi::TransportKind::NCCL : mpi::TransportKind::MPI;
+}
 
 struct World {
   int rank = 0, size = 1;

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The Cartesian geometry of halo plans (mpi/src/KokkosDDT_HaloGeometry.hpp), pure logic: which directions a plan
+// exchanges, who the neighbours are (wrapped, or absent at open edges) and which index ranges travel. No MPI.
+#include <KokkosDDT_HaloGeometry.hpp>
+
+#include "support/Catch.hpp"
+
+using KokkosDDT::Impl::HaloDirection;
+using KokkosDDT::Impl::halo_directions;
+using KokkosDDT::Impl::HaloGrid;
+
+TEST_CASE("halo geometry: faces and all directions, indexed in base 3 with opposites", "[halo][geometry]") {
+  for (int rank = 1; rank <= 4; ++rank) {
+    HaloGrid grid;
+    grid.rank = rank;
+    const std::array<std::int64_t, 4> n{6, 6, 6, 6};
+    const auto faces = halo_directions(grid, n, 1, false);
+    const auto all = halo_directions(grid, n, 1, true);
+    int full = 1;
+    for (int k = 0; k < rank; ++k) full *= 3;
+    CHECK(faces.size() == static_cast<std::size_t>(2 * rank));
+    CHECK(all.size() == static_cast<std::size_t>(full - 1));
+    for (const HaloDirection& h : all) {
+      CHECK(h.index + h.opposite == full - 1);
+      int index = 0;
+      for (int k = rank - 1; k >= 0; --k) index = index * 3 + h.d[k] + 1;
+      CHECK(index == h.index);
+      // One process, not periodic: every neighbour is off an edge.
+      CHECK_FALSE(h.exists);
+    }
+  }
+}
+
+TEST_CASE("halo geometry: neighbours wrap in periodic dimensions and vanish at open edges", "[halo][geometry]") {
+  HaloGrid grid;
+  grid.rank = 2;
+  grid.dims = {3, 2, 1, 1};
+  grid.periods = {1, 0, 0, 0};
+  grid.coords = {0, 1, 0, 0};
+  for (const HaloDirection& h : halo_directions(grid, {8, 8, 1, 1}, 1, true)) {
+    INFO("direction " << h.d[0] << "," << h.d[1]);
+    CHECK(h.exists == (h.d[1] <= 0));  // dimension 1 is open and this process is at its upper edge
+    if (!h.exists) continue;
+    CHECK(h.neighbor[0] == (h.d[0] + 3) % 3);  // wrapped: -1 -> 2
+    CHECK(h.neighbor[1] == 1 + h.d[1]);
+  }
+}
+
+TEST_CASE("halo geometry: send the interior layers next to a side, receive its ghost layers", "[halo][geometry]") {
+  HaloGrid grid;
+  grid.rank = 3;
+  const std::array<std::int64_t, 4> n{10, 9, 8, 1};
+  const std::int64_t g = 2;
+  for (const HaloDirection& h : halo_directions(grid, n, g, true)) {
+    for (int k = 0; k < 3; ++k) {
+      INFO("direction " << h.index << ", dimension " << k);
+      if (h.d[k] < 0) {
+        CHECK((h.send_lo[k] == g && h.send_hi[k] == 2 * g && h.recv_lo[k] == 0 && h.recv_hi[k] == g));
+      } else if (h.d[k] > 0) {
+        CHECK((h.send_lo[k] == n[k] - 2 * g && h.send_hi[k] == n[k] - g));
+        CHECK((h.recv_lo[k] == n[k] - g && h.recv_hi[k] == n[k]));
+      } else {
+        CHECK((h.send_lo[k] == g && h.send_hi[k] == n[k] - g && h.recv_lo[k] == g && h.recv_hi[k] == n[k] - g));
+      }
+      // What one side sends, the opposite side's ghost region of the neighbour receives: equal extents.
+      CHECK(h.send_hi[k] - h.send_lo[k] == h.recv_hi[k] - h.recv_lo[k]);
+    }
+  }
+}

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The transport seam's contract (mpi/transports/KokkosDDT_Transport.hpp) on every transport this build has: MPI on
+// any number of processes (a ring), NCCL with a one-process communicator on the GPU (NCCL refuses two processes on one
+// GPU). Sets of several messages per peer with tags posted out of order, one-off and persistent, repeated; what each
+// transport refuses, and how.
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include <KokkosDDT_MPI.hpp>
+#include <KokkosDDT_MpiTransport.hpp>
+#include <KokkosDDT_Transports.hpp>
+
+#include "support/Catch.hpp"
+#include "support/Errors.hpp"
+#include "support/MpiWorld.hpp"
+#include "support/TestSpace.hpp"
+#include "support/Watchdog.hpp"
+
+using namespace KokkosDDT;
+using Test::ExecSpace;
+
+namespace {
+
+char byte_of(int rank, int message, int round, std::size_t i) {
+  return static_cast<char>((rank * 31 + message * 7 + round * 13 + static_cast<int>(i)) & 0x7f);
+}
+
+}  // namespace
+
+TEST_CASE("transport: MPI delivers every message of a set, by tag, one-off and persistent", "[mpi][transport]") {
+  Test::Watchdog dog("MPI transport contract");
+  Test::World w;
+  auto t = Impl::MpiTransport::duplicate(MPI_COMM_WORLD, "test");
+  CHECK(t->completion() == Impl::Completion::Host);
+  CHECK(t->matches_tags());
+  CHECK(t->rank() == w.rank);
+  CHECK(t->size() == w.size);
+  for (bool persistent : {false, true}) {
+    std::vector<char> out_a(100), out_b(37), in_a(100, 0), in_b(37, 0);
+    // Receives listed in the other tag order than the sends: tags, not positions, match them.
+    auto set = t->make_set({{out_a.data(), 100, w.next(), 5}, {out_b.data(), 37, w.next(), 3}},
+                           {{in_b.data(), 37, w.prev(), 3}, {in_a.data(), 100, w.prev(), 5}}, persistent, "test");
+    for (int round = 0; round < 3; ++round) {
+      for (std::size_t i = 0; i < out_a.size(); ++i) out_a[i] = byte_of(w.rank, 0, round, i);
+      for (std::size_t i = 0; i < out_b.size(); ++i) out_b[i] = byte_of(w.rank, 1, round, i);
+      set->post_receives();
+      set->post_sends();
+      while (!set->test()) {
+      }
+      int wrong = 0;
+      for (std::size_t i = 0; i < in_a.size(); ++i) wrong += in_a[i] != byte_of(w.prev(), 0, round, i);
+      for (std::size_t i = 0; i < in_b.size(); ++i) wrong += in_b[i] != byte_of(w.prev(), 1, round, i);
+      CHECK(wrong == 0);
+      const Impl::Arrival a = set->arrival(0);
+      CHECK(a.source == w.prev());
+      CHECK(a.tag == 3);
+      CHECK(a.bytes == 37);
+    }
+    Test::require_error([&] { set->enqueue({}); }, ErrorCode::InvalidArgument, "transport");
+  }
+}
+
+TEST_CASE("transport: an MPI receive shorter than its message throws and leaves the set usable", "[mpi][transport]") {
+  Test::Watchdog dog("MPI transport truncation");
+  Test::ReturningComm returning;  // (MPICH raises MPI_Test's errors on MPI_COMM_WORLD's handler)
+  Test::World w;
+  auto t = Impl::MpiTransport::duplicate(returning, "test");
+  std::vector<char> out(64, 1), in(32, 0);
+  auto sends = t->make_set({{out.data(), 64, w.next(), 9}}, {}, false, "test");
+  auto receives = t->make_set({}, {{in.data(), 32, w.prev(), 9}}, false, "test");
+  receives->post_receives();
+  sends->post_sends();
+  bool threw = false;
+  try {
+    while (!receives->test()) {
+    }
+  } catch (const Error& e) {
+    threw = e.code() == ErrorCode::MPI;
+  }
+  CHECK(threw);
+  CHECK(receives->test());  // the failed message is gone; nothing else is pending
+  while (!sends->test()) {
+  }
+}
+
+#if KOKKOSDDT_HAVE_NCCL
+namespace {
+
+template <class Space>
+void nccl_contract() {
+  using M = typename Space::memory_space;
+  auto t = Impl::library_transport(mpi::TransportKind::NCCL, MPI_COMM_SELF, "test");
+  CHECK(t->completion() == Impl::Completion::Stream);
+  CHECK_FALSE(t->matches_tags());
+  CHECK_FALSE(t->reaches_host_memory());
+  Space space;
+  Kokkos::View<char*, M> out_a("a", 100), out_b("b", 37), in_a("in_a", 100), in_b("in_b", 37);
+  auto set = t->make_set({{out_a.data(), 100, 0, 5}, {out_b.data(), 37, 0, 3}},
+                         {{in_b.data(), 37, 0, 3}, {in_a.data(), 100, 0, 5}}, true, "test");
+  for (int round = 0; round < 3; ++round) {
+    Kokkos::parallel_for(
+        "fill", Kokkos::RangePolicy<Space>(space, 0, 100), KOKKOS_LAMBDA(int i) {
+          out_a(i) = static_cast<char>((i + 13 * round) & 0x7f);
+          if (i < 37) out_b(i) = static_cast<char>((3 * i + round) & 0x7f);
+        });
+    set->enqueue(Impl::StreamRef{Impl::BackendTraits<Space>::native_stream(space)});
+    CHECK(set->test());
+    auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), in_a);
+    auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), in_b);
+    int wrong = 0;
+    for (int i = 0; i < 100; ++i) wrong += a(i) != static_cast<char>((i + 13 * round) & 0x7f);
+    for (int i = 0; i < 37; ++i) wrong += b(i) != static_cast<char>((3 * i + round) & 0x7f);
+    CHECK(wrong == 0);
+  }
+  CHECK(set->arrival(0).bytes == 37);
+  // What NCCL cannot do throws: host posting, wildcards and absent peers, host memory.
+  Test::require_error([&] { set->post_sends(); }, ErrorCode::InvalidArgument, "transport");
+  Test::require_error([&] { t->make_set({}, {{in_a.data(), 100, MPI_ANY_SOURCE, 0}}, false, "test"); },
+                      ErrorCode::InvalidArgument, "peer");
+  Test::require_error([&] { t->make_set({{out_a.data(), 100, 1, 0}}, {}, false, "test"); },
+                      ErrorCode::InvalidArgument, "peer");
+  std::vector<char> host(8);
+  Test::require_error([&] { t->make_set({{host.data(), 8, 0, 0}}, {}, false, "test"); }, ErrorCode::Inaccessible,
+                      "buf");
+}
+
+}  // namespace
+
+TEST_CASE("transport: NCCL enqueues a set on the stream; tags order each peer's messages", "[mpi][transport][nccl]") {
+  Test::Watchdog dog("NCCL transport contract");
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, ExecSpace::memory_space>::accessible)
+    SUCCEED("NCCL moves device memory: GPU execution spaces only");
+  else
+    nccl_contract<ExecSpace>();
+}
+#endif
