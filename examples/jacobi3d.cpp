@@ -2,17 +2,27 @@
 // The main job: a distributed 3-D Jacobi solve of -laplace(u) = f (7-point stencil) on an MPI process grid, the ghost
 // layers exchanged each iteration by a KokkosDDT halo plan. Walls at x = 0 and x = 1 (u = 0), periodic in y and z.
 //
-//   mpiexec -n 4 jacobi3d [cells per dimension = 64] [iterations = 100]
+//   mpiexec -n 4 jacobi3d [cells per dimension = 64] [iterations = 100] [transport: mpi | nccl]
 //
-// Every rank also solves the whole problem alone (a one-process grid: the plan then exchanges with itself, without
-// messages) and compares its block with that single-rank run: they must agree exactly. Prints the time per iteration
-// and the share of it spent in the halo exchange.
+// Each iteration overlaps the exchange with the work that does not need it, the pattern halo plans are made for:
+//
+//   plan.start(space);   // packs (and, over NCCL, the messages) enqueued; over MPI the receives are posted
+//   interior sweep       // cells whose stencil reads no ghost, enqueued on the same instance
+//   plan.wait();         // over MPI: the host posts the sends as the packs finish and completes the messages while
+//                        // the interior sweep runs; the unpacks are enqueued (over NCCL nothing waits at all)
+//   boundary sweep       // the cells next to the ghosts
+//
+// No host synchronization inside an iteration. Every rank also solves the whole problem alone (a one-process grid:
+// the plan then exchanges with itself, without messages) and compares its block with that single-rank run: they must
+// agree exactly. Prints the time per iteration and the exchange's share of it: one minus the time of the same
+// iterations without the exchange (the sweeps alone) over the time with it.
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
@@ -47,8 +57,8 @@ struct Result {
   long long bytes = 0;
 };
 
-// `iterations` Jacobi sweeps on the process grid `cart`.
-Result solve(MPI_Comm cart, int cells, int iterations) {
+// `iterations` Jacobi sweeps on the process grid `cart`, the halo exchanged over `transport`.
+Result solve(MPI_Comm cart, int cells, int iterations, KokkosDDT::mpi::TransportKind transport) {
   Result r;
   r.block = block_of(cart, cells);
   const std::array<int, 3> lo = r.block.lo, n = r.block.n;
@@ -56,17 +66,23 @@ Result solve(MPI_Comm cart, int cells, int iterations) {
   Space space;
   Field u("u", n[0] + 2, n[1] + 2, n[2] + 2), v("v", n[0] + 2, n[1] + 2, n[2] + 2);
   // Two plans, one per buffer (the sweep alternates between them): built once, run every iteration.
-  auto plan_u = KokkosDDT::mpi::make_halo_plan(space, cart, {1, KokkosDDT::mpi::HaloNeighbors::Faces}, u);
-  auto plan_v = KokkosDDT::mpi::make_halo_plan(space, cart, {1, KokkosDDT::mpi::HaloNeighbors::Faces}, v);
+  KokkosDDT::mpi::HaloOptions options;
+  options.transport = transport;
+  auto plan_u = KokkosDDT::mpi::make_halo_plan(space, cart, options, u);
+  auto plan_v = KokkosDDT::mpi::make_halo_plan(space, cart, options, v);
   r.neighbors = plan_u.neighbors();
   r.messages = plan_u.messages();
   r.bytes = plan_u.bytes_per_step();
   const int x0 = lo[0], y0 = lo[1], z0 = lo[2];
-  auto sweep = [&](const Field& from, const Field& to) {
+  // The sweep of the cells [lo, hi) per dimension; `shell`: only those next to a ghost layer.
+  auto sweep = [&](const Field& from, const Field& to, int first, int end_offset, bool shell) {
+    const int n0 = n[0], n1 = n[1], n2 = n[2];
     Kokkos::parallel_for(
-        "jacobi3d::sweep",
-        Kokkos::MDRangePolicy<Space, Kokkos::Rank<3>>(space, {1, 1, 1}, {n[0] + 1, n[1] + 1, n[2] + 1}),
+        shell ? "jacobi3d::sweep_boundary" : "jacobi3d::sweep_interior",
+        Kokkos::MDRangePolicy<Space, Kokkos::Rank<3>>(space, {first, first, first},
+                                                      {n[0] + end_offset, n[1] + end_offset, n[2] + end_offset}),
         KOKKOS_LAMBDA(int i, int j, int k) {
+          if (shell && i > 1 && i < n0 && j > 1 && j < n1 && k > 1 && k < n2) return;  // (the interior sweep's)
           // f: a unit source in a box around the domain's centre
           const int gx = x0 + i - 1, gy = y0 + j - 1, gz = z0 + k - 1;
           const double f = (gx >= cells / 4 && gx < 3 * cells / 4 && gy >= cells / 3 && gy < 2 * cells / 3 &&
@@ -78,18 +94,27 @@ Result solve(MPI_Comm cart, int cells, int iterations) {
                         6.0;
         });
   };
-  MPI_Barrier(cart);
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int it = 0; it < iterations; ++it) {
-    const bool even = it % 2 == 0;
-    const auto e0 = std::chrono::steady_clock::now();
-    (even ? plan_u : plan_v).exchange();  // ghosts of the buffer read in this sweep
-    r.exchange_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count();
-    sweep(even ? u : v, even ? v : u);
+  auto run = [&](bool exchange) {
     space.fence();
-  }
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  r.u = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), iterations % 2 == 0 ? u : v);
+    MPI_Barrier(cart);
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int it = 0; it < iterations; ++it) {
+      const bool even = it % 2 == 0;
+      const Field& from = even ? u : v;
+      const Field& to = even ? v : u;
+      auto& plan = even ? plan_u : plan_v;  // ghosts of the buffer read in this sweep
+      if (exchange) plan.start(space);
+      sweep(from, to, 2, 0, false);  // the interior: reads no ghost
+      if (exchange) plan.wait();
+      sweep(from, to, 1, 1, true);  // the shell next to the ghosts
+    }
+    space.fence();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  r.seconds = run(true);
+  r.u = Kokkos::create_mirror(Kokkos::HostSpace(), u);  // (a copy: the run below changes the fields)
+  Kokkos::deep_copy(r.u, iterations % 2 == 0 ? u : v);
+  r.exchange_seconds = r.seconds - run(false);
   return r;
 }
 
@@ -112,6 +137,8 @@ int main(int argc, char* argv[]) {
     Kokkos::ScopeGuard kokkos(argc, argv);
     const int cells = argc > 1 ? std::max(4, std::atoi(argv[1])) : 64;
     const int iterations = argc > 2 ? std::max(1, std::atoi(argv[2])) : 100;
+    const bool nccl = argc > 3 && std::string(argv[3]) == "nccl";
+    const auto transport = nccl ? KokkosDDT::mpi::TransportKind::NCCL : KokkosDDT::mpi::TransportKind::MPI;
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -119,8 +146,8 @@ int main(int argc, char* argv[]) {
     std::array<int, 3> dims{}, periods{}, coords{};
     MPI_Cart_get(cart, 3, dims.data(), periods.data(), coords.data());
 
-    const Result dist = solve(cart, cells, iterations);
-    const Result single = solve(alone, cells, iterations);  // the reference: the whole problem on this rank alone
+    const Result dist = solve(cart, cells, iterations, transport);
+    const Result single = solve(alone, cells, iterations, KokkosDDT::mpi::TransportKind::MPI);  // the reference: the whole problem on this rank alone
 
     // This rank's block of the distributed solution against the same cells of the single-rank one.
     double diff = 0, norm = 0;
@@ -142,9 +169,9 @@ int main(int argc, char* argv[]) {
           "jacobi3d: %d^3 cells on %d ranks (grid %d x %d x %d; walls in x, periodic in y and z), %s, %d "
           "iterations\n",
           cells, size, dims[0], dims[1], dims[2], Space::name(), iterations);
-      std::printf("  halo plan on rank 0: %d neighbours, %d MPI messages and 2 launches per exchange, %lld bytes\n",
-                  dist.neighbors, dist.messages, dist.bytes);
-      std::printf("  time per iteration: %.1f us, of which the halo exchange %.1f us (%.0f %%) (slowest rank)\n",
+      std::printf("  halo plan on rank 0 over %s: %d neighbours, %d messages and 2 launches per exchange, %lld bytes\n",
+                  KokkosDDT::mpi::name(transport), dist.neighbors, dist.messages, dist.bytes);
+      std::printf("  time per iteration: %.1f us, of which the halo exchange adds %.1f us (%.0f %%) (slowest rank)\n",
                   1e6 * seconds / iterations, 1e6 * exchange / iterations, 100.0 * exchange / seconds);
       std::printf("  against a single-rank run: max |difference| %.3g (max |u| %.3g)\n", max_diff, max_norm);
       std::printf("%s\n", max_diff == 0.0 && max_norm > 0 ? "OK: the distributed solution equals the single-rank one"

@@ -8,6 +8,12 @@
 //   per_region  KokkosDDT::pack / unpack of each neighbour's struct type one by one, MPI_Isend/Irecv per neighbour
 //   deep_copy   Kokkos::deep_copy of each field's box into contiguous staging and back (what Kokkos Comm does)
 //   mpi_datatype  MPI_Isend/Irecv of MPI_BOTTOM with each neighbour's struct type (to_mpi), where MPI reads the fields
+// and, in CUDA builds with NCCL (a second table):
+//   plan_nccl   the plan over the NCCL transport (packs, one NCCL group, unpacks: all on the stream, one fence)
+//   hand_nccl   the hand-fused pack kernel, ncclSend/ncclRecv per neighbour in one group, the hand unpack kernel
+//   plan_mpi    the plan over MPI (the first table's plan column)
+// Run with KOKKOSDDT_HALO_SELF_MESSAGES=1 at one rank to send the plan's messages to itself through the transport
+// (the hand contenders' messages always go through it), so that one GPU measures every path.
 //
 // Every contender's ghost cells are compared with the plan's before timing. Median over the steps of the slowest
 // rank's time. Writes CSV: ranks,space,n,fields,contender,us.
@@ -17,13 +23,21 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
 #include <KokkosDDT_MPI.hpp>
 #include <mpi.h>
+#if KOKKOSDDT_HAVE_NCCL && defined(KOKKOS_ENABLE_CUDA)
+#include <nccl.h>
+#define HALO_BENCH_NCCL 1
+#else
+#define HALO_BENCH_NCCL 0
+#endif
 
 namespace {
 
@@ -106,6 +120,18 @@ int main(int argc, char* argv[]) {
     const std::vector<int> sizes = quick ? std::vector<int>{8} : std::vector<int>{8, 16, 32, 64, 128};
     const std::vector<int> field_counts = quick ? std::vector<int>{1} : std::vector<int>{1, 4};
     Space space;
+#if HALO_BENCH_NCCL
+    const bool with_nccl = std::is_same_v<Space, Kokkos::Cuda>;
+    ncclComm_t nccl = nullptr;
+    if (with_nccl) {
+      ncclUniqueId id{};
+      if (rank == 0) ncclGetUniqueId(&id);
+      MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, cart);
+      if (ncclCommInitRank(&nccl, size, id, rank) != ncclSuccess) std::fprintf(stderr, "ncclCommInitRank failed\n");
+    }
+    std::vector<std::array<double, 3>> nccl_rows;  // n, fields -> plan_nccl, hand_nccl, plan_mpi
+    std::vector<std::array<int, 2>> nccl_keys;
+#endif
     for (int n : sizes)
       for (int nf : field_counts) {
         const int e = n + 2;
@@ -321,6 +347,52 @@ int main(int argc, char* argv[]) {
           return median(t);
         };
         const double tp = time(run_plan), th = time(run_hand), tr = time(run_region), tc = time(run_deep_copy);
+#if HALO_BENCH_NCCL
+        if (with_nccl) {
+          // The plan over NCCL, and the hand kernels with one NCCL group (device buffers: NCCL moves device memory).
+          KokkosDDT::mpi::HaloOptions over_nccl = all;
+          over_nccl.transport = KokkosDDT::mpi::TransportKind::NCCL;
+          KokkosDDT::mpi::HaloPlan<Space> nplan =
+              nf == 1 ? KokkosDDT::mpi::make_halo_plan(space, cart, over_nccl, fields[0])
+                      : KokkosDDT::mpi::make_halo_plan(space, cart, over_nccl, fields[0], fields[1], fields[2], fields[3]);
+          Kokkos::View<double*, M> ns("nccl_send", cells * nf), nr("nccl_recv", cells * nf);
+          // NCCL matches each peer's messages in posting order: sends by direction, receives by the sender's.
+          std::vector<std::size_t> recv_order(nb.size());
+          for (std::size_t i = 0; i < nb.size(); ++i) recv_order[i] = i;
+          std::sort(recv_order.begin(), recv_order.end(), [&](std::size_t a, std::size_t b) {
+            return nb[a].peer != nb[b].peer ? nb[a].peer < nb[b].peer : nb[a].opp < nb[b].opp;
+          });
+          std::vector<std::size_t> send_order(nb.size());
+          for (std::size_t i = 0; i < nb.size(); ++i) send_order[i] = i;
+          std::sort(send_order.begin(), send_order.end(), [&](std::size_t a, std::size_t b) {
+            return nb[a].peer != nb[b].peer ? nb[a].peer < nb[b].peer : nb[a].dir < nb[b].dir;
+          });
+          const cudaStream_t stream = space.cuda_stream();
+          auto run_hand_nccl = [&] {
+            hand_copy(space, fields, send_boxes, static_cast<int>(nb.size()), ns.data(), true);
+            ncclGroupStart();
+            for (std::size_t i : send_order)
+              ncclSend(ns.data() + offset[i], nb[i].send_type.size(), ncclChar, nb[i].peer, nccl, stream);
+            for (std::size_t i : recv_order)
+              ncclRecv(nr.data() + offset[i], nb[i].recv_type.size(), ncclChar, nb[i].peer, nccl, stream);
+            ncclGroupEnd();
+            hand_copy(space, fields, recv_boxes, static_cast<int>(nb.size()), nr.data(), false);
+            space.fence();
+          };
+          auto run_plan_nccl = [&] { nplan.exchange(); };
+          fill();
+          run_plan_nccl();
+          const bool plan_ok = ghosts() == want;
+          fill();
+          run_hand_nccl();
+          const bool hand_nccl_ok = ghosts() == want;
+          if (!plan_ok || !hand_nccl_ok)
+            std::fprintf(stderr, "rank %d n %d: NCCL contenders disagree (plan %d, hand %d)\n", rank, n, plan_ok,
+                         hand_nccl_ok);
+          nccl_rows.push_back({time(run_plan_nccl), time(run_hand_nccl), tp});
+          nccl_keys.push_back({n, nf});
+        }
+#endif
         const double tm = mpi_reads_fields ? time(run_mpi_datatype) : -1;
         for (MPI_Datatype& t : send_mpi) MPI_Type_free(&t);
         for (MPI_Datatype& t : recv_mpi) MPI_Type_free(&t);
@@ -341,6 +413,23 @@ int main(int argc, char* argv[]) {
             if (us >= 0) std::fprintf(out, "%d,%s,%d,%d,%s,%.3f\n", size, Space::name(), n, nf, name, us);
         }
       }
+#if HALO_BENCH_NCCL
+    if (with_nccl && rank == 0) {
+      std::printf("\nNCCL transport (self messages through the transport: %s)\n",
+                  std::getenv("KOKKOSDDT_HALO_SELF_MESSAGES") ? "yes" : "no, a rank's own regions are copied");
+      std::printf("%6s %6s | %10s %10s %10s | %12s %12s\n", "n", "fields", "plan_nccl", "hand_nccl", "plan_mpi",
+                  "plan/hand", "mpi/plan");
+      for (std::size_t i = 0; i < nccl_rows.size(); ++i) {
+        const auto& r = nccl_rows[i];
+        std::printf("%6d %6d | %10.1f %10.1f %10.1f | %11.2fx %11.2fx\n", nccl_keys[i][0], nccl_keys[i][1], r[0], r[1],
+                    r[2], r[0] / r[1], r[2] / r[0]);
+        for (const auto& [name, us] :
+             {std::pair<const char*, double>{"plan_nccl", r[0]}, {"hand_nccl", r[1]}, {"plan_mpi", r[2]}})
+          std::fprintf(out, "%d,%s,%d,%d,%s,%.3f\n", size, Space::name(), nccl_keys[i][0], nccl_keys[i][1], name, us);
+      }
+    }
+    if (with_nccl && nccl) ncclCommDestroy(nccl);
+#endif
     if (out) std::fclose(out);
     if (rank == 0) std::printf("CSV: %s\n", csv.c_str());
     MPI_Comm_free(&cart);

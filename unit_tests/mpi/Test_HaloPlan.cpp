@@ -239,11 +239,13 @@ TEST_CASE("mpi halo plan: a vector of fields exchanges as the same fields given 
   for (int i = 0; i < 3; ++i) {
     listed.emplace_back("listed", 6, 5, 4);
     given.emplace_back("given", 6, 5, 4);
+    const F field = listed[i];  // (a View, not the host vector, goes into the kernel)
+    const int rank = grid.rank;
     Kokkos::parallel_for(
         "fill", Kokkos::RangePolicy<ExecSpace>(space, 0, 6 * 5 * 4), KOKKOS_LAMBDA(int c) {
           const int x = c % 6, y = c / 6 % 5, z = c / 30;
           const bool inside = x > 0 && x < 5 && y > 0 && y < 4 && z > 0 && z < 3;
-          listed[i](x, y, z) = inside ? float(grid.rank * 1000 + i * 100 + c) : -1.f;
+          field(x, y, z) = inside ? float(rank * 1000 + i * 100 + c) : -1.f;
         });
   }
   space.fence();
