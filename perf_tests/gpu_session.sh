@@ -6,6 +6,7 @@
 #
 #   bash perf_tests/gpu_session.sh kokkos env build test sanitize demo bench-quick bench fusion fusion-profile fusion-sanitize profile
 #   bash perf_tests/gpu_session.sh kokkos env build-mpi test-mpi        (the MPI layer's tests alone, under MPS)
+#   bash perf_tests/gpu_session.sh kokkos build-mpi test-mpi halo-gpu   (+ the GPU halo step: jacobi3d, halo_bench)
 #
 # Inputs (not in git): .carry/kokkos-cuda.tgz (a /opt/kokkos/cuda install made on the development machine, unpacked
 # at the same path) or .carry/tpls/kokkos-4.6.01.tar.gz (copied from ../shared/tpls before the call), the Kokkos
@@ -71,7 +72,7 @@ for stage in "$@"; do
       # The MPI layer's tests only (and the CUDA unit tests): one test per executable, nothing run at build time.
       run configure-mpi cmake --preset cuda -DKokkosDDT_DISCOVER_TESTS=OFF
       run build-mpi cmake --build --preset cuda -j "$jobs" --target kokkosddt_unit_tests_Cuda kokkosddt_mpi_tests_Cuda \
-        kokkosddt_mpi_tests_OpenMP kokkosddt_collectives_tests ;;
+        kokkosddt_mpi_tests_OpenMP kokkosddt_collectives_tests jacobi3d halo_bench fusion_bench ;;
     test-mpi)
       # Every MPI pass (1, 2 with 2 threads, 3 and 4 ranks with small chunks) on Cuda, OpenMP and the collectives; the
       # ranks share the GPU under MPS (without it they are time-sliced). Open MPI refuses root without these.
@@ -80,6 +81,18 @@ for stage in "$@"; do
       run test-mpi ctest --test-dir build/cuda -L mpi -E Serial --timeout 600 --output-on-failure
       run test-cuda build/cuda/unit_tests/kokkosddt_unit_tests_Cuda
       echo quit | nvidia-cuda-mps-control ;;
+    halo-gpu)
+      # The GPU halo step on one GPU and one rank: jacobi3d over each transport, halo_bench with the plan's messages
+      # to itself sent through the transport (the NCCL table; NCCL cannot put two ranks on one GPU).
+      export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+      for cells in 64 128; do
+        for transport in mpi nccl; do
+          run "jacobi3d-$cells-$transport" mpiexec -n 1 build/cuda/examples/jacobi3d "$cells" 200 "$transport"
+        done
+      done
+      KOKKOSDDT_HALO_SELF_MESSAGES=1 run halo-bench-self mpiexec -n 1 build/cuda/perf_tests/halo_bench \
+        --csv "$OUT/halo-self.csv"
+      run halo-bench mpiexec -n 1 build/cuda/perf_tests/halo_bench --csv "$OUT/halo.csv" ;;
     sanitize)
       # A fraction of the random cases: the sanitizers slow every kernel down by orders of magnitude.
       export KOKKOSDDT_TEST_SCALE=${KOKKOSDDT_TEST_SCALE:-0.04}
