@@ -93,6 +93,17 @@ for stage in "$@"; do
       KOKKOSDDT_HALO_SELF_MESSAGES=1 run halo-bench-self mpiexec -n 1 build/cuda/perf_tests/halo_bench \
         --csv "$OUT/halo-self.csv"
       run halo-bench mpiexec -n 1 build/cuda/perf_tests/halo_bench --csv "$OUT/halo.csv" ;;
+    halo-profile)
+      # Where a one-GPU halo step's time goes: Nsight Systems' kernel summary of jacobi3d 64^3 over NCCL, then Nsight
+      # Compute on one fused pack and unpack launch of it.
+      export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+      run halo-nsys nsys profile -t cuda,nvtx --stats=true -f true -o /tmp/jacobi-nsys \
+        build/cuda/examples/jacobi3d 64 100 nccl
+      run halo-ncu ncu --clock-control none --cache-control none --kernel-name-base demangled -k regex:FusedKernel \
+        --launch-skip 20 --launch-count 2 --section SpeedOfLight --section LaunchStats --section Occupancy \
+        --section WarpStateStats build/cuda/examples/jacobi3d 64 20 nccl ;;
+    fusion-halo)
+      run fusion-halo build/cuda/perf_tests/fusion_bench --only halo --csv "$OUT/fusion-halo.csv" ;;
     sanitize)
       # A fraction of the random cases: the sanitizers slow every kernel down by orders of magnitude.
       export KOKKOSDDT_TEST_SCALE=${KOKKOSDDT_TEST_SCALE:-0.04}

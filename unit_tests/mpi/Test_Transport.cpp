@@ -63,8 +63,9 @@ TEST_CASE("transport: MPI delivers every message of a set, by tag, one-off and p
 
 TEST_CASE("transport: an MPI receive shorter than its message throws and leaves the set usable", "[mpi][transport]") {
   Test::Watchdog dog("MPI transport truncation");
-  Test::ReturningComm returning;  // (MPICH raises MPI_Test's errors on MPI_COMM_WORLD's handler)
   Test::World w;
+  if (w.size < 2) return;  // (Open MPI 4.1 truncates a message to the process itself without an error)
+  Test::ReturningComm returning;  // (MPICH raises MPI_Test's errors on MPI_COMM_WORLD's handler)
   auto t = Impl::MpiTransport::duplicate(returning, "test");
   std::vector<char> out(64, 1), in(32, 0);
   auto sends = t->make_set({{out.data(), 64, w.next(), 9}}, {}, false, "test");

@@ -85,11 +85,11 @@ class FusedBatch {
           launch_traversal<ExecSpace, Direction::Unpack>(space, c, r.typed, r.packed, r.begin, r.end, r.word);
       }
       ++launches_;
-      return;
+    } else {
+      for (std::size_t i = 0; i < records_.size(); ++i) flags_(i) = 0;  // the kernel writes 1 into each when done
+      run_kernel(space, kernel_);
+      in_flight_ = true;
     }
-    for (std::size_t i = 0; i < records_.size(); ++i) flags_(i) = 0;  // the kernel writes 1 into each when done
-    run_kernel(space, kernel_);
-    in_flight_ = true;
   }
 
   // Stream-ordered: the launch runs after the work enqueued on `space` so far, and work enqueued on it later runs after
