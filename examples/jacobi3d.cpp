@@ -147,7 +147,9 @@ int main(int argc, char* argv[]) {
     MPI_Cart_get(cart, 3, dims.data(), periods.data(), coords.data());
 
     const Result dist = solve(cart, cells, iterations, transport);
-    const Result single = solve(alone, cells, iterations, KokkosDDT::mpi::TransportKind::MPI);  // the reference: the whole problem on this rank alone
+    const Result single =
+        solve(alone, cells, iterations,
+              KokkosDDT::mpi::TransportKind::MPI);  // the reference: the whole problem on this rank alone
 
     // This rank's block of the distributed solution against the same cells of the single-rank one.
     double diff = 0, norm = 0;

@@ -353,8 +353,9 @@ int main(int argc, char* argv[]) {
           KokkosDDT::mpi::HaloOptions over_nccl = all;
           over_nccl.transport = KokkosDDT::mpi::TransportKind::NCCL;
           KokkosDDT::mpi::HaloPlan<Space> nplan =
-              nf == 1 ? KokkosDDT::mpi::make_halo_plan(space, cart, over_nccl, fields[0])
-                      : KokkosDDT::mpi::make_halo_plan(space, cart, over_nccl, fields[0], fields[1], fields[2], fields[3]);
+              nf == 1
+                  ? KokkosDDT::mpi::make_halo_plan(space, cart, over_nccl, fields[0])
+                  : KokkosDDT::mpi::make_halo_plan(space, cart, over_nccl, fields[0], fields[1], fields[2], fields[3]);
           Kokkos::View<double*, M> ns("nccl_send", cells * nf), nr("nccl_recv", cells * nf);
           // NCCL matches each peer's messages in posting order: sends by direction, receives by the sender's.
           std::vector<std::size_t> recv_order(nb.size());

@@ -5,8 +5,8 @@
 
 #include "support/Catch.hpp"
 
-using KokkosDDT::Impl::HaloDirection;
 using KokkosDDT::Impl::halo_directions;
+using KokkosDDT::Impl::HaloDirection;
 using KokkosDDT::Impl::HaloGrid;
 
 TEST_CASE("halo geometry: faces and all directions, indexed in base 3 with opposites", "[halo][geometry]") {

@@ -2,9 +2,9 @@
 #pragma once
 // Where the collectives' messages travel: the MPI transport on a duplicate of the user's communicator
 // (KokkosDDT_MpiTransport.hpp: the library's own traffic), made on first use and cached on the user's communicator as
-// an MPI attribute (freed with it), so that no collective message can match a user's receive. Each operation takes the next sequence number on that
-// duplicate (every process calls collectives in the same order, as MPI requires) and tags its messages with it, so
-// that several nonblocking collectives in flight on one communicator never exchange messages.
+// an MPI attribute (freed with it), so that no collective message can match a user's receive. Each operation takes the
+// next sequence number on that duplicate (every process calls collectives in the same order, as MPI requires) and tags
+// its messages with it, so that several nonblocking collectives in flight on one communicator never exchange messages.
 
 #include <mpi.h>
 

@@ -137,8 +137,8 @@ class TreeBuilder {
         role_ = Role::Exchange;
         const int partner = lower(k) ? std::min(me_ + (1 << k), p_ - 1) : cube_lo(me_, k) - 1;
         const int tag = tags_(CollectiveTag::Exchange);
-        round_set_ = transport_.make_set({record(&fixed_, 8, partner, tag)}, {record(&other_, 8, partner, tag)}, false,
-                                         where_);
+        round_set_ =
+            transport_.make_set({record(&fixed_, 8, partner, tag)}, {record(&other_, 8, partner, tag)}, false, where_);
         round_set_->post_receives();
         round_set_->post_sends();
         return;

@@ -113,8 +113,8 @@ class TreeCollective final : public Operation {
     check_arguments();
     const std::int64_t mine = !local_error_ ? own_bytes_ : 0;
     if (me_ == a_.root) headers_.reserve(static_cast<std::size_t>(p_));  // receives land in it: it must never move
-    builder_ =
-        std::make_unique<TreeBuilder>(*transport_, a_.root, mine, local_error_.has_value(), a_.threshold, tags_, where_);
+    builder_ = std::make_unique<TreeBuilder>(*transport_, a_.root, mine, local_error_.has_value(), a_.threshold, tags_,
+                                             where_);
   }
 
   void start() override {}
@@ -252,9 +252,9 @@ class TreeCollective final : public Operation {
     const GatherTree& t = builder_->tree();
     if (t.direct) {
       header_out_[0] = t.lo, header_out_[1] = t.hi, header_out_[2] = t.total;
-      header_send_ = transport_->make_set({{reinterpret_cast<char*>(header_out_), sizeof header_out_, a_.root,
-                                            tags_(CollectiveTag::Header)}},
-                                          {}, false, where_);
+      header_send_ = transport_->make_set(
+          {{reinterpret_cast<char*>(header_out_), sizeof header_out_, a_.root, tags_(CollectiveTag::Header)}}, {},
+          false, where_);
       header_send_->post_sends();
     }
     const int data = tags_(CollectiveTag::Data);
@@ -279,7 +279,8 @@ class TreeCollective final : public Operation {
         pack(space_, a_.own_buf, a_.own_count, a_.own_type, stage_buf_.data + own_at_, own_bytes_);
       for (std::size_t i = 0; i < t.children.size(); ++i)
         if (t.children[i].record.eff > 0)
-          first_.post(*transport_, false, stage_buf_.data + child_at_[i], t.children[i].record.eff, t.children[i].rank, data, where_);
+          first_.post(*transport_, false, stage_buf_.data + child_at_[i], t.children[i].record.eff, t.children[i].rank,
+                      data, where_);
     } else if (t.total > 0) {
       first_.post(*transport_, false, stage_buf_.data, t.total, t.parent, data, where_);
     }
@@ -312,10 +313,9 @@ class TreeCollective final : public Operation {
     for (; seen_children_ < t.children.size(); ++seen_children_) root_child(t.children[seen_children_]);
     while (headers_.size() < static_cast<std::size_t>(t.direct_total)) {  // a header per direct subtree known so far
       headers_.emplace_back();
-      header_sets_.push_back(transport_->make_set({},
-                                                  {{reinterpret_cast<char*>(headers_.back().data()), 24,
-                                                    MPI_ANY_SOURCE, tags_(CollectiveTag::Header)}},
-                                                  false, where_));
+      header_sets_.push_back(transport_->make_set(
+          {}, {{reinterpret_cast<char*>(headers_.back().data()), 24, MPI_ANY_SOURCE, tags_(CollectiveTag::Header)}},
+          false, where_));
       header_sets_.back()->post_receives();
     }
     if (built && !deferred_done_) {
@@ -436,7 +436,7 @@ class TreeCollective final : public Operation {
   ExecSpace space_;
   TreeCollectiveArgs a_;
   std::shared_ptr<MpiTransport> transport_;  // on the communicator's duplicate (KokkosDDT_CollectiveComm.hpp)
-  MPI_Comm comm_ = MPI_COMM_NULL;             // that duplicate (the typed messages' communicator)
+  MPI_Comm comm_ = MPI_COMM_NULL;            // that duplicate (the typed messages' communicator)
   CollectiveTags tags_;
   int p_ = 1, me_ = 0;
   std::int64_t own_bytes_ = 0;

@@ -14,17 +14,17 @@
 namespace KokkosDDT::Impl {
 
 struct HaloGrid {
-  int rank = 1;                    // dimensions, 1-4
+  int rank = 1;  // dimensions, 1-4
   std::array<int, 4> dims{1, 1, 1, 1};
-  std::array<int, 4> periods{};    // nonzero: periodic
-  std::array<int, 4> coords{};     // this process's
+  std::array<int, 4> periods{};  // nonzero: periodic
+  std::array<int, 4> coords{};   // this process's
 };
 
 struct HaloDirection {
   int index = 0, opposite = 0;  // of d and of -d
   std::array<int, 4> d{};
-  bool exists = false;                  // false: off a non-periodic edge
-  std::array<int, 4> neighbor{};        // the neighbour's coordinates (when it exists)
+  bool exists = false;            // false: off a non-periodic edge
+  std::array<int, 4> neighbor{};  // the neighbour's coordinates (when it exists)
   std::array<std::int64_t, 4> send_lo{}, send_hi{}, recv_lo{}, recv_hi{};  // [lo, hi) per dimension
 };
 

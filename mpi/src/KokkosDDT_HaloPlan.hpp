@@ -60,7 +60,7 @@ enum class HaloNeighbors {
 struct HaloOptions {
   int ghost = 1;  // ghost layers on each side, >= 1
   HaloNeighbors neighbors = HaloNeighbors::Faces;
-  int tag = 0x4b44;  // tags [tag, tag + 3^rank) are the plan's, on its own communicator
+  int tag = 0x4b44;                              // tags [tag, tag + 3^rank) are the plan's, on its own communicator
   TransportKind transport = TransportKind::MPI;  // NCCL: CUDA execution spaces, fields in device memory
 };
 
@@ -124,10 +124,10 @@ class HaloPlan {
 
   // (make_halo_plan's builder)
   struct Region {
-    int peer;             // rank of the neighbour, or MPI_PROC_NULL
-    int direction;        // index of the direction d in {-1,0,1}^rank
-    int opposite;         // index of -d
-    Datatype send, recv;  // structs of the fields' subarrays at absolute addresses
+    int peer;                   // rank of the neighbour, or MPI_PROC_NULL
+    int direction;              // index of the direction d in {-1,0,1}^rank
+    int opposite;               // index of -d
+    Datatype send, recv;        // structs of the fields' subarrays at absolute addresses
     bool self_message = false;  // a neighbour that is this process, served through the transport (tests)
   };
   static HaloPlan build(const ExecSpace& space, MPI_Comm cart, const HaloOptions& options, std::vector<Region> regions,
@@ -137,11 +137,11 @@ class HaloPlan {
   void release() noexcept;
   bool stream_ordered() const { return transport_ && transport_->completion() == Impl::Completion::Stream; }
 
-  ExecSpace space_, step_space_;  // the plan's instance; the current (or last) step's
+  ExecSpace space_, step_space_;                 // the plan's instance; the current (or last) step's
   std::shared_ptr<Impl::MpiTransport> control_;  // the plan's MPI duplicate: handshakes, and the MPI transport's data
   std::shared_ptr<Impl::Transport> transport_;   // what carries the data
   TransportKind transport_kind_ = TransportKind::MPI;
-  std::unique_ptr<Impl::MessageSet> wire_;       // one persistent message per neighbour and direction
+  std::unique_ptr<Impl::MessageSet> wire_;  // one persistent message per neighbour and direction
   std::vector<int> peers_;
   Impl::Staging send_buffer_, recv_buffer_, self_buffer_;
   Impl::FusedBatch<ExecSpace> packs_, unpacks_;
@@ -167,10 +167,11 @@ inline void agree_or_throw(MPI_Comm comm, const std::string& message,
   verdict.wait();
   for (std::size_t i = 0; i < same.size(); ++i)
     if (!verdict.agreed(i))
-      throw_error(ErrorCode::InvalidArgument, where, same[i].first,
-                  std::string("differs between the ranks (") +
-                      (i == 0 ? "ghost width, neighbour set, tag or transport" : "number of fields or their value types") +
-                      "): every rank must pass the same");
+      throw_error(
+          ErrorCode::InvalidArgument, where, same[i].first,
+          std::string("differs between the ranks (") +
+              (i == 0 ? "ghost width, neighbour set, tag or transport" : "number of fields or their value types") +
+              "): every rank must pass the same");
   if (!verdict.any_error()) return;
   if (!message.empty()) throw_error(ErrorCode::InvalidArgument, where, "fields", message);
   throw_error(ErrorCode::InvalidArgument, where, "fields",
@@ -406,8 +407,8 @@ HaloPlan<ExecSpace> HaloPlan<ExecSpace>::build(const ExecSpace& space, MPI_Comm 
 
   // The data's transport, its buffers, the kernel records and the persistent messages.
   plan.transport_kind_ = options.transport;
-  plan.transport_ = options.transport == TransportKind::MPI ? plan.control_
-                                                            : Impl::library_transport(options.transport, cart, where);
+  plan.transport_ =
+      options.transport == TransportKind::MPI ? plan.control_ : Impl::library_transport(options.transport, cart, where);
   if (plan.transport_->reaches_host_memory()) {
     plan.send_buffer_ = Impl::take_staging<ExecSpace>(send_total);
     plan.recv_buffer_ = Impl::take_staging<ExecSpace>(recv_total);

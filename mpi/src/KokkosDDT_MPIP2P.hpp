@@ -267,9 +267,8 @@ class TypedMessage final : public Operation, private OrderedSend {
 };
 
 template <class ExecSpace, Direction Dir>
-std::shared_ptr<Operation> make_message(const char* where, const ExecSpace& space, const void* buf,
-                                           std::int64_t count, const Datatype& type, int peer, int tag, MPI_Comm comm,
-                                           bool absolute = false) {
+std::shared_ptr<Operation> make_message(const char* where, const ExecSpace& space, const void* buf, std::int64_t count,
+                                        const Datatype& type, int peer, int tag, MPI_Comm comm, bool absolute = false) {
   return std::make_shared<TypedMessage<ExecSpace, Dir>>(where, space, const_cast<void*>(buf), absolute, count, type,
                                                         peer, tag, comm);
 }

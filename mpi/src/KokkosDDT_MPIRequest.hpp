@@ -24,8 +24,8 @@ namespace KokkosDDT::Impl {
 class Operation {
  public:
   virtual ~Operation() = default;
-  virtual void start() = 0;     // begins the operation (pack or post)
-  virtual bool progress() = 0;  // advances it; true once complete
+  virtual void start() = 0;            // begins the operation (pack or post)
+  virtual bool progress() = 0;         // advances it; true once complete
   virtual Arrival status() const = 0;  // a completed receive's source, tag and bytes
 };
 

@@ -64,7 +64,7 @@ TEST_CASE("transport: MPI delivers every message of a set, by tag, one-off and p
 TEST_CASE("transport: an MPI receive shorter than its message throws and leaves the set usable", "[mpi][transport]") {
   Test::Watchdog dog("MPI transport truncation");
   Test::World w;
-  if (w.size < 2) return;  // (Open MPI 4.1 truncates a message to the process itself without an error)
+  if (w.size < 2) return;         // (Open MPI 4.1 truncates a message to the process itself without an error)
   Test::ReturningComm returning;  // (MPICH raises MPI_Test's errors on MPI_COMM_WORLD's handler)
   auto t = Impl::MpiTransport::duplicate(returning, "test");
   std::vector<char> out(64, 1), in(32, 0);
@@ -117,13 +117,22 @@ void nccl_contract() {
   CHECK(set->arrival(0).bytes == 37);
   // What NCCL cannot do throws: host posting, wildcards and absent peers, host memory.
   Test::require_error([&] { set->post_sends(); }, ErrorCode::InvalidArgument, "transport");
-  Test::require_error([&] { t->make_set({}, {{in_a.data(), 100, MPI_ANY_SOURCE, 0}}, false, "test"); },
-                      ErrorCode::InvalidArgument, "peer");
-  Test::require_error([&] { t->make_set({{out_a.data(), 100, 1, 0}}, {}, false, "test"); },
-                      ErrorCode::InvalidArgument, "peer");
+  Test::require_error(
+      [&] {
+        t->make_set({}, {{in_a.data(), 100, MPI_ANY_SOURCE, 0}}, false, "test");
+      },
+      ErrorCode::InvalidArgument, "peer");
+  Test::require_error(
+      [&] {
+        t->make_set({{out_a.data(), 100, 1, 0}}, {}, false, "test");
+      },
+      ErrorCode::InvalidArgument, "peer");
   std::vector<char> host(8);
-  Test::require_error([&] { t->make_set({{host.data(), 8, 0, 0}}, {}, false, "test"); }, ErrorCode::Inaccessible,
-                      "buf");
+  Test::require_error(
+      [&] {
+        t->make_set({{host.data(), 8, 0, 0}}, {}, false, "test");
+      },
+      ErrorCode::Inaccessible, "buf");
 }
 
 }  // namespace

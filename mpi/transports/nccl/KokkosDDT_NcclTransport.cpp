@@ -104,12 +104,10 @@ class NcclMessageSet final : public MessageSet {
     auto s = static_cast<cudaStream_t>(stream.native);
     nccl_check(ncclGroupStart(), where_, "ncclGroupStart");
     for (const WireMessage& m : sends_)
-      nccl_check(ncclSend(m.data, static_cast<size_t>(m.bytes), ncclChar, m.peer, comm_.comm(), s), where_,
-                 "ncclSend");
+      nccl_check(ncclSend(m.data, static_cast<size_t>(m.bytes), ncclChar, m.peer, comm_.comm(), s), where_, "ncclSend");
     for (std::size_t i : order_) {
       const WireMessage& m = receives_[i];
-      nccl_check(ncclRecv(m.data, static_cast<size_t>(m.bytes), ncclChar, m.peer, comm_.comm(), s), where_,
-                 "ncclRecv");
+      nccl_check(ncclRecv(m.data, static_cast<size_t>(m.bytes), ncclChar, m.peer, comm_.comm(), s), where_, "ncclRecv");
     }
     nccl_check(ncclGroupEnd(), where_, "ncclGroupEnd");
   }
@@ -126,8 +124,8 @@ class NcclMessageSet final : public MessageSet {
   }
   static void check_device(const void* p, const char* where) {
     cudaPointerAttributes a{};
-    if (cudaPointerGetAttributes(&a, p) != cudaSuccess || (a.type != cudaMemoryTypeDevice &&
-                                                          a.type != cudaMemoryTypeManaged)) {
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess ||
+        (a.type != cudaMemoryTypeDevice && a.type != cudaMemoryTypeManaged)) {
       cudaGetLastError();  // (clear a query's error)
       throw_error(ErrorCode::Inaccessible, where, "buf", "is not device memory: NCCL moves device memory only");
     }
@@ -139,8 +137,8 @@ class NcclMessageSet final : public MessageSet {
   std::vector<std::size_t> order_;  // receives in posting order
 };
 
-std::unique_ptr<MessageSet> NcclComm::make_set(std::vector<WireMessage> sends, std::vector<WireMessage> receives,
-                                               bool, const char* where) {
+std::unique_ptr<MessageSet> NcclComm::make_set(std::vector<WireMessage> sends, std::vector<WireMessage> receives, bool,
+                                               const char* where) {
   return std::make_unique<NcclMessageSet>(*this, std::move(sends), std::move(receives), where);
 }
 
