@@ -461,14 +461,19 @@ void HaloPlan<ExecSpace>::start(const ExecSpace& space) {
   wire_->post_receives();
   started_ = true;  // (from here on, wait() completes the receives, also after an error below)
   sends_posted_ = false;
-  packs_.launch(space);
+  // Flags only where the host must learn of the packs' end: before it posts sends. Without messages (every neighbour
+  // is this process, or none) the step is stream-ordered like NCCL's: no host wait at all.
+  if (messages_ > 0)
+    packs_.launch(space);
+  else
+    packs_.launch_ordered(space);
   progress();  // posted now when the packs ran at once (hosts); a device's flags are read later
 }
 
 template <class ExecSpace>
 void HaloPlan<ExecSpace>::progress() {
   if (!started_ || sends_posted_ || stream_ordered()) return;
-  if (!packs_.test()) return;  // (host loads of the kernel-written flags; no stream synchronization)
+  if (messages_ > 0 && !packs_.test()) return;  // (host loads of the kernel-written flags; no stream synchronization)
   sends_posted_ = true;
   wire_->post_sends();
 }
@@ -488,7 +493,12 @@ void HaloPlan<ExecSpace>::wait() {
     if (polls % 1024 == 0) std::this_thread::yield();  // oversubscribed ranks let the ones they wait for run
   }
   started_ = false;
-  unpacks_.launch(step_space_);  // on the packs' instance: ordered after them
+  // On the packs' instance: ordered after them. Flagged when a receive buffer is read: the next step's receives may
+  // land only once it is done.
+  if (messages_ > 0)
+    unpacks_.launch(step_space_);
+  else
+    unpacks_.launch_ordered(step_space_);
 }
 
 template <class ExecSpace>
