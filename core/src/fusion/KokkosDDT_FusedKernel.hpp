@@ -56,8 +56,7 @@ FusedRecord record_of(const Transfer& t, const Descriptor<MemSpace>& d, std::int
   r.teams = static_cast<std::int32_t>((t.end - t.begin + tile - 1) / tile);  // (callers keep a launch under 2^31)
   r.word = static_cast<std::int8_t>(t.word);
   r.direction = static_cast<std::int8_t>(dir);
-  r.cache = Config::fused_scratch_descriptor != 0 &&
-            static_cast<std::int64_t>(t.type->nodes.size() * sizeof(DescriptorNode)) <= kMaxScratchDescriptor;
+  r.cache = static_cast<std::int64_t>(t.type->nodes.size() * sizeof(DescriptorNode)) <= kMaxScratchDescriptor;
   return r;
 }
 
