@@ -13,6 +13,12 @@ function(run)
 endfunction()
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/staging)
 file(RENAME ${WORK_DIR}/staging ${WORK_DIR}/relocated)
+# Kokkos' layout: public headers in include/, internal ones in include/KokkosDDT/impl/ (KokkosDDT_Headers.cmake).
+if(NOT EXISTS ${WORK_DIR}/relocated/include/KokkosDDT.hpp OR EXISTS ${WORK_DIR}/relocated/include/KokkosDDT_FusedKernel.hpp
+   OR NOT EXISTS ${WORK_DIR}/relocated/include/KokkosDDT/impl/KokkosDDT_FusedKernel.hpp)
+  message(FATAL_ERROR "headers not installed as KokkosDDT_Headers.cmake says (public in include/, the rest in "
+                      "include/KokkosDDT/impl/)")
+endif()
 if(NOT KOKKOS_PREFIX)
   set(KOKKOS_PREFIX ${WORK_DIR}/relocated)
 endif()

@@ -102,6 +102,22 @@ for stage in "$@"; do
       run halo-ncu ncu --clock-control none --cache-control none --kernel-name-base demangled -k regex:FusedKernel \
         --launch-skip 20 --launch-count 2 --section SpeedOfLight --section LaunchStats --section Occupancy \
         --section WarpStateStats build/cuda/examples/jacobi3d 64 20 nccl ;;
+    halo-compare)
+      # Before against after in one run: the tree in .carry/base-*.tgz (a git archive of the commit before the change)
+      # built like this one, then fusion_bench's halo table and jacobi3d's time per iteration from both.
+      export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+      base_tgz=$(ls .carry/base-*.tgz | head -1)
+      rm -rf /tmp/base && mkdir -p /tmp/base && tar xzf "$base_tgz" -C /tmp/base
+      (cd /tmp/base && cmake --preset cuda -DKokkosDDT_DISCOVER_TESTS=OFF > /dev/null &&
+        cmake --build --preset cuda -j "$jobs" --target fusion_bench jacobi3d) > "$OUT/base-build.log" 2>&1 ||
+        status=1
+      for tree in /tmp/base "$root"; do
+        label=$([ "$tree" = "$root" ] && echo after || echo before)
+        run "fusion-halo-$label" "$tree/build/cuda/perf_tests/fusion_bench" --only halo --csv "$OUT/fusion-$label.csv"
+        for cells in 64 128; do
+          run "jacobi3d-$cells-$label" mpiexec -n 1 "$tree/build/cuda/examples/jacobi3d" "$cells" 200
+        done
+      done ;;
     fusion-halo)
       run fusion-halo build/cuda/perf_tests/fusion_bench --only halo --csv "$OUT/fusion-halo.csv" ;;
     sanitize)
