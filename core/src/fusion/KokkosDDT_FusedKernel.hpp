@@ -128,12 +128,12 @@ struct FusedKernel {
   KOKKOS_FUNCTION void run(const Member& team, const FusedRecord& r, std::int64_t t) const {
     if constexpr (Backend::walks_runs) {
       with_word_size(r.word, [&](auto w) {
-        constexpr int V = decltype(w)::value;
+        constexpr int W = decltype(w)::value;
         if (r.direction == static_cast<std::int8_t>(Direction::Pack)) {
-          const HostWalk<ExecSpace, Direction::Pack, V> kernel{args_of(r)};
+          const HostWalk<ExecSpace, Direction::Pack, W> kernel{args_of(r)};
           kernel.run_tile(team, team_descriptor(team, kernel.args), t);
         } else {
-          const HostWalk<ExecSpace, Direction::Unpack, V> kernel{args_of(r)};
+          const HostWalk<ExecSpace, Direction::Unpack, W> kernel{args_of(r)};
           kernel.run_tile(team, team_descriptor(team, kernel.args), t);
         }
       });
@@ -146,11 +146,11 @@ struct FusedKernel {
   // Synchronous hosts: one request on the calling thread, as a one-tile pack runs (no fork of the thread pool).
   static void run_on_calling_thread(const FusedRecord& r) {
     with_word_size(r.word, [&](auto w) {
-      constexpr int V = decltype(w)::value;
+      constexpr int W = decltype(w)::value;
       if (r.direction == static_cast<std::int8_t>(Direction::Pack))
-        HostWalk<ExecSpace, Direction::Pack, V>{args_of(r)}.walk(r.nodes, r.begin, r.end);
+        HostWalk<ExecSpace, Direction::Pack, W>{args_of(r)}.walk(r.nodes, r.begin, r.end);
       else
-        HostWalk<ExecSpace, Direction::Unpack, V>{args_of(r)}.walk(r.nodes, r.begin, r.end);
+        HostWalk<ExecSpace, Direction::Unpack, W>{args_of(r)}.walk(r.nodes, r.begin, r.end);
     });
   }
 
