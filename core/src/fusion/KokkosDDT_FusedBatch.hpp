@@ -122,24 +122,8 @@ class FusedBatch {
   }
 
  private:
-  // Devices: a batch whose requests share a direction and a common word size (4 or 8 bytes: float and double fields)
-  // runs a kernel with both fixed at compile time, without the per-word dispatch; any other batch the generic one.
   void run_kernel(const ExecSpace& space, const FusedKernel<ExecSpace>& kernel) {
-    if constexpr (!Backend::walks_runs) {
-      const bool pack = direction_ == static_cast<std::int8_t>(Direction::Pack);
-      if (uniform_ && word_ == 8)
-        return pack ? run_policy(space, kernel.template specialized<Direction::Pack, 8>())
-                    : run_policy(space, kernel.template specialized<Direction::Unpack, 8>());
-      if (uniform_ && word_ == 4)
-        return pack ? run_policy(space, kernel.template specialized<Direction::Pack, 4>())
-                    : run_policy(space, kernel.template specialized<Direction::Unpack, 4>());
-    }
-    run_policy(space, kernel);
-  }
-
-  template <class Kernel>
-  void run_policy(const ExecSpace& space, const Kernel& kernel) {
-    using Policy = typename Kernel::Policy;
+    using Policy = typename FusedKernel<ExecSpace>::Policy;
     auto policy = Kokkos::Experimental::require(Policy(space, static_cast<int>(teams_), Backend::team_size),
                                                 Kokkos::Experimental::WorkItemProperty::HintLightWeight);
     if (scratch_ > 0) policy.set_scratch_size(0, Kokkos::PerTeam(scratch_));
@@ -168,8 +152,6 @@ class FusedBatch {
     if (r.cache) scratch_ = std::max(scratch_, descriptor_scratch_bytes(r.node_count));
     teams_ += teams;
     bytes_ += bytes;
-    uniform_ = records_.empty() || (uniform_ && r.direction == direction_ && r.word == word_);
-    direction_ = r.direction, word_ = r.word;
     records_.push_back(r);
     types_.push_back(type);  // keeps the descriptor alive
   }
@@ -201,8 +183,6 @@ class FusedBatch {
   std::vector<Datatype> types_;
   std::int64_t teams_ = 0, scratch_ = 0, launches_ = 0, bytes_ = 0;
   bool built_ = false, inline_ = false, in_flight_ = false;
-  bool uniform_ = true;  // every request has direction_ and word_
-  std::int8_t direction_ = 0, word_ = 0;
   FusedKernel<ExecSpace> kernel_{};
   Kokkos::View<std::int64_t*, MemSpace> done_;
   Kokkos::View<std::uint64_t*, HostVisible> flags_;

@@ -60,9 +60,7 @@ FusedRecord record_of(const Transfer& t, const Descriptor<MemSpace>& d, std::int
   return r;
 }
 
-// Dir and W: the direction and word size of every request, fixed at compile time for a batch whose requests share
-// them (FusedBatch: a halo plan's packs, or its unpacks, of one value type); Runtime and 0 read them from each record.
-template <class ExecSpace, Direction Dir = Direction::Runtime, int W = 0>
+template <class ExecSpace>
 struct FusedKernel {
   using Backend = BackendTraits<ExecSpace>;
   using Policy = Kokkos::TeamPolicy<ExecSpace, typename Backend::fused_launch_bounds>;
@@ -138,7 +136,7 @@ struct FusedKernel {
         }
       });
     } else {
-      const DeviceInterleave<ExecSpace, Dir, W> kernel{args_of(r), team.team_size(), false};
+      const DeviceInterleave<ExecSpace, Direction::Runtime, 0> kernel{args_of(r), team.team_size(), false};
       kernel.run_tile(team, team_descriptor(team, kernel.args), t);
     }
   }
@@ -152,18 +150,6 @@ struct FusedKernel {
       else
         HostWalk<ExecSpace, Direction::Unpack, W>{args_of(r)}.walk(r.nodes, r.begin, r.end);
     });
-  }
-
-  // The same launch with the direction and word size fixed (every record has them).
-  template <Direction D, int V>
-  FusedKernel<ExecSpace, D, V> specialized() const {
-    FusedKernel<ExecSpace, D, V> k;
-    for (int i = 0; i < kInline; ++i) k.inline_records[i] = inline_records[i], k.inline_first[i] = inline_first[i];
-    k.records = records;
-    k.start = start, k.n = n, k.capacity = capacity;
-    k.done = done;
-    k.flags = flags;
-    return k;
   }
 
   KOKKOS_FUNCTION void operator()(const Member& team) const {
