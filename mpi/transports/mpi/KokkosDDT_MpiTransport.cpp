@@ -47,8 +47,9 @@ class MpiMessageSet final : public MessageSet {
   void post_receives() override { post(sends_, messages_.size()); }
   void post_sends() override { post(0, sends_); }
 
+  // Stops at the first message still in flight: each MPI_Test runs MPI's progress engine, and a wait loop that tested
+  // every message of a 26-neighbour step each time round was measurably slower on small steps.
   bool test() override {
-    bool all = true;
     for (Message& m : messages_) {
       if (!m.active) continue;
       int flag = 0;
@@ -58,12 +59,10 @@ class MpiMessageSet final : public MessageSet {
         if (!persistent_) m.request = MPI_REQUEST_NULL;
         mpi_check(rc, where_, m.send ? "MPI_Test (send)" : "MPI_Test (receive)");
       }
-      if (flag)
-        m.active = false;
-      else
-        all = false;
+      if (!flag) return false;
+      m.active = false;
     }
-    return all;
+    return true;
   }
 
   void enqueue(StreamRef) override {
