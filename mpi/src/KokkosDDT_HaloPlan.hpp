@@ -452,9 +452,9 @@ void HaloPlan<ExecSpace>::start(const ExecSpace& space) {
     step_space_.fence("KokkosDDT::mpi::HaloPlan::start (the last step ran on another instance)");
   step_space_ = space;
   if (stream_ordered()) {
-    started_ = true;
     packs_.launch_ordered(space);
     wire_->enqueue(Impl::StreamRef{Impl::BackendTraits<ExecSpace>::native_stream(space)});
+    started_ = true;  // (not when the messages failed to enqueue: wait() then unpacks nothing)
     return;
   }
   unpacks_.wait();  // (completion flags: the last step's unpacks have read the receive buffer)
@@ -483,8 +483,8 @@ void HaloPlan<ExecSpace>::wait() {
   if (!started_) return;
   if (stream_ordered()) {
     started_ = false;
+    (void)wire_->test();  // an error the transport has seen so far throws here, before anything is unpacked
     unpacks_.launch_ordered(step_space_);
-    (void)wire_->test();  // an asynchronous error the transport has seen throws here
     return;
   }
   for (unsigned polls = 1;; ++polls) {
