@@ -67,7 +67,12 @@ for stage in "$@"; do
       run configure cmake --preset cuda
       run build cmake --build --preset cuda -j "$jobs" ;;
     test)
-      run test ctest --preset cuda -j 8 --timeout 600 ;;
+      # Every test of the preset, the multi-rank ones included (ranks share the GPU under MPS; Open MPI refuses root
+      # without these variables).
+      export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+      nvidia-cuda-mps-control -d && echo "MPS started"
+      run test ctest --preset cuda -j 8 --timeout 600
+      echo quit | nvidia-cuda-mps-control ;;
     build-mpi)
       # The MPI layer's tests only (and the CUDA unit tests): one test per executable, nothing run at build time.
       run configure-mpi cmake --preset cuda -DKokkosDDT_DISCOVER_TESTS=OFF
