@@ -135,7 +135,40 @@ void nccl_contract() {
       ErrorCode::Inaccessible, "buf");
 }
 
+// Over every process: an NCCL communicator where each has its own GPU; where two share one (the one-GPU passes), the
+// same clear error on every process instead of NCCL's "invalid usage".
+template <class Space>
+void nccl_gpu_per_process() {
+  Test::World w;
+  char bus[32] = {};
+  int device = 0;
+  cudaGetDevice(&device);
+  cudaDeviceGetPCIBusId(bus, sizeof bus, device);
+  std::vector<char> all(32 * static_cast<std::size_t>(w.size));
+  MPI_Allgather(bus, 32, MPI_CHAR, all.data(), 32, MPI_CHAR, MPI_COMM_WORLD);
+  bool shared = false;
+  for (int a = 0; a < w.size; ++a)
+    for (int b = a + 1; b < w.size; ++b) shared = shared || std::strncmp(&all[32 * a], &all[32 * b], 32) == 0;
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  if (shared) {
+    Test::require_error([&] { Impl::library_transport(mpi::TransportKind::NCCL, comm, "test"); },
+                        ErrorCode::InvalidArgument, "transport");
+  } else {
+    CHECK(Impl::library_transport(mpi::TransportKind::NCCL, comm, "test")->size() == w.size);
+  }
+  MPI_Comm_free(&comm);
+}
+
 }  // namespace
+
+TEST_CASE("transport: NCCL needs one GPU per process, and says so", "[mpi][transport][nccl]") {
+  Test::Watchdog dog("NCCL one GPU per process");
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, ExecSpace::memory_space>::accessible)
+    SUCCEED("NCCL moves device memory: GPU execution spaces only");
+  else
+    nccl_gpu_per_process<ExecSpace>();
+}
 
 TEST_CASE("transport: NCCL enqueues a set on the stream; tags order each peer's messages", "[mpi][transport][nccl]") {
   Test::Watchdog dog("NCCL transport contract");

@@ -5,6 +5,8 @@
 #include <nccl.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +28,7 @@ class NcclComm final : public Transport {
   NcclComm(MPI_Comm comm, const char* where) {
     mpi_check(MPI_Comm_rank(comm, &rank_), where, "MPI_Comm_rank");
     mpi_check(MPI_Comm_size(comm, &size_), where, "MPI_Comm_size");
+    require_one_gpu_each(comm, where);
     ncclUniqueId id{};
     if (rank_ == 0) nccl_check(ncclGetUniqueId(&id), where, "ncclGetUniqueId");
     mpi_check(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm), where, "MPI_Bcast (NCCL unique id)");
@@ -39,6 +42,27 @@ class NcclComm final : public Transport {
   }
 
   ncclComm_t comm() const { return comm_; }
+
+  // NCCL refuses two processes on one GPU ("invalid usage"): every process compares the GPUs' PCI bus ids first and
+  // throws the same clear error, before NCCL is asked.
+  void require_one_gpu_each(MPI_Comm comm, const char* where) const {
+    constexpr int kId = 32;
+    char mine[kId] = {};
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetPCIBusId(mine, kId, device) != cudaSuccess) {
+      cudaGetLastError();
+      std::snprintf(mine, kId, "unknown-%d", rank_);  // (no id: assume distinct)
+    }
+    std::vector<char> all(static_cast<std::size_t>(kId) * size_);
+    mpi_check(MPI_Allgather(mine, kId, MPI_CHAR, all.data(), kId, MPI_CHAR, comm), where, "MPI_Allgather (GPU ids)");
+    for (int a = 0; a < size_; ++a)
+      for (int b = a + 1; b < size_; ++b)
+        if (std::strncmp(&all[a * kId], &all[b * kId], kId) == 0)
+          throw_error(ErrorCode::InvalidArgument, where, "transport",
+                      "is NCCL, but ranks " + std::to_string(a) + " and " + std::to_string(b) + " share the GPU " +
+                          std::string(&all[a * kId], strnlen(&all[a * kId], kId)) +
+                          ": NCCL needs one GPU per process (use the MPI transport, or one GPU per rank)");
+  }
   // An error NCCL found asynchronously: abort the communicator (so that nothing waits on it) and throw.
   void check_async(const char* where) {
     if (aborted_)
