@@ -108,7 +108,9 @@ class HaloPlan {
   // wait(), then waits for the unpacks too: the ghosts are current for the host.
   void wait_host() {
     wait();
-    step_space_.fence("KokkosDDT::mpi::HaloPlan::wait_host");
+    // (a synchronous host backend has finished the unpacks when their launch returns)
+    if constexpr (!Impl::BackendTraits<ExecSpace>::synchronous)
+      step_space_.fence("KokkosDDT::mpi::HaloPlan::wait_host");
   }
   void exchange() {
     start();
@@ -487,11 +489,12 @@ void HaloPlan<ExecSpace>::wait() {
     unpacks_.launch_ordered(step_space_);
     return;
   }
-  for (unsigned polls = 1;; ++polls) {
+  for (unsigned polls = 1; !sends_posted_; ++polls) {  // the packs' flags (a device's), polling the messages meanwhile
     progress();
-    if (sends_posted_ && wire_->test()) break;
+    if (!sends_posted_) (void)wire_->test();
     if (polls % 1024 == 0) std::this_thread::yield();  // oversubscribed ranks let the ones they wait for run
   }
+  wire_->wait();
   started_ = false;
   // On the packs' instance: ordered after them. Flagged when a receive buffer is read: the next step's receives may
   // land only once it is done.

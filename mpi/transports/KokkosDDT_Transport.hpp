@@ -59,6 +59,11 @@ class MessageSet {
   // Completion::Host: whether every posted message is complete. Completion::Stream: whether the transport has reported
   // no asynchronous error (completion is the stream's). Throws Error on a failed message.
   virtual bool test() = 0;
+  // test() until true (Completion::Host: the transport may block in its own wait).
+  virtual void wait() {
+    while (!test()) {
+    }
+  }
   // Completion::Stream: every message of the set, enqueued on `stream` after its work so far.
   virtual void enqueue(StreamRef stream) = 0;
   // Receive i (in the order given to make_set), once complete.
