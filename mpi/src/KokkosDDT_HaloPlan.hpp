@@ -26,10 +26,8 @@
 
 #include <array>
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
 #include <string>
-#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -40,7 +38,8 @@
 
 #include "KokkosDDT_Constructors.hpp"
 #include "KokkosDDT_Error.hpp"
-#include "KokkosDDT_FusedBatch.hpp"
+#include "KokkosDDT_ExchangeEngine.hpp"
+#include "KokkosDDT_ExchangeMatch.hpp"
 #include "KokkosDDT_HaloGeometry.hpp"
 #include "KokkosDDT_MPIAgreement.hpp"
 #include "KokkosDDT_MPIError.hpp"
@@ -68,89 +67,65 @@ template <class ExecSpace>
 class HaloPlan {
  public:
   HaloPlan() = default;
-  HaloPlan(HaloPlan&& other) noexcept { *this = std::move(other); }
-  HaloPlan& operator=(HaloPlan&& other) noexcept {
-    if (this == &other) return *this;
-    release();
-    space_ = std::move(other.space_);
-    step_space_ = std::move(other.step_space_);
-    control_ = std::move(other.control_);  // the moved-from plan owns nothing
-    transport_ = std::move(other.transport_);
-    transport_kind_ = other.transport_kind_;
-    wire_ = std::move(other.wire_);
-    peers_ = std::move(other.peers_);
-    send_buffer_ = std::move(other.send_buffer_);
-    recv_buffer_ = std::move(other.recv_buffer_);
-    self_buffer_ = std::move(other.self_buffer_);
-    packs_ = std::move(other.packs_);
-    unpacks_ = std::move(other.unpacks_);
-    types_ = std::move(other.types_);
-    messages_ = other.messages_;
-    send_bytes_ = other.send_bytes_;
-    started_ = std::exchange(other.started_, false);
-    sends_posted_ = other.sends_posted_;
-    return *this;
-  }
+  HaloPlan(HaloPlan&&) noexcept = default;  // the moved-from plan owns nothing
+  HaloPlan& operator=(HaloPlan&&) noexcept = default;
   HaloPlan(const HaloPlan&) = delete;
   HaloPlan& operator=(const HaloPlan&) = delete;
-  ~HaloPlan() { release(); }
+  // A started step: its sends are left to the transport (their buffer kept until exit), its receives cancelled.
+  ~HaloPlan() = default;
 
   // Launches the packs of every send region (one launch) and starts the messages; returns without waiting for the
   // execution space. Work enqueued on `space` after start() may overlap the messages.
-  void start() { start(space_); }
-  void start(const ExecSpace& space);
+  void start() { start(engine().space()); }
+  void start(const ExecSpace& space) { engine().start(space, "KokkosDDT::mpi::HaloPlan::start"); }
   // Posts the sends whose packs have finished (MPI; nothing to do for NCCL). Never blocks. start() and wait() call it;
   // call it between them to get the messages going earlier.
-  void progress();
+  void progress() {
+    if (engine_) engine_->progress();
+  }
   // Completes the messages and enqueues the unpacks of every ghost region (one launch) on the step's instance: the
   // ghosts are current for work enqueued on it afterwards.
-  void wait();
+  void wait() {
+    if (engine_) engine_->wait();
+  }
   // wait(), then waits for the unpacks too: the ghosts are current for the host.
   void wait_host() {
-    wait();
-    // (a synchronous host backend has finished the unpacks when their launch returns)
-    if constexpr (!Impl::BackendTraits<ExecSpace>::synchronous)
-      step_space_.fence("KokkosDDT::mpi::HaloPlan::wait_host");
+    if (engine_) engine_->wait_host("KokkosDDT::mpi::HaloPlan::wait_host");
   }
   void exchange() {
     start();
     wait_host();
   }
 
-  int neighbors() const { return static_cast<int>(peers_.size()); }  // neighbours that exist (not MPI_PROC_NULL)
-  int messages() const { return messages_; }                         // messages sent per step
-  std::int64_t bytes_per_step() const { return send_bytes_; }        // bytes packed per step
-  std::int64_t launches() const { return packs_.launches() + unpacks_.launches(); }
+  int neighbors() const { return static_cast<int>(peers_.size()); }   // neighbours that exist (not MPI_PROC_NULL)
+  int messages() const { return engine_ ? engine_->messages() : 0; }  // messages sent per step
+  std::int64_t bytes_per_step() const { return engine_ ? engine_->bytes_per_step() : 0; }  // bytes packed per step
+  std::int64_t launches() const { return engine_ ? engine_->launches() : 0; }
   MPI_Comm comm() const { return control_ ? control_->comm() : MPI_COMM_NULL; }  // the plan's duplicate
   TransportKind transport() const { return transport_kind_; }
 
   // (make_halo_plan's builder)
   struct Region {
-    int peer;                   // rank of the neighbour, or MPI_PROC_NULL
-    int direction;              // index of the direction d in {-1,0,1}^rank
-    int opposite;               // index of -d
-    Datatype send, recv;        // structs of the fields' subarrays at absolute addresses
-    bool self_message = false;  // a neighbour that is this process, served through the transport (tests)
+    int peer;             // rank of the neighbour, or MPI_PROC_NULL
+    int direction;        // index of the direction d in {-1,0,1}^rank
+    int opposite;         // index of -d
+    Datatype send, recv;  // structs of the fields' subarrays at absolute addresses
   };
   static HaloPlan build(const ExecSpace& space, MPI_Comm cart, const HaloOptions& options, std::vector<Region> regions,
                         int rank);
 
  private:
-  void release() noexcept;
-  bool stream_ordered() const { return transport_ && transport_->completion() == Impl::Completion::Stream; }
+  Impl::ExchangeEngine<ExecSpace>& engine() {
+    if (!engine_)
+      Impl::throw_error(ErrorCode::InvalidArgument, "KokkosDDT::mpi::HaloPlan::start", "plan", "is empty (moved from)");
+    return *engine_;
+  }
 
-  ExecSpace space_, step_space_;                 // the plan's instance; the current (or last) step's
+  // (declared first, destroyed last: the engine's messages may run on it)
   std::shared_ptr<Impl::MpiTransport> control_;  // the plan's MPI duplicate: handshakes, and the MPI transport's data
-  std::shared_ptr<Impl::Transport> transport_;   // what carries the data
   TransportKind transport_kind_ = TransportKind::MPI;
-  std::unique_ptr<Impl::MessageSet> wire_;  // one persistent message per neighbour and direction
   std::vector<int> peers_;
-  Impl::Staging send_buffer_, recv_buffer_, self_buffer_;
-  Impl::FusedBatch<ExecSpace> packs_, unpacks_;
-  std::vector<Datatype> types_;
-  int messages_ = 0;
-  std::int64_t send_bytes_ = 0;
-  bool started_ = false, sends_posted_ = false;
+  std::unique_ptr<Impl::ExchangeEngine<ExecSpace>> engine_;
 };
 
 }  // namespace KokkosDDT::mpi
@@ -174,11 +149,7 @@ inline void agree_or_throw(MPI_Comm comm, const std::string& message,
           std::string("differs between the ranks (") +
               (i == 0 ? "ghost width, neighbour set, tag or transport" : "number of fields or their value types") +
               "): every rank must pass the same");
-  if (!verdict.any_error()) return;
-  if (!message.empty()) throw_error(ErrorCode::InvalidArgument, where, "fields", message);
-  throw_error(ErrorCode::InvalidArgument, where, "fields",
-              "rank " + std::to_string(verdict.lowest_error_rank()) +
-                  " found its arguments or a neighbour's inconsistent (its error says how)");
+  throw_if_any(verdict, message, where, "fields");
 }
 
 // What a plan needs of one field: where it is, its extents, its storage order and its element type.
@@ -296,7 +267,7 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
     Datatype recv = struct_type(ones, at, recvs);
     send.commit();
     recv.commit();
-    regions.push_back({peer, h.index, h.opposite, send, recv, false});
+    regions.push_back({peer, h.index, h.opposite, send, recv});
   }
   return HaloPlan<ExecSpace>::build(space, cart, options, std::move(regions), me);
 }
@@ -337,189 +308,24 @@ HaloPlan<ExecSpace> HaloPlan<ExecSpace>::build(const ExecSpace& space, MPI_Comm 
                                                std::vector<Region> regions, int me) {
   const char* where = "KokkosDDT::mpi::make_halo_plan";
   HaloPlan plan;
-  plan.space_ = plan.step_space_ = space;
   plan.control_ = Impl::MpiTransport::duplicate(cart, where);
-
-  // Offsets of each region's message. Messages to other ranks go through the send and receive staging buffers, where
-  // the transport reaches them; messages to this rank itself never meet a transport and stay in the execution space's
-  // own memory (the self buffer: for a device, no round trip through pinned host memory). Tests set
-  // KOKKOSDDT_HALO_SELF_MESSAGES=1 to send them through the transport like any other, so that one process exercises
-  // every message path (NCCL cannot put two processes on one GPU).
-  static const bool self_messages = [] {
-    const char* env = std::getenv("KOKKOSDDT_HALO_SELF_MESSAGES");
-    return env && std::string(env) == "1";
-  }();
-  for (Region& r : regions)
-    if (self_messages && r.peer == me) r.self_message = true;
-  auto local = [&](const Region& r) { return r.peer == me && !r.self_message; };
-  const int directions = regions.empty() ? 0 : regions.front().direction + regions.front().opposite + 1;
-  std::vector<std::int64_t> send_at(directions, -1), recv_at(directions, -1);
-  std::int64_t send_total = 0, recv_total = 0, self_total = 0;
-  auto aligned = [](std::int64_t bytes) { return (bytes + 15) / 16 * 16; };  // the kernels' widest word
+  // Region d is sent towards d with tag + d; its ghost region is filled by what the neighbour at d sent towards -d.
+  std::vector<Impl::PlannedMessage> sends, recvs;
   for (const Region& r : regions) {
-    if (r.peer == MPI_PROC_NULL) continue;
-    if (local(r)) {
-      send_at[r.direction] = self_total;
-      self_total += aligned(r.send.size());
-    } else {
-      send_at[r.direction] = send_total;
-      send_total += aligned(r.send.size());
-      recv_at[r.direction] = recv_total;
-      recv_total += aligned(r.recv.size());
-    }
+    sends.push_back({nullptr, true, 1, r.send, r.peer, options.tag + r.direction});
+    recvs.push_back({nullptr, true, 1, r.recv, r.peer, options.tag + r.opposite});
+    if (r.peer != MPI_PROC_NULL) plan.peers_.push_back(r.peer);
   }
-
-  // Each neighbour pair agrees on sizes and type signatures: what I send towards d is what my neighbour at d receives
-  // from its side -d.
-  std::vector<std::array<std::int64_t, 3>> mine, theirs(regions.size());
-  std::vector<Impl::WireMessage> out, in;
-  for (const Region& r : regions) {
-    const TypeSignature sig = r.send.signature();
-    mine.push_back({r.send.size(), static_cast<std::int64_t>(sig.hash), sig.length});
-  }
-  for (std::size_t i = 0; i < regions.size(); ++i) {
-    const Region& r = regions[i];
-    if (r.peer == MPI_PROC_NULL || local(r)) continue;
-    in.push_back({reinterpret_cast<char*>(theirs[i].data()), 24, r.peer, options.tag + r.opposite});
-    out.push_back({reinterpret_cast<char*>(mine[i].data()), 24, r.peer, options.tag + r.direction});
-  }
-  {
-    auto handshake = plan.control_->make_set(out, in, false, where);
-    handshake->post_receives();
-    handshake->post_sends();
-    while (!handshake->test()) {
-    }
-  }
-  std::string error;
-  for (std::size_t i = 0; i < regions.size() && error.empty(); ++i) {
-    const Region& r = regions[i];
-    if (r.peer == MPI_PROC_NULL || local(r)) continue;  // this process's own regions match by construction
-    const TypeSignature sig = r.recv.signature();
-    const std::array<std::int64_t, 3> expected{r.recv.size(), static_cast<std::int64_t>(sig.hash), sig.length};
-    const std::array<std::int64_t, 3>& got = theirs[i];
-    if (got[0] != expected[0])
-      error = "neighbour rank " + std::to_string(r.peer) + " sends " + std::to_string(got[0]) +
-              " bytes where this rank's ghost region holds " + std::to_string(expected[0]) +
-              " (field extents or ghost widths differ between the ranks)";
-    else if (got[1] != expected[1] || got[2] != expected[2])
-      error = "neighbour rank " + std::to_string(r.peer) +
-              " sends another type signature (the fields' value types or their order differ between the ranks)";
-  }
-  Impl::agree_or_throw(plan.control_->comm(), error);
-
-  // The data's transport, its buffers, the kernel records and the persistent messages.
+  Impl::agree_or_throw(
+      plan.control_->comm(),
+      Impl::match_messages(*plan.control_, sends, recvs, me,
+                           " (the fields' extents, ghost widths or value types differ between the ranks)", where));
   plan.transport_kind_ = options.transport;
-  plan.transport_ =
+  std::shared_ptr<Impl::Transport> transport =
       options.transport == TransportKind::MPI ? plan.control_ : Impl::library_transport(options.transport, cart, where);
-  if (plan.transport_->reaches_host_memory()) {
-    plan.send_buffer_ = Impl::take_staging<ExecSpace>(send_total);
-    plan.recv_buffer_ = Impl::take_staging<ExecSpace>(recv_total);
-  } else {  // (a device-only transport: make_halo_plan_of refused host execution spaces)
-    plan.send_buffer_ = Impl::StagingPool<typename ExecSpace::memory_space>::take(send_total);
-    plan.recv_buffer_ = Impl::StagingPool<typename ExecSpace::memory_space>::take(recv_total);
-  }
-  plan.self_buffer_ = Impl::StagingPool<typename ExecSpace::memory_space>::take(self_total);
-  plan.packs_ = Impl::FusedBatch<ExecSpace>(space);
-  plan.unpacks_ = Impl::FusedBatch<ExecSpace>(space);
-  out.clear(), in.clear();
-  for (const Region& r : regions) {
-    if (r.peer == MPI_PROC_NULL) continue;
-    plan.peers_.push_back(r.peer);
-    plan.types_.push_back(r.send);
-    plan.types_.push_back(r.recv);
-    const std::int64_t bytes = r.send.size();
-    char* packed = (local(r) ? plan.self_buffer_.data : plan.send_buffer_.data) + send_at[r.direction];
-    plan.packs_.add_pack(bottom, 1, r.send, packed, bytes);
-    plan.send_bytes_ += bytes;
-    // A neighbour that is this process sends what it packed towards the opposite side.
-    char* arrived =
-        local(r) ? plan.self_buffer_.data + send_at[r.opposite] : plan.recv_buffer_.data + recv_at[r.direction];
-    plan.unpacks_.add_unpack(arrived, r.recv.size(), bottom, 1, r.recv);
-    if (local(r)) continue;
-    out.push_back({packed, bytes, r.peer, options.tag + r.direction});
-    in.push_back({arrived, r.recv.size(), r.peer, options.tag + r.opposite});
-  }
-  plan.messages_ = static_cast<int>(out.size());
-  plan.wire_ = plan.transport_->make_set(std::move(out), std::move(in), true, where);
+  plan.engine_ =
+      std::make_unique<Impl::ExchangeEngine<ExecSpace>>(space, std::move(transport), sends, recvs, me, where);
   return plan;
-}
-
-template <class ExecSpace>
-void HaloPlan<ExecSpace>::start(const ExecSpace& space) {
-  const char* where = "KokkosDDT::mpi::HaloPlan::start";
-  if (!wire_) Impl::throw_error(ErrorCode::InvalidArgument, where, "plan", "is empty (moved from)");
-  if (started_) Impl::throw_error(ErrorCode::InvalidArgument, where, "plan", "was started and not waited for");
-  // The last step's unpacks read the buffers this step fills: ordered on one instance; on another, waited for.
-  if (space.impl_instance_id() != step_space_.impl_instance_id())
-    step_space_.fence("KokkosDDT::mpi::HaloPlan::start (the last step ran on another instance)");
-  step_space_ = space;
-  if (stream_ordered()) {
-    packs_.launch_ordered(space);
-    wire_->enqueue(Impl::StreamRef{Impl::BackendTraits<ExecSpace>::native_stream(space)});
-    started_ = true;  // (not when the messages failed to enqueue: wait() then unpacks nothing)
-    return;
-  }
-  unpacks_.wait();  // (completion flags: the last step's unpacks have read the receive buffer)
-  wire_->post_receives();
-  started_ = true;  // (from here on, wait() completes the receives, also after an error below)
-  sends_posted_ = false;
-  // Flags only where the host must learn of the packs' end: before it posts sends. Without messages (every neighbour
-  // is this process, or none) the step is stream-ordered like NCCL's: no host wait at all.
-  if (messages_ > 0)
-    packs_.launch(space);
-  else
-    packs_.launch_ordered(space);
-  progress();  // posted now when the packs ran at once (hosts); a device's flags are read later
-}
-
-template <class ExecSpace>
-void HaloPlan<ExecSpace>::progress() {
-  if (!started_ || sends_posted_ || stream_ordered()) return;
-  if (messages_ > 0 && !packs_.test()) return;  // (host loads of the kernel-written flags; no stream synchronization)
-  sends_posted_ = true;
-  wire_->post_sends();
-}
-
-template <class ExecSpace>
-void HaloPlan<ExecSpace>::wait() {
-  if (!started_) return;
-  if (stream_ordered()) {
-    started_ = false;
-    (void)wire_->test();  // an error the transport has seen so far throws here, before anything is unpacked
-    unpacks_.launch_ordered(step_space_);
-    return;
-  }
-  for (unsigned polls = 1; !sends_posted_; ++polls) {  // the packs' flags (a device's), polling the messages meanwhile
-    progress();
-    if (!sends_posted_) (void)wire_->test();
-    if (polls % 1024 == 0) std::this_thread::yield();  // oversubscribed ranks let the ones they wait for run
-  }
-  wire_->wait();
-  started_ = false;
-  // On the packs' instance: ordered after them. Flagged when a receive buffer is read: the next step's receives may
-  // land only once it is done.
-  if (messages_ > 0)
-    unpacks_.launch(step_space_);
-  else
-    unpacks_.launch_ordered(step_space_);
-}
-
-template <class ExecSpace>
-void HaloPlan<ExecSpace>::release() noexcept {
-  if (!wire_) return;
-  try {
-    // A started step: its sends are left to the transport (their buffer kept until exit), its receives cancelled.
-    if (started_ && !stream_ordered()) {
-      packs_.wait();
-      if (!sends_posted_) wire_->post_sends();
-      Impl::keep_until_exit(send_buffer_.owner);
-    }
-    wire_.reset();
-    step_space_.fence("KokkosDDT::mpi::HaloPlan (released)");
-  } catch (...) {
-  }
-  wire_.reset();
-  started_ = false;
 }
 
 }  // namespace KokkosDDT::mpi

@@ -7,10 +7,13 @@
 //   KokkosDDT_MPISendOrder.hpp sends to one destination reach MPI in the order they were started
 //   KokkosDDT_MPIRequest.hpp   requests: test, wait, wait_all, wait_any, persistent start
 //   KokkosDDT_MPIP2P.hpp       typed isend/irecv and send_init/recv_init
+//   KokkosDDT_ExchangePlan.hpp persistent typed exchanges of any pattern, on any transport (typed p2p over NCCL)
 //   KokkosDDT_HaloPlan.hpp     persistent halo exchange on a Cartesian communicator
+//   (KokkosDDT_ExchangeMatch.hpp and KokkosDDT_ExchangeEngine.hpp: what both plans are built from)
 //   (KokkosDDT_MPIAgreement.hpp: what every process must pass alike, settled before anything depends on it)
 
 #include "KokkosDDT.hpp"
+#include "KokkosDDT_ExchangePlan.hpp"
 #include "KokkosDDT_HaloPlan.hpp"
 #include "KokkosDDT_MPIDatatype.hpp"
 #include "KokkosDDT_MPIError.hpp"

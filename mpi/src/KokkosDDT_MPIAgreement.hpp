@@ -11,8 +11,10 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
+#include "KokkosDDT_Error.hpp"
 #include "KokkosDDT_MPIError.hpp"
 
 namespace KokkosDDT::Impl {
@@ -67,6 +69,25 @@ inline std::int64_t fingerprint(const std::vector<std::int64_t>& values) {
   h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
   h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
   return static_cast<std::int64_t>(h ^ (h >> 31));
+}
+
+// After a verdict on errors: the process that found one (`message`) throws it, naming `argument`; the others throw an
+// error naming the lowest such rank. Every process of the verdict throws, or none does.
+inline void throw_if_any(const Agreement& verdict, const std::string& message, const char* where,
+                         const char* argument) {
+  if (!verdict.any_error()) return;
+  if (!message.empty()) throw_error(ErrorCode::InvalidArgument, where, argument, message);
+  throw_error(ErrorCode::InvalidArgument, where, argument,
+              "rank " + std::to_string(verdict.lowest_error_rank()) +
+                  " found its arguments or a peer's inconsistent (its error says how)");
+}
+
+// Throws on every process of `comm` when `message` is non-empty on any (collective), so that no process goes on into
+// a collective call or a message that another has left.
+inline void throw_unless_agreed(MPI_Comm comm, const std::string& message, const char* where, const char* argument) {
+  Agreement verdict(comm, !message.empty(), {}, where);
+  verdict.wait();
+  throw_if_any(verdict, message, where, argument);
 }
 
 }  // namespace KokkosDDT::Impl

@@ -74,14 +74,6 @@ bool mpi_reaches(const void* p) {
   }
 }
 
-// Keeps staging buffers of abandoned sends alive until exit (their messages may still be in flight).
-inline void keep_until_exit(std::shared_ptr<void> buffer) {
-  static std::mutex mutex;
-  static auto* kept = new std::vector<std::shared_ptr<void>>;
-  const std::lock_guard<std::mutex> lock(mutex);
-  kept->push_back(std::move(buffer));
-}
-
 // One typed send or receive on an execution-space instance: one message of the MPI transport, of any size, on the
 // user's communicator (KokkosDDT_MpiTransport.hpp).
 //

@@ -10,6 +10,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <utility>
+#include <vector>
 
 #include <Kokkos_Core.hpp>
 
@@ -94,6 +96,14 @@ Staging take_staging(std::int64_t bytes) {
     if (mpi::gpu_aware()) return StagingPool<MemSpace>::take(bytes);
     return StagingPool<Kokkos::SharedHostPinnedSpace>::take(bytes);
   }
+}
+
+// Keeps staging buffers of abandoned sends alive until exit (their messages may still be in flight).
+inline void keep_until_exit(std::shared_ptr<void> buffer) {
+  static std::mutex mutex;
+  static auto* kept = new std::vector<std::shared_ptr<void>>;
+  const std::lock_guard<std::mutex> lock(mutex);
+  kept->push_back(std::move(buffer));
 }
 
 }  // namespace KokkosDDT::Impl

@@ -147,13 +147,11 @@ struct ViewSides {
   std::int64_t packed_bytes;
 };
 
-template <class ExecSpace, class TypedView, class PackedView>
-ViewSides check_views(const char* where, const TypedView& typed, const char* typed_name, const PackedView& packed,
-                      const char* packed_name, const Datatype& type, std::int64_t count) {
+// The typed side alone: accessible from ExecSpace, and every byte `count` instances of `type` touch inside the View.
+template <class ExecSpace, class TypedView>
+char* check_typed_view(const char* where, const TypedView& typed, const char* typed_name, const Datatype& type,
+                       std::int64_t count) {
   require_accessible<ExecSpace, typename TypedView::memory_space>(where, typed_name);
-  require_accessible<ExecSpace, typename PackedView::memory_space>(where, packed_name);
-  if (!packed.span_is_contiguous())
-    throw_error(ErrorCode::InvalidArgument, where, packed_name, "is not contiguous; a packed buffer must be");
   const CommittedType& c = type.impl_committed(where);
   require_nonnegative(count, where, "count");
   if (count > 0 && c.size > 0) {
@@ -164,7 +162,16 @@ ViewSides check_views(const char* where, const TypedView& typed, const char* typ
                   "holds bytes [0, " + std::to_string(bytes) + ") of its elements but the type touches [" +
                       std::to_string(lo) + ", " + std::to_string(hi) + ")");
   }
-  return {bytes_of(typed), bytes_of(packed),
+  return bytes_of(typed);
+}
+
+template <class ExecSpace, class TypedView, class PackedView>
+ViewSides check_views(const char* where, const TypedView& typed, const char* typed_name, const PackedView& packed,
+                      const char* packed_name, const Datatype& type, std::int64_t count) {
+  require_accessible<ExecSpace, typename PackedView::memory_space>(where, packed_name);
+  if (!packed.span_is_contiguous())
+    throw_error(ErrorCode::InvalidArgument, where, packed_name, "is not contiguous; a packed buffer must be");
+  return {check_typed_view<ExecSpace>(where, typed, typed_name, type, count), bytes_of(packed),
           static_cast<std::int64_t>(packed.span() * sizeof(typename PackedView::value_type))};
 }
 

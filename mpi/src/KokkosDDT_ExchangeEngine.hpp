@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// The step of a persistent exchange (halo plans and exchange plans): a fixed set of typed sends and receives, built
+// once into two fused batches (every pack in one launch, every unpack in another), staging buffers where the transport
+// reaches them, and one persistent MessageSet.
+//
+//   start     the packs are launched; a host transport (MPI) posts the receives, a stream transport (NCCL) enqueues
+//             every message after the packs. Never waits for the execution space.
+//   progress  a host transport posts the sends once the packs' completion flags say so (host loads, no fence).
+//   wait      the messages complete; the unpacks are enqueued on the step's instance.
+//
+// A message whose peer is this process itself is no message: the send is packed into a buffer in the execution
+// space's memory and the receive it pairs with is unpacked from there (no trip through pinned host memory). Tests set
+// KOKKOSDDT_HALO_SELF_MESSAGES=1 to send such messages through the transport like any other, so that one process
+// exercises every message path (NCCL cannot put two processes on one GPU).
+
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <mpi.h>
+
+#include <Kokkos_Core.hpp>
+
+#include "KokkosDDT_Backend.hpp"
+#include "KokkosDDT_Datatype.hpp"
+#include "KokkosDDT_Error.hpp"
+#include "KokkosDDT_FusedBatch.hpp"
+#include "KokkosDDT_MPIStaging.hpp"
+#include "KokkosDDT_Transport.hpp"
+
+namespace KokkosDDT::Impl {
+
+// One typed side of a message: `count` instances of `type` at `buf` (or at absolute addresses), to or from `peer` (a
+// rank of the plan's communicator, or MPI_PROC_NULL: nothing moves) with `tag`.
+struct PlannedMessage {
+  char* buf = nullptr;
+  bool absolute = false;  // buf is KokkosDDT::bottom: the type's displacements are addresses
+  std::int64_t count = 0;
+  Datatype type;
+  int peer = 0;
+  int tag = 0;
+  std::int64_t bytes() const { return count * type.size(); }  // (count and type checked when the message was added)
+};
+
+// Whether messages to this process itself go through the transport (KOKKOSDDT_HALO_SELF_MESSAGES=1; tests).
+inline bool self_messages_through_transport() {
+  static const bool through = [] {
+    const char* env = std::getenv("KOKKOSDDT_HALO_SELF_MESSAGES");
+    return env && std::string(env) == "1";
+  }();
+  return through;
+}
+
+// Messages this process sends to itself without a transport: for each receive, the send it takes its bytes from, or -1
+// (a message of the transport, or nothing to pair with). The k-th such receive with tag t pairs with the k-th such send
+// with tag t: MPI's order for messages of one source and tag.
+inline std::vector<int> local_pairs(const std::vector<PlannedMessage>& sends, const std::vector<PlannedMessage>& recvs,
+                                    int me) {
+  std::vector<int> pair(recvs.size(), -1);
+  if (self_messages_through_transport()) return pair;
+  std::map<int, std::vector<int>> by_tag;  // this process's sends to itself, per tag, in posting order
+  for (std::size_t i = 0; i < sends.size(); ++i)
+    if (sends[i].peer == me) by_tag[sends[i].tag].push_back(static_cast<int>(i));
+  std::map<int, std::size_t> taken;
+  for (std::size_t j = 0; j < recvs.size(); ++j) {
+    if (recvs[j].peer != me) continue;
+    const std::vector<int>& candidates = by_tag[recvs[j].tag];
+    std::size_t& k = taken[recvs[j].tag];
+    if (k < candidates.size()) pair[j] = candidates[k++];
+  }
+  return pair;
+}
+
+template <class ExecSpace>
+class ExchangeEngine {
+ public:
+  // Everything a step needs, built once: `me` is this process's rank in the transport's communicator. The messages
+  // were matched with their peers' before (ExchangeMatch.hpp); every buffer and type is checked here as a pack is.
+  ExchangeEngine(const ExecSpace& space, std::shared_ptr<Transport> transport, const std::vector<PlannedMessage>& sends,
+                 const std::vector<PlannedMessage>& recvs, int me, const char* where);
+  ExchangeEngine(const ExchangeEngine&) = delete;
+  ExchangeEngine& operator=(const ExchangeEngine&) = delete;
+  // A started step: its sends are left to the transport (their buffer kept until exit), its receives cancelled.
+  ~ExchangeEngine();
+
+  void start(const ExecSpace& space, const char* where);
+  void progress();
+  void wait();
+  void wait_host(const char* where) {
+    wait();
+    // (a synchronous host backend has finished the unpacks when their launch returns)
+    if constexpr (!BackendTraits<ExecSpace>::synchronous) step_space_.fence(where);
+  }
+
+  const ExecSpace& space() const { return space_; }
+  int messages() const { return messages_; }
+  std::int64_t bytes_per_step() const { return send_bytes_; }
+  std::int64_t launches() const { return packs_.launches() + unpacks_.launches(); }
+
+ private:
+  bool stream_ordered() const { return transport_->completion() == Completion::Stream; }
+
+  template <Direction Dir>
+  static void add(FusedBatch<ExecSpace>& batch, const PlannedMessage& m, char* packed) {
+    if constexpr (Dir == Direction::Pack) {
+      if (m.absolute)
+        batch.add_pack(bottom, m.count, m.type, packed, m.bytes());
+      else
+        batch.add_pack(m.buf, m.count, m.type, packed, m.bytes());
+    } else {
+      if (m.absolute)
+        batch.add_unpack(packed, m.bytes(), bottom, m.count, m.type);
+      else
+        batch.add_unpack(packed, m.bytes(), m.buf, m.count, m.type);
+    }
+  }
+
+  ExecSpace space_, step_space_;  // the plan's instance; the current (or last) step's
+  std::shared_ptr<Transport> transport_;
+  std::unique_ptr<MessageSet> wire_;  // the persistent messages
+  Staging send_buffer_, recv_buffer_, self_buffer_;
+  FusedBatch<ExecSpace> packs_, unpacks_;
+  std::vector<Datatype> types_;
+  int messages_ = 0;
+  std::int64_t send_bytes_ = 0;
+  bool started_ = false, sends_posted_ = false;
+};
+
+template <class ExecSpace>
+ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_ptr<Transport> transport,
+                                          const std::vector<PlannedMessage>& sends,
+                                          const std::vector<PlannedMessage>& recvs, int me, const char* where)
+    : space_(space), step_space_(space), transport_(std::move(transport)), packs_(space), unpacks_(space) {
+  // Offsets in the buffers: messages of the transport in the send and receive staging buffers (where the transport
+  // reaches them), messages to this process itself in the self buffer (the execution space's memory).
+  const std::vector<int> pair = local_pairs(sends, recvs, me);
+  std::vector<bool> local(sends.size(), false);
+  for (int i : pair)
+    if (i >= 0) local[i] = true;
+  auto aligned = [](std::int64_t bytes) { return (bytes + 15) / 16 * 16; };  // the kernels' widest word
+  std::vector<std::int64_t> send_at(sends.size()), recv_at(recvs.size());
+  std::int64_t send_total = 0, recv_total = 0, self_total = 0;
+  for (std::size_t i = 0; i < sends.size(); ++i) {
+    std::int64_t& total = local[i] ? self_total : send_total;
+    send_at[i] = total;
+    total += aligned(sends[i].bytes());
+  }
+  for (std::size_t j = 0; j < recvs.size(); ++j) {
+    recv_at[j] = recv_total;
+    if (pair[j] < 0) recv_total += aligned(recvs[j].bytes());
+  }
+  using MemSpace = typename ExecSpace::memory_space;
+  if (transport_->reaches_host_memory()) {
+    send_buffer_ = take_staging<ExecSpace>(send_total);
+    recv_buffer_ = take_staging<ExecSpace>(recv_total);
+  } else {  // (a device-only transport: its clients refuse host execution spaces)
+    send_buffer_ = StagingPool<MemSpace>::take(send_total);
+    recv_buffer_ = StagingPool<MemSpace>::take(recv_total);
+  }
+  self_buffer_ = StagingPool<MemSpace>::take(self_total);
+
+  // The kernel records and the messages. Empty messages move nothing: both sides know it (their sizes were matched).
+  std::vector<WireMessage> out, in;
+  for (std::size_t i = 0; i < sends.size(); ++i) {
+    const PlannedMessage& m = sends[i];
+    if (m.peer == MPI_PROC_NULL) continue;
+    char* packed = (local[i] ? self_buffer_.data : send_buffer_.data) + send_at[i];
+    add<Direction::Pack>(packs_, m, packed);
+    types_.push_back(m.type);
+    send_bytes_ += m.bytes();
+    if (!local[i] && m.bytes() > 0) out.push_back({packed, m.bytes(), m.peer, m.tag});
+  }
+  for (std::size_t j = 0; j < recvs.size(); ++j) {
+    const PlannedMessage& m = recvs[j];
+    if (m.peer == MPI_PROC_NULL) continue;
+    char* arrived = pair[j] >= 0 ? self_buffer_.data + send_at[pair[j]] : recv_buffer_.data + recv_at[j];
+    add<Direction::Unpack>(unpacks_, m, arrived);
+    types_.push_back(m.type);
+    if (pair[j] < 0 && m.bytes() > 0) in.push_back({arrived, m.bytes(), m.peer, m.tag});
+  }
+  messages_ = static_cast<int>(out.size());
+  wire_ = transport_->make_set(std::move(out), std::move(in), true, where);
+}
+
+template <class ExecSpace>
+void ExchangeEngine<ExecSpace>::start(const ExecSpace& space, const char* where) {
+  if (started_) throw_error(ErrorCode::InvalidArgument, where, "plan", "was started and not waited for");
+  // The last step's unpacks read the buffers this step fills: ordered on one instance; on another, waited for.
+  if (space.impl_instance_id() != step_space_.impl_instance_id())
+    step_space_.fence("KokkosDDT: a plan's last step ran on another instance");
+  step_space_ = space;
+  if (stream_ordered()) {
+    packs_.launch_ordered(space);
+    wire_->enqueue(StreamRef{BackendTraits<ExecSpace>::native_stream(space)});
+    started_ = true;  // (not when the messages failed to enqueue: wait() then unpacks nothing)
+    return;
+  }
+  unpacks_.wait();  // (completion flags: the last step's unpacks have read the receive buffer)
+  wire_->post_receives();
+  started_ = true;  // (from here on, wait() completes the receives, also after an error below)
+  sends_posted_ = false;
+  // Flags only where the host must learn of the packs' end: before it posts sends. Without messages (every peer is
+  // this process, or none) the step is stream-ordered like NCCL's: no host wait at all.
+  if (messages_ > 0)
+    packs_.launch(space);
+  else
+    packs_.launch_ordered(space);
+  progress();  // posted now when the packs ran at once (hosts); a device's flags are read later
+}
+
+template <class ExecSpace>
+void ExchangeEngine<ExecSpace>::progress() {
+  if (!started_ || sends_posted_ || stream_ordered()) return;
+  if (messages_ > 0 && !packs_.test()) return;  // (host loads of the kernel-written flags; no stream synchronization)
+  sends_posted_ = true;
+  wire_->post_sends();
+}
+
+template <class ExecSpace>
+void ExchangeEngine<ExecSpace>::wait() {
+  if (!started_) return;
+  if (stream_ordered()) {
+    started_ = false;
+    (void)wire_->test();  // an error the transport has seen so far throws here, before anything is unpacked
+    unpacks_.launch_ordered(step_space_);
+    return;
+  }
+  for (unsigned polls = 1; !sends_posted_; ++polls) {  // the packs' flags (a device's), polling the messages meanwhile
+    progress();
+    if (!sends_posted_) (void)wire_->test();
+    if (polls % 1024 == 0) std::this_thread::yield();  // oversubscribed ranks let the ones they wait for run
+  }
+  wire_->wait();
+  started_ = false;
+  // On the packs' instance: ordered after them. Flagged when a receive buffer is read: the next step's receives may
+  // land only once it is done.
+  if (messages_ > 0)
+    unpacks_.launch(step_space_);
+  else
+    unpacks_.launch_ordered(step_space_);
+}
+
+template <class ExecSpace>
+ExchangeEngine<ExecSpace>::~ExchangeEngine() {
+  try {
+    if (started_ && !stream_ordered()) {
+      packs_.wait();
+      if (!sends_posted_) wire_->post_sends();
+      keep_until_exit(send_buffer_.owner);
+    }
+    wire_.reset();
+    step_space_.fence("KokkosDDT: a plan released");
+  } catch (...) {
+  }
+}
+
+}  // namespace KokkosDDT::Impl

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// Persistent typed point-to-point exchanges: any set of typed sends and receives (unstructured halos, index lists,
+// particle moves, a user's own neighbourhood), matched once and then run as often as needed, on either transport.
+//
+//   KokkosDDT::mpi::ExchangePlan<Kokkos::Cuda> plan(space, comm, {KokkosDDT::mpi::TransportKind::NCCL});
+//   plan.send(u, 1, boundary_to_right, right, 0);   // (View or pointer, count, Datatype, peer, tag)
+//   plan.recv(u, 1, ghosts_from_left, left, 0);
+//   plan.commit();                                   // collective over comm
+//   for (step ...) { plan.start(space); /* interior kernels on space */ plan.wait(); /* boundary kernels */ }
+//
+// This is typed p2p for stream-ordered transports. NCCL completes messages on a stream and cannot match a lone send
+// with a receive posted later on the same stream (its sends and receives progress together only inside one
+// ncclGroupStart/ncclGroupEnd): so a step's messages go as one group, which is what a plan is. With NCCL, start()
+// enqueues the packs (one launch), every message (one group) and nothing else on the instance, and wait() enqueues the
+// unpacks (one launch): the host waits for nothing. With MPI, start() posts the receives and launches the packs,
+// progress()/wait() post the sends once the packs' completion flags say so, and wait() enqueues the unpacks after the
+// messages complete. Either way the received data are current for work enqueued on the step's instance after wait();
+// wait_host() also waits for that.
+//
+// Matching (commit): per pair of processes, the sends of one and the receives of the other in (tag, posting order) must
+// agree in number, tag, size and type signature; a mismatch throws the same Error on every process (none is left
+// waiting). Wildcards (MPI_ANY_SOURCE, MPI_ANY_TAG) are refused: a plan's messages are matched before they move.
+// MPI_PROC_NULL moves nothing. A message to this process itself is copied on the execution space, without a transport.
+// The buffers of a plan are fixed; their contents may change between steps. Sends may not overlap receives.
+//
+// Errors: send()/recv() check their arguments at once (uncommitted type, negative count, null or unreachable buffer,
+// a peer outside the communicator, a wildcard) and leave the plan as it was; commit() throws on every process or on
+// none; NCCL's errors are Error(Transport) (KokkosDDT_NcclTransport.hpp).
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <mpi.h>
+
+#include <Kokkos_Core.hpp>
+
+#include "KokkosDDT_Datatype.hpp"
+#include "KokkosDDT_Error.hpp"
+#include "KokkosDDT_ExchangeEngine.hpp"
+#include "KokkosDDT_ExchangeMatch.hpp"
+#include "KokkosDDT_MPIAgreement.hpp"
+#include "KokkosDDT_MPIError.hpp"
+#include "KokkosDDT_MpiTransport.hpp"
+#include "KokkosDDT_Transfer.hpp"
+#include "KokkosDDT_Transports.hpp"
+
+namespace KokkosDDT::mpi {
+
+struct ExchangeOptions {
+  TransportKind transport = TransportKind::MPI;  // NCCL: CUDA execution spaces, buffers in device memory
+};
+
+template <class ExecSpace>
+class ExchangePlan {
+  static constexpr const char* kSend = "KokkosDDT::mpi::ExchangePlan::send";
+  static constexpr const char* kRecv = "KokkosDDT::mpi::ExchangePlan::recv";
+
+ public:
+  ExchangePlan() = default;  // empty: only assignment
+  // A plan without messages over the processes of `comm`, stepped on `space` by default. Not collective.
+  ExchangePlan(const ExecSpace& space, MPI_Comm comm, const ExchangeOptions& options = {})
+      : space_(space), comm_(comm), options_(options) {
+    if (comm == MPI_COMM_NULL)
+      Impl::throw_error(ErrorCode::InvalidArgument, "KokkosDDT::mpi::ExchangePlan", "comm", "is MPI_COMM_NULL");
+    Impl::mpi_check(MPI_Comm_size(comm, &size_), "KokkosDDT::mpi::ExchangePlan", "MPI_Comm_size");
+    valid_ = true;
+  }
+  // On the default instance of ExecSpace.
+  explicit ExchangePlan(MPI_Comm comm, const ExchangeOptions& options = {})
+      : ExchangePlan(ExecSpace(), comm, options) {}
+  ExchangePlan(ExchangePlan&&) noexcept = default;
+  ExchangePlan& operator=(ExchangePlan&&) noexcept = default;
+  ExchangePlan(const ExchangePlan&) = delete;
+  ExchangePlan& operator=(const ExchangePlan&) = delete;
+  ~ExchangePlan() = default;  // a started step: its sends are left to the transport, its receives cancelled
+
+  // A send of `count` instances of `type` at `buf` (a View: from view.data(), inside the View) to `dest` with `tag`.
+  void send(const void* buf, std::int64_t count, const Datatype& type, int dest, int tag) {
+    add(true, sends_, const_cast<void*>(buf), false, count, type, dest, tag);
+  }
+  void send(Bottom, std::int64_t count, const Datatype& type, int dest, int tag) {
+    add(true, sends_, nullptr, true, count, type, dest, tag);
+  }
+  template <class View, Impl::enable_if_view<View> = 0>
+  void send(const View& buf, std::int64_t count, const Datatype& type, int dest, int tag) {
+    add(true, sends_, Impl::check_typed_view<ExecSpace>(kSend, buf, "buf", type, count), false, count, type, dest, tag);
+  }
+  // A receive into `buf` from `source` with `tag`.
+  void recv(void* buf, std::int64_t count, const Datatype& type, int source, int tag) {
+    add(false, recvs_, buf, false, count, type, source, tag);
+  }
+  void recv(Bottom, std::int64_t count, const Datatype& type, int source, int tag) {
+    add(false, recvs_, nullptr, true, count, type, source, tag);
+  }
+  template <class View, Impl::enable_if_view<View> = 0>
+  void recv(const View& buf, std::int64_t count, const Datatype& type, int source, int tag) {
+    add(false, recvs_, Impl::check_typed_view<ExecSpace>(kRecv, buf, "buf", type, count), false, count, type, source,
+        tag);
+  }
+
+  // Matches every message with its peer's and builds the step (kernel records, staging buffers, persistent messages).
+  // Collective over comm.
+  void commit();
+  bool committed() const { return engine_ != nullptr; }
+
+  // Launches the packs (one launch) and starts the messages; returns without waiting for the execution space.
+  void start() { start(space_); }
+  void start(const ExecSpace& space) { engine("KokkosDDT::mpi::ExchangePlan::start").start(space, kStart); }
+  // Posts the sends whose packs have finished (MPI; nothing for NCCL). Never blocks.
+  void progress() {
+    if (engine_) engine_->progress();
+  }
+  // Completes the messages and enqueues the unpacks (one launch) on the step's instance.
+  void wait() {
+    if (engine_) engine_->wait();
+  }
+  // wait(), then waits for the unpacks too: the received data are current for the host.
+  void wait_host() {
+    if (engine_) engine_->wait_host("KokkosDDT::mpi::ExchangePlan::wait_host");
+  }
+  void exchange() {
+    start();
+    wait_host();
+  }
+
+  int sends() const { return static_cast<int>(sends_.size()); }
+  int receives() const { return static_cast<int>(recvs_.size()); }
+  int messages() const { return engine_ ? engine_->messages() : 0; }  // messages of the transport per step
+  std::int64_t bytes_per_step() const { return engine_ ? engine_->bytes_per_step() : 0; }  // bytes packed per step
+  std::int64_t launches() const { return engine_ ? engine_->launches() : 0; }
+  MPI_Comm comm() const { return comm_; }  // the user's (the plan's traffic runs on a duplicate)
+  TransportKind transport() const { return options_.transport; }
+
+ private:
+  static constexpr const char* kStart = "KokkosDDT::mpi::ExchangePlan::start";
+
+  void add(bool sending, std::vector<Impl::PlannedMessage>& to, void* buf, bool absolute, std::int64_t count,
+           const Datatype& type, int peer, int tag);
+  Impl::ExchangeEngine<ExecSpace>& engine(const char* where) {
+    if (!engine_)
+      Impl::throw_error(ErrorCode::InvalidArgument, where, "plan",
+                        valid_ ? "is not committed (commit() builds it)" : "is empty (default-made or moved from)");
+    return *engine_;
+  }
+
+  ExecSpace space_;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  ExchangeOptions options_;
+  int size_ = 0;
+  bool valid_ = false;
+  std::vector<Impl::PlannedMessage> sends_, recvs_;
+  // (declared before the engine, destroyed after it: the engine's messages may run on it)
+  std::shared_ptr<Impl::MpiTransport> control_;  // the plan's duplicate: matching, and the MPI transport's data
+  std::unique_ptr<Impl::ExchangeEngine<ExecSpace>> engine_;
+};
+
+template <class ExecSpace>
+void ExchangePlan<ExecSpace>::add(bool sending, std::vector<Impl::PlannedMessage>& to, void* buf, bool absolute,
+                                  std::int64_t count, const Datatype& type, int peer, int tag) {
+  const char* where = sending ? kSend : kRecv;
+  const char* peer_name = sending ? "dest" : "source";
+  if (!valid_) Impl::throw_error(ErrorCode::InvalidArgument, where, "plan", "is empty (default-made or moved from)");
+  if (engine_) Impl::throw_error(ErrorCode::InvalidArgument, where, "plan", "is committed: its messages are fixed");
+  const Impl::CommittedType& c = type.impl_committed(where);
+  Impl::require_nonnegative(count, where, "count");
+  const std::int64_t bytes = Impl::checked_mul(count, c.size, where, "count");
+  if (peer == MPI_ANY_SOURCE || tag == MPI_ANY_TAG)
+    Impl::throw_error(ErrorCode::InvalidArgument, where, peer == MPI_ANY_SOURCE ? peer_name : "tag",
+                      "is a wildcard: a plan's messages are matched when it is committed, before anything moves");
+  if (peer != MPI_PROC_NULL && (peer < 0 || peer >= size_))
+    Impl::throw_error(ErrorCode::InvalidArgument, where, peer_name,
+                      "is " + std::to_string(peer) + "; the communicator has " + std::to_string(size_) + " ranks");
+  if (tag < 0)
+    Impl::throw_error(ErrorCode::InvalidArgument, where, "tag", "is " + std::to_string(tag) + "; must be >= 0");
+  if (bytes > 0 && !absolute && buf == nullptr)
+    Impl::throw_error(
+        ErrorCode::NullPointer, where, "buf",
+        "is null but " + std::to_string(bytes) + " bytes move (use KokkosDDT::bottom for absolute addresses)");
+  if (bytes > 0 && !absolute) Impl::check_pointer<ExecSpace>(static_cast<char*>(buf) + c.data_lb, where, "buf");
+  to.push_back({static_cast<char*>(buf), absolute, count, type, peer, tag});
+}
+
+template <class ExecSpace>
+void ExchangePlan<ExecSpace>::commit() {
+  const char* where = "KokkosDDT::mpi::ExchangePlan::commit";
+  if (!valid_) Impl::throw_error(ErrorCode::InvalidArgument, where, "plan", "is empty (default-made or moved from)");
+  if (engine_) Impl::throw_error(ErrorCode::InvalidArgument, where, "plan", "is committed already");
+  // What every process must have alike, settled before the matching (whose messages depend on it).
+  std::string error;
+  if (!has_transport(options_.transport))
+    error = std::string("options.transport is ") + name(options_.transport) + ", which this build does not have";
+  else if (options_.transport == TransportKind::NCCL &&
+           Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible)
+    error = "options.transport is NCCL, which moves device memory only: the execution space's memory is the host's";
+  {
+    Impl::Agreement verdict(comm_, !error.empty(), {static_cast<std::int64_t>(options_.transport)}, where);
+    verdict.wait();
+    if (!verdict.agreed(0))
+      Impl::throw_error(ErrorCode::InvalidArgument, where, "options",
+                        "differs between the ranks (the transport): every rank must pass the same");
+    Impl::throw_if_any(verdict, error, where, "options");
+  }
+  auto control = Impl::MpiTransport::duplicate(comm_, where);
+  const int me = control->rank();
+  Impl::throw_unless_agreed(control->comm(), Impl::match_messages(*control, sends_, recvs_, me, "", where), where,
+                            "messages");
+  std::shared_ptr<Impl::Transport> transport =
+      options_.transport == TransportKind::MPI ? control : Impl::library_transport(options_.transport, comm_, where);
+  auto engine =
+      std::make_unique<Impl::ExchangeEngine<ExecSpace>>(space_, std::move(transport), sends_, recvs_, me, where);
+  control_ = std::move(control);
+  engine_ = std::move(engine);
+}
+
+}  // namespace KokkosDDT::mpi
