@@ -72,8 +72,19 @@ class ExchangePlan {
   // On the default instance of ExecSpace.
   explicit ExchangePlan(MPI_Comm comm, const ExchangeOptions& options = {})
       : ExchangePlan(ExecSpace(), comm, options) {}
-  ExchangePlan(ExchangePlan&&) noexcept = default;
-  ExchangePlan& operator=(ExchangePlan&&) noexcept = default;
+  ExchangePlan(ExchangePlan&& other) noexcept { *this = std::move(other); }
+  ExchangePlan& operator=(ExchangePlan&& other) noexcept {  // the moved-from plan is empty
+    engine_ = std::move(other.engine_);  // (first: the engine this plan had may still use its control)
+    control_ = std::move(other.control_);
+    space_ = std::move(other.space_);
+    comm_ = std::exchange(other.comm_, MPI_COMM_NULL);
+    options_ = other.options_;
+    size_ = other.size_;
+    valid_ = std::exchange(other.valid_, false);
+    sends_ = std::move(other.sends_);
+    recvs_ = std::move(other.recvs_);
+    return *this;
+  }
   ExchangePlan(const ExchangePlan&) = delete;
   ExchangePlan& operator=(const ExchangePlan&) = delete;
   ~ExchangePlan() = default;  // a started step: its sends are left to the transport, its receives cancelled
