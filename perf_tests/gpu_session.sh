@@ -7,6 +7,7 @@
 #   bash perf_tests/gpu_session.sh kokkos env build test sanitize demo bench-quick bench fusion fusion-profile fusion-sanitize profile
 #   bash perf_tests/gpu_session.sh kokkos env build-mpi test-mpi        (the MPI layer's tests alone, under MPS)
 #   bash perf_tests/gpu_session.sh kokkos build-mpi test-mpi halo-gpu   (+ the GPU halo step: jacobi3d, halo_bench)
+#   bash perf_tests/gpu_session.sh kokkos build-mpi graph halo-compare  (+ CUDA graphs of steps; before against after)
 #
 # Inputs (not in git): .carry/kokkos-cuda.tgz (a /opt/kokkos/cuda install made on the development machine, unpacked
 # at the same path) or .carry/tpls/kokkos-4.6.01.tar.gz (copied from ../shared/tpls before the call), the Kokkos
@@ -77,7 +78,7 @@ for stage in "$@"; do
       # The MPI layer's tests only (and the CUDA unit tests): one test per executable, nothing run at build time.
       run configure-mpi cmake --preset cuda -DKokkosDDT_DISCOVER_TESTS=OFF
       run build-mpi cmake --build --preset cuda -j "$jobs" --target kokkosddt_unit_tests_Cuda kokkosddt_mpi_tests_Cuda \
-        kokkosddt_mpi_tests_OpenMP kokkosddt_collectives_tests jacobi3d halo_bench fusion_bench ;;
+        kokkosddt_mpi_tests_OpenMP kokkosddt_collectives_tests jacobi3d halo_bench fusion_bench graph_step ;;
     test-mpi)
       # Every MPI pass (1, 2 with 2 threads, 3 and 4 ranks with small chunks) on Cuda, OpenMP and the collectives; the
       # ranks share the GPU under MPS (without it they are time-sliced). Open MPI refuses root without these.
@@ -98,6 +99,15 @@ for stage in "$@"; do
       KOKKOSDDT_HALO_SELF_MESSAGES=1 run halo-bench-self mpiexec -n 1 build/cuda/perf_tests/halo_bench \
         --csv "$OUT/halo-self.csv"
       run halo-bench mpiexec -n 1 build/cuda/perf_tests/halo_bench --csv "$OUT/halo.csv" ;;
+    graph)
+      # A CUDA graph of whole steps against launching them (perf_tests/graph_step.cpp): message-less NCCL plans, then
+      # the same with the messages to itself through NCCL.
+      export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+      for cells in 64 128; do
+        run "graph-$cells" mpiexec -n 1 build/cuda/perf_tests/graph_step "$cells" 400 nccl --csv "$OUT/graph-$cells.csv"
+        KOKKOSDDT_HALO_SELF_MESSAGES=1 run "graph-$cells-self" mpiexec -n 1 build/cuda/perf_tests/graph_step "$cells" \
+          400 nccl --csv "$OUT/graph-$cells-self.csv"
+      done ;;
     halo-profile)
       # Where a one-GPU halo step's time goes: Nsight Systems' kernel summary of jacobi3d 64^3 over NCCL, then Nsight
       # Compute on one fused pack and unpack launch of it.
