@@ -126,8 +126,7 @@ class StagedExchange {
 };
 
 // `iterations` Jacobi sweeps on the process grid `cart`, the halo exchanged over `transport`.
-Result solve(MPI_Comm cart, int cells, int iterations, KokkosDDT::mpi::TransportKind transport,
-             bool compare_staged) {
+Result solve(MPI_Comm cart, int cells, int iterations, KokkosDDT::mpi::TransportKind transport, bool compare_staged) {
   Result r;
   r.block = block_of(cart, cells);
   const std::array<int, 3> lo = r.block.lo, n = r.block.n;
@@ -172,7 +171,7 @@ Result solve(MPI_Comm cart, int cells, int iterations, KokkosDDT::mpi::Transport
       const bool even = it % 2 == 0;
       const Field& from = even ? u : v;
       const Field& to = even ? v : u;
-      auto& plan = even ? plan_u : plan_v;  // ghosts of the buffer read in this sweep
+      auto& plan = even ? plan_u : plan_v;                     // ghosts of the buffer read in this sweep
       if (exchange && !by_plan) staged.exchange(space, from);  // (no overlap: the way it is usually written)
       if (exchange && by_plan) plan.start(space);
       sweep(from, to, 2, 0, false);  // the interior: reads no ghost
