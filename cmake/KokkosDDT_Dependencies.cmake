@@ -54,35 +54,65 @@ if(KokkosDDT_ENABLE_MPI)
 endif()
 
 # Kokkos Kernels: the library does not use it; the CG example (examples/cg_poisson) and its benchmark (cg_bench) do.
-# It is found with find_package (KokkosKernels_ROOT or CMAKE_PREFIX_PATH, as a variable or in the environment) and is
-# used only when it was built with the Kokkos found above (its package names that Kokkos); an in-tree Kokkos therefore
-# skips it. The configure log says which way it went.
-option(KokkosDDT_ENABLE_KOKKOS_KERNELS "Build the examples and benchmarks that need Kokkos Kernels when it is found" ON)
+# Like Kokkos: an installed one wins when it was built with the Kokkos found above (KokkosKernels_ROOT or
+# CMAKE_PREFIX_PATH; its package names that Kokkos); otherwise the build brings it with FetchContent, on the Kokkos in
+# use: upstream's release archive (KokkosDDT_KOKKOSKERNELS_URL), or a local source tree named by
+# FETCHCONTENT_SOURCE_DIR_KOKKOSKERNELS (cache or environment variable; machines without internet unpack the archive).
+# Only what the examples use (the sparse component, which brings BLAS, LAPACK, graph and batched), without explicit
+# instantiations (header-only use: minutes, not an hour, on two cores), no tests, no TPLs. The configure log says which.
+option(KokkosDDT_ENABLE_KOKKOS_KERNELS "Build the examples and benchmarks that need Kokkos Kernels" ON)
+set(KokkosDDT_KOKKOSKERNELS_URL
+    "https://github.com/kokkos/kokkos-kernels/releases/download/4.7.00/kokkos-kernels-4.7.00.tar.gz"
+    CACHE STRING "Archive the build fetches Kokkos Kernels from when no matching installed one is found")
 set(KokkosDDT_HAVE_KOKKOS_KERNELS OFF)
 set(kk_users "the CG example (cg_poisson) and its benchmark (cg_bench)")
 if(NOT KokkosDDT_ENABLE_KOKKOS_KERNELS OR NOT KokkosDDT_ENABLE_MPI)
-  message(STATUS "KokkosDDT: Kokkos Kernels not looked for (KokkosDDT_ENABLE_KOKKOS_KERNELS or _MPI is OFF): "
-                 "${kk_users} are not built")
-elseif(KokkosDDT_INTERNAL_KOKKOS)
-  message(STATUS "KokkosDDT: Kokkos Kernels not used with an in-tree Kokkos (it must be built with the same Kokkos): "
+  message(STATUS "KokkosDDT: Kokkos Kernels not used (KokkosDDT_ENABLE_KOKKOS_KERNELS or _MPI is OFF): "
                  "${kk_users} are not built")
 else()
-  find_package(KokkosKernels QUIET CONFIG)
-  if(NOT KokkosKernels_FOUND)
-    message(STATUS "KokkosDDT: Kokkos Kernels NOT FOUND (set KokkosKernels_ROOT to an install built with "
-                   "${Kokkos_DIR}): ${kk_users} are not built")
-  else()
-    file(STRINGS "${KokkosKernels_DIR}/KokkosKernelsConfig.cmake" kk_kokkos REGEX "find_dependency\\(Kokkos HINTS")
-    string(REGEX REPLACE ".*HINTS +([^ )]+).*" "\\1" kk_kokkos "${kk_kokkos}")
-    get_filename_component(kk_kokkos "${kk_kokkos}" REALPATH)
-    get_filename_component(our_kokkos "${Kokkos_DIR}" REALPATH)
-    if(kk_kokkos AND NOT kk_kokkos STREQUAL our_kokkos)
-      message(STATUS "KokkosDDT: Kokkos Kernels at ${KokkosKernels_DIR} was built with the Kokkos at ${kk_kokkos}, "
-                     "not ${our_kokkos}: not used, ${kk_users} are not built")
-    else()
-      set(KokkosDDT_HAVE_KOKKOS_KERNELS ON)
-      message(STATUS "KokkosDDT: using Kokkos Kernels ${KokkosKernels_VERSION} at ${KokkosKernels_DIR}: "
-                     "${kk_users} are built")
+  set(kk_installed_ok OFF)
+  if(NOT KokkosDDT_INTERNAL_KOKKOS)
+    find_package(KokkosKernels QUIET CONFIG)
+    if(KokkosKernels_FOUND)
+      file(STRINGS "${KokkosKernels_DIR}/KokkosKernelsConfig.cmake" kk_kokkos REGEX "find_dependency\\(Kokkos HINTS")
+      string(REGEX REPLACE ".*HINTS +([^ )]+).*" "\\1" kk_kokkos "${kk_kokkos}")
+      get_filename_component(kk_kokkos "${kk_kokkos}" REALPATH)
+      get_filename_component(our_kokkos "${Kokkos_DIR}" REALPATH)
+      if(kk_kokkos AND NOT kk_kokkos STREQUAL our_kokkos)
+        message(STATUS "KokkosDDT: the installed Kokkos Kernels at ${KokkosKernels_DIR} was built with the Kokkos at "
+                       "${kk_kokkos}, not ${our_kokkos}: not used")
+      else()
+        set(kk_installed_ok ON)
+        message(STATUS "KokkosDDT: using the installed Kokkos Kernels ${KokkosKernels_VERSION} at "
+                       "${KokkosKernels_DIR}: ${kk_users} are built")
+      endif()
     endif()
   endif()
+  if(NOT kk_installed_ok)
+    include(FetchContent)
+    if(NOT FETCHCONTENT_SOURCE_DIR_KOKKOSKERNELS AND DEFINED ENV{FETCHCONTENT_SOURCE_DIR_KOKKOSKERNELS})
+      set(FETCHCONTENT_SOURCE_DIR_KOKKOSKERNELS "$ENV{FETCHCONTENT_SOURCE_DIR_KOKKOSKERNELS}"
+          CACHE PATH "Kokkos Kernels source tree to build")
+    endif()
+    set(KokkosKernels_ENABLE_ALL_COMPONENTS OFF CACHE BOOL "")
+    set(KokkosKernels_ENABLE_COMPONENT_SPARSE ON CACHE BOOL "")
+    set(KokkosKernels_ADD_DEFAULT_ETI OFF CACHE BOOL "")
+    set(KokkosKernels_ENABLE_TESTS OFF CACHE BOOL "")
+    set(KokkosKernels_ENABLE_EXAMPLES OFF CACHE BOOL "")
+    set(KokkosKernels_ENABLE_PERFTESTS OFF CACHE BOOL "")
+    set(KokkosKernels_ENABLE_BENCHMARK OFF CACHE BOOL "")
+    foreach(tpl CUBLAS CUSPARSE CUSOLVER BLAS LAPACK)
+      set(KokkosKernels_ENABLE_TPL_${tpl} OFF CACHE BOOL "")
+    endforeach()
+    if(FETCHCONTENT_SOURCE_DIR_KOKKOSKERNELS)
+      set(kk_from "${FETCHCONTENT_SOURCE_DIR_KOKKOSKERNELS}")
+    else()
+      set(kk_from "${KokkosDDT_KOKKOSKERNELS_URL}")
+    endif()
+    FetchContent_Declare(KokkosKernels URL ${KokkosDDT_KOKKOSKERNELS_URL} DOWNLOAD_EXTRACT_TIMESTAMP TRUE SYSTEM)
+    FetchContent_MakeAvailable(KokkosKernels)
+    message(STATUS "KokkosDDT: building Kokkos Kernels in-tree from ${kk_from} (sparse and what it needs, no ETI): "
+                   "${kk_users} are built")
+  endif()
+  set(KokkosDDT_HAVE_KOKKOS_KERNELS ON)
 endif()
