@@ -39,6 +39,16 @@ run() {  # run a step, keep its log, remember a failure; returns the step's stat
   [ "$rc" -eq 0 ] || status=1
   return "$rc"
 }
+# Kokkos Kernels (the CG example): the build brings it in-tree when none is installed, from a source tree on these
+# offline machines: .carry/tpls/kokkos-kernels-4.7.00.tar.gz when carried, else the examples that need it are skipped.
+kk_flags=()
+if [ -f "$root/.carry/tpls/kokkos-kernels-4.7.00.tar.gz" ]; then
+  mkdir -p /tmp/kk-src && tar xzf "$root/.carry/tpls/kokkos-kernels-4.7.00.tar.gz" -C /tmp/kk-src
+  export FETCHCONTENT_SOURCE_DIR_KOKKOSKERNELS=/tmp/kk-src/kokkos-kernels-4.7.00
+elif [ ! -d /opt/kokkos-kernels/cuda ]; then
+  kk_flags=(-DKokkosDDT_ENABLE_KOKKOS_KERNELS=OFF)
+fi
+
 for stage in "$@"; do
   case $stage in
     kokkos)
@@ -65,7 +75,7 @@ for stage in "$@"; do
       run env bash -c 'nvidia-smi; nvcc --version | tail -2; cmake --version | head -1; g++ --version | head -1;
                       (command -v mpicxx && mpicxx --version | head -1) || echo "no MPI"; nproc; date -u' ;;
     build)
-      run configure cmake --preset cuda
+      run configure cmake --preset cuda "${kk_flags[@]}"
       run build cmake --build --preset cuda -j "$jobs" ;;
     test)
       # Every test of the preset, the multi-rank ones included (ranks share the GPU under MPS; Open MPI refuses root
@@ -76,7 +86,7 @@ for stage in "$@"; do
       echo quit | nvidia-cuda-mps-control ;;
     build-mpi)
       # The MPI layer's tests only (and the CUDA unit tests): one test per executable, nothing run at build time.
-      run configure-mpi cmake --preset cuda -DKokkosDDT_DISCOVER_TESTS=OFF
+      run configure-mpi cmake --preset cuda -DKokkosDDT_DISCOVER_TESTS=OFF "${kk_flags[@]}"
       run build-mpi cmake --build --preset cuda -j "$jobs" --target kokkosddt_unit_tests_Cuda kokkosddt_mpi_tests_Cuda \
         kokkosddt_mpi_tests_OpenMP kokkosddt_collectives_tests jacobi3d halo_bench fusion_bench graph_step ;;
     test-mpi)
@@ -123,7 +133,7 @@ for stage in "$@"; do
       export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
       base_tgz=$(ls .carry/base-*.tgz | head -1)
       rm -rf /tmp/base && mkdir -p /tmp/base && tar xzf "$base_tgz" -C /tmp/base
-      (cd /tmp/base && cmake --preset cuda -DKokkosDDT_DISCOVER_TESTS=OFF > /dev/null &&
+      (cd /tmp/base && cmake --preset cuda -DKokkosDDT_DISCOVER_TESTS=OFF "${kk_flags[@]}" > /dev/null &&
         cmake --build --preset cuda -j "$jobs" --target fusion_bench jacobi3d) > "$OUT/base-build.log" 2>&1 ||
         status=1
       for tree in /tmp/base "$root"; do
@@ -179,7 +189,7 @@ for stage in "$@"; do
         options=${variant#*:}
         echo "==== tune variant $name: $options" | tee -a "$OUT/tune.log"
         # shellcheck disable=SC2086
-        cmake --preset cuda -B "build/tune-$name" $options > /dev/null 2>&1
+        cmake --preset cuda -B "build/tune-$name" $options "${kk_flags[@]}" > /dev/null 2>&1
         cmake --build "build/tune-$name" --target pack_bench_gpu -j "$jobs" > /dev/null 2>&1 || status=1
         for section in ${TUNE_ONLY:-vector}; do
           "build/tune-$name/perf_tests/pack_bench_gpu" --only "$section" --csv /dev/null 2>&1 | grep -v OMP |
