@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# Spack recipe for KokkosDDT. Use it with `spack repo add <KokkosDDT>/spack` and `spack install kokkos-ddt`.
+# Spack recipe for KokkosDDT. Use it with `spack repo add <KokkosDDT>/spack` and `spack install kokkos-ddt`; the same
+# repository carries kokkos and kokkos-kernels packages that add the releases the project is tested with to Spack's
+# builtin ones. spack/test/install.sh runs `spack install --test=root` with this recipe, offline.
 # Conventions follow spack's cabana and kokkos-fft packages: the Kokkos backends and cuda_arch of the build are
 # requested from the kokkos dependency, and every CMake option of the project is a variant.
 
@@ -11,16 +13,19 @@ class KokkosDdt(CMakePackage, CudaPackage):
 
     homepage = "https://github.com/kokkosddt/kokkos-ddt"
     git = "https://github.com/kokkosddt/kokkos-ddt.git"
+    url = "https://github.com/kokkosddt/kokkos-ddt/archive/refs/tags/v0.1.0.tar.gz"
 
     maintainers("kokkosddt")
     license("BSD-3-Clause")
 
+    # No release yet: `main`, or a source archive of a commit installed as its CMake version with --no-checksum
+    # (what spack/test/install.sh does with `git archive`).
     version("main", branch="main")
 
     variant("openmp", default=True, description="Build and test for Kokkos' OpenMP backend")
     variant("serial", default=True, description="Build and test for Kokkos' Serial backend")
     variant("mpi", default=True, description="MPI_Datatype import/export and the MPI_Pack reference tests")
-    variant("tests", default=False, description="Build the Catch2 unit tests")
+    variant("tests", default=False, description="Build the Catch2 unit tests (also built under `--test`)")
     variant("perf_tests", default=False, description="Build the benchmarks")
     variant("examples", default=False, description="Build the examples")
     variant(
@@ -34,7 +39,8 @@ class KokkosDdt(CMakePackage, CudaPackage):
     depends_on("cmake@3.25:", type="build")
     depends_on("kokkos@4.5:")
     depends_on("mpi", when="+mpi")
-    depends_on("catch2@2.13:", type="test", when="+tests")
+    depends_on("catch2@2.13:", type="build", when="+tests")
+    depends_on("catch2@2.13:", type="test")  # `spack install --test=root` builds and runs the tests
     depends_on("kokkos-kernels@4.5:", when="+kernels")
     conflicts("+kernels", when="~mpi", msg="the Kokkos Kernels examples are MPI programs")
     conflicts("+kernels", when="~examples~perf_tests", msg="+kernels builds examples or benchmarks: add +examples")
@@ -57,11 +63,13 @@ class KokkosDdt(CMakePackage, CudaPackage):
         args = [
             self.define("Kokkos_ROOT", spec["kokkos"].prefix),
             self.define_from_variant("KokkosDDT_ENABLE_MPI", "mpi"),
-            self.define_from_variant("KokkosDDT_ENABLE_TESTS", "tests"),
+            self.define("KokkosDDT_ENABLE_TESTS", spec.satisfies("+tests") or self.run_tests),
             self.define_from_variant("KokkosDDT_ENABLE_PERF_TESTS", "perf_tests"),
             self.define_from_variant("KokkosDDT_ENABLE_EXAMPLES", "examples"),
             self.define_from_variant("CMAKE_CXX_STANDARD", "cxxstd"),
             self.define("KokkosDDT_ENABLE_INTERNAL_KOKKOS", False),
+            # Spack provides every dependency: the build must never fetch one (it would on a missing Kokkos).
+            self.define("FETCHCONTENT_FULLY_DISCONNECTED", True),
             self.define_from_variant("KokkosDDT_ENABLE_KOKKOS_KERNELS", "kernels"),
         ]
         if spec.satisfies("+kernels"):

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# `spack install kokkos-ddt`, executed offline, the way a user on a machine without internet would do it:
+#   1. Spack and clingo (its concretizer's solver) from the project's third-party archives (../shared/tpls);
+#      clingo's Python module is built once and cached outside the source tree;
+#   2. a throw-away Spack instance: its own config, install tree and caches under the work folder, the system
+#      compiler and the system's cmake, ninja, mpich and catch2 registered as externals, this repository's spack/
+#      package repository added, a local mirror holding the kokkos, kokkos-kernels and kokkos-ddt archives
+#      (kokkos-ddt from `git archive` of the working tree's HEAD);
+#   3. `spack install --test=root kokkos-ddt` with the default variants, then with +kernels;
+#   4. examples/consumer built against each install through `spack load`.
+# Usage: spack/test/install.sh [stage...]   stages: clingo spack install consumer (default: all, in that order)
+# Environment: KOKKOSDDT_TPLS (archives, default ../shared/tpls), KOKKOSDDT_SPACK_CACHE (clingo build, default
+# ~/.cache/kokkosddt-spack), KOKKOSDDT_SPACK_WORK (the Spack instance, default build/spack-test; wiped by `spack`),
+# KOKKOSDDT_SPACK_JOBS (build jobs, default: the cores), KOKKOSDDT_SPACK_SPECS (the specs to install, ';'-separated).
+# Needs: python3 with its headers (python3-dev), bison, re2c, a C++ compiler, cmake, ninja, git, mpich, catch2.
+set -euo pipefail
+
+src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+tpls=${KOKKOSDDT_TPLS:-$src/../shared/tpls}
+cache=${KOKKOSDDT_SPACK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kokkosddt-spack}
+work=${KOKKOSDDT_SPACK_WORK:-$src/build/spack-test}
+jobs=${KOKKOSDDT_SPACK_JOBS:-$(nproc)}
+python=$(command -v python3)
+version=$(sed -n 's/^project(KokkosDDT VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")
+# The two installs: the defaults, and the Kokkos Kernels examples (+kernels needs +examples: the CG example).
+IFS=';' read -r -a specs <<<"${KOKKOSDDT_SPACK_SPECS:-kokkos-ddt@$version;kokkos-ddt@$version+kernels+examples}"
+
+say() { printf '\n=== %s\n' "$*"; }
+
+# clingo's Python module, built against this python; the cache key names both so that another python rebuilds.
+pyver=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+clingo_prefix=$cache/clingo-5.7.1-py$pyver-$(printf '%s' "$python" | sha1sum | cut -c1-8)
+export PYTHONPATH=$clingo_prefix/py${PYTHONPATH:+:$PYTHONPATH}
+export LD_LIBRARY_PATH=$clingo_prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+
+stage_clingo() {
+  if "$python" -c 'import clingo, sys; sys.exit(clingo.__version__ != "5.7.1")' 2>/dev/null; then
+    say "clingo 5.7.1 for python $pyver: cached at $clingo_prefix"
+    return
+  fi
+  say "clingo 5.7.1 for python $pyver: building into $clingo_prefix (once)"
+  local tmp
+  tmp=$(mktemp -d)
+  tar xzf "$tpls/clingo-5.7.1.tar.gz" -C "$tmp"
+  local tree
+  tree=$(find "$tmp" -mindepth 1 -maxdepth 1 -type d | head -1)
+  cmake -S "$tree" -B "$tmp/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE="$python" \
+    -DCLINGO_BUILD_WITH_PYTHON=ON -DCLINGO_BUILD_WITH_LUA=OFF -DCLINGO_BUILD_APPS=OFF -DCLINGO_BUILD_EXAMPLES=OFF \
+    -DCLINGO_BUILD_TESTS=OFF -DCMAKE_INSTALL_PREFIX="$clingo_prefix" -DPYCLINGO_USER_INSTALL=OFF \
+    -DPYCLINGO_INSTALL_DIR="$clingo_prefix/py" >"$tmp/configure.log"
+  cmake --build "$tmp/build" -j "$jobs" >"$tmp/build.log"
+  cmake --install "$tmp/build" >/dev/null
+  rm -rf "$tmp"
+  "$python" -c 'import clingo; print("clingo", clingo.__version__)'
+}
+
+# Spack, confined to $work: its own user and system configuration scopes, caches, stage and install tree.
+spack_root=$work/spack
+export SPACK_USER_CONFIG_PATH=$work/user-config SPACK_SYSTEM_CONFIG_PATH=$work/system-config
+export SPACK_USER_CACHE_PATH=$work/user-cache SPACK_PYTHON=$python
+spack() { "$spack_root/bin/spack" "$@"; }
+
+stage_spack() {
+  say "Spack 0.23.0.dev0 in $work (fresh)"
+  rm -rf "$work"
+  mkdir -p "$work/mirror"
+  tar xzf "$tpls/spack-0.23.0.dev0-e8f8cf8.tar.gz" -C "$work"
+  spack --version
+  # No bootstrapping (it downloads): the clingo above is imported instead.
+  spack bootstrap disable
+  spack config --scope site add "config:build_stage:[$work/stage]"
+  spack config --scope site add "config:build_jobs:$jobs"
+  spack compiler find --scope site
+  # The system's tools and MPI, never rebuilt. catch2 is a library, which this Spack cannot detect: declared by hand.
+  spack external find --scope site --not-buildable cmake ninja gmake mpich python
+  local catch2
+  catch2=$(sed -n 's/^set(PACKAGE_VERSION "\(.*\)")/\1/p' /usr/lib/cmake/Catch2/Catch2ConfigVersion.cmake)
+  spack config --scope site add "packages:catch2:externals:[{spec: catch2@$catch2, prefix: /usr}]"
+  spack config --scope site add "packages:catch2:buildable:false"
+  spack config --scope site add "packages:all:providers:mpi:[mpich]"
+  spack repo add --scope site "$src/spack"
+  # The mirror: upstream's release archives from $tpls, and this working tree's HEAD as a release archive would be.
+  mkdir -p "$work/mirror/kokkos" "$work/mirror/kokkos-kernels" "$work/mirror/kokkos-ddt"
+  cp "$tpls/kokkos-4.6.01.tar.gz" "$work/mirror/kokkos/"
+  cp "$tpls/kokkos-kernels-4.7.00.tar.gz" "$work/mirror/kokkos-kernels/"
+  git -C "$src" archive --format=tar.gz --prefix="kokkos-ddt-$version/" -o "$work/mirror/kokkos-ddt/kokkos-ddt-$version.tar.gz" HEAD
+  spack mirror add --scope site local "file://$work/mirror"
+  spack config get packages
+  spack compilers
+}
+
+stage_install() {
+  for spec in "${specs[@]}"; do
+    say "spack spec $spec"
+    spack spec -I "$spec"
+    say "spack install --test=root --no-checksum $spec"
+    # --no-checksum: the kokkos-ddt archive is this working tree's, so its checksum is not in the recipe (the kokkos
+    # and kokkos-kernels archives are checked against theirs).
+    spack install --test=root --no-checksum --show-log-on-error "$spec"
+    spack find -lv "$spec"
+  done
+}
+
+# The downstream project of examples/consumer, built against each install with only what `spack load` sets.
+stage_consumer() {
+  for spec in "${specs[@]}"; do
+    say "examples/consumer through spack load $spec"
+    local build=$work/consumer-$(spack find --format '{hash:7}' "$spec")
+    (
+      eval "$(spack load --sh "$spec")"
+      local kokkos_prefix
+      kokkos_prefix=$(spack location -i "kokkos")
+      cmake -S "$src/examples/consumer" -B "$build" -DKOKKOSDDT_EXPECTED_KOKKOS_PREFIX="$kokkos_prefix"
+      cmake --build "$build"
+      OMP_NUM_THREADS=1 OMP_PROC_BIND=false "$build/consumer"
+    )
+  done
+}
+
+stages=("$@")
+[ ${#stages[@]} -gt 0 ] || stages=(clingo spack install consumer)
+for s in "${stages[@]}"; do "stage_$s"; done
