@@ -1,10 +1,35 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# kokkosddt_fetch(<name> <url> [<download/patch options>...]): FetchContent_Declare + FetchContent_MakeAvailable, with
+# the targets of the fetched tree marked SYSTEM afterwards, so that its headers do not trip our -Werror, as an installed
+# (imported) package's do not. Not FetchContent_Declare's SYSTEM option: CMake 3.25 also hands it to the download
+# step, where it joins the URL list ("At least one entry of URL is a path").
+include(FetchContent)
+function(kokkosddt_mark_system dir)
+  get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+  foreach(target ${targets})
+    set_property(TARGET ${target} PROPERTY SYSTEM ON)
+  endforeach()
+  get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
+  foreach(subdir ${subdirs})
+    kokkosddt_mark_system(${subdir})
+  endforeach()
+endfunction()
+macro(kokkosddt_fetch name url)
+  FetchContent_Declare(${name} URL ${url} ${ARGN} DOWNLOAD_EXTRACT_TIMESTAMP TRUE)
+  FetchContent_MakeAvailable(${name})
+  string(TOLOWER ${name} fetched_name)
+  kokkosddt_mark_system(${${fetched_name}_SOURCE_DIR})
+endmacro()
+
 # Kokkos, the way kokkos-fft does it (KokkosFFT_ENABLE_INTERNAL_KOKKOS), but automatic:
-#  - an installed Kokkos >= 4.5 wins (Kokkos_ROOT, CMAKE_PREFIX_PATH, as a variable or in the environment);
+#  - an installed Kokkos >= 4.5 wins (Kokkos_ROOT, CMAKE_PREFIX_PATH, as a variable or in the environment), provided it
+#    has the backends asked for with Kokkos_ENABLE_<BACKEND> (the `cuda` preset asks for CUDA);
 #  - when none is found (or KokkosDDT_ENABLE_INTERNAL_KOKKOS is ON), the build brings Kokkos itself with FetchContent:
 #    upstream's release archive (KokkosDDT_KOKKOS_URL), or a local source tree named by FETCHCONTENT_SOURCE_DIR_KOKKOS
 #    (a cache variable or an environment variable: machines without internet unpack the archive and point there).
-#    Without backend options it enables OpenMP and Serial, the host presets' backends.
+#    Without backend options it enables OpenMP and Serial, the host presets' backends. With CUDA (cmake/
+#    KokkosDDT_KokkosCuda.cmake) the C++ compiler stays the host's: Kokkos' launcher hands every compile that uses
+#    Kokkos to the fetched tree's nvcc_wrapper.
 # Either way the configure log says which Kokkos was used.
 option(KokkosDDT_ENABLE_INTERNAL_KOKKOS "Build Kokkos in-tree (FetchContent) even when an installed one is found" OFF)
 set(KokkosDDT_KOKKOS_URL "https://github.com/kokkos/kokkos/releases/download/4.6.01/kokkos-4.6.01.tar.gz"
@@ -16,10 +41,18 @@ endif()
 
 if(Kokkos_FOUND)
   set(KokkosDDT_INTERNAL_KOKKOS OFF)
+  # A backend asked for and missing is an error, not a silently host-only build (its targets are loaded already, so
+  # an in-tree Kokkos cannot be added beside it).
+  foreach(backend SERIAL OPENMP THREADS CUDA HIP SYCL)
+    if(Kokkos_ENABLE_${backend} AND NOT backend IN_LIST Kokkos_DEVICES)
+      message(FATAL_ERROR "KokkosDDT: Kokkos_ENABLE_${backend} is ON but the installed Kokkos ${Kokkos_VERSION} at "
+                          "${Kokkos_DIR} has only ${Kokkos_DEVICES}: point Kokkos_ROOT at a Kokkos with ${backend}, or "
+                          "configure with -DKokkosDDT_ENABLE_INTERNAL_KOKKOS=ON to build one in-tree")
+    endif()
+  endforeach()
   message(STATUS "KokkosDDT: using the installed Kokkos ${Kokkos_VERSION} at ${Kokkos_DIR} (devices: ${Kokkos_DEVICES})")
 else()
   set(KokkosDDT_INTERNAL_KOKKOS ON)
-  include(FetchContent)
   if(NOT FETCHCONTENT_SOURCE_DIR_KOKKOS AND DEFINED ENV{FETCHCONTENT_SOURCE_DIR_KOKKOS})
     set(FETCHCONTENT_SOURCE_DIR_KOKKOS "$ENV{FETCHCONTENT_SOURCE_DIR_KOKKOS}" CACHE PATH "Kokkos source tree to build")
   endif()
@@ -34,14 +67,17 @@ else()
     set(Kokkos_ENABLE_SERIAL ON CACHE BOOL "Kokkos Serial backend (KokkosDDT's default)")
   endif()
   set(CMAKE_POSITION_INDEPENDENT_CODE ON)  # Kokkos' static library links into shared consumers too
+  set(kokkos_from "${KokkosDDT_KOKKOS_URL}")
   if(FETCHCONTENT_SOURCE_DIR_KOKKOS)
-    message(STATUS "KokkosDDT: no installed Kokkos found; building Kokkos from ${FETCHCONTENT_SOURCE_DIR_KOKKOS}")
-  else()
-    message(STATUS "KokkosDDT: no installed Kokkos found; building Kokkos from ${KokkosDDT_KOKKOS_URL}")
+    set(kokkos_from "${FETCHCONTENT_SOURCE_DIR_KOKKOS}")
   endif()
-  # SYSTEM: Kokkos' headers do not trip our -Werror, as an installed (imported) Kokkos' do not.
-  FetchContent_Declare(Kokkos URL ${KokkosDDT_KOKKOS_URL} DOWNLOAD_EXTRACT_TIMESTAMP TRUE SYSTEM)
-  FetchContent_MakeAvailable(Kokkos)
+  set(kokkos_url "${KokkosDDT_KOKKOS_URL}")
+  set(kokkos_patch "")
+  if(Kokkos_ENABLE_CUDA)
+    include(KokkosDDT_KokkosCuda)  # the GPU architecture; the CUDA 13 fix (kokkos_url, kokkos_patch)
+  endif()
+  message(STATUS "KokkosDDT: no installed Kokkos found; building Kokkos from ${kokkos_from}")
+  kokkosddt_fetch(Kokkos ${kokkos_url} ${kokkos_patch})
   FetchContent_GetProperties(Kokkos SOURCE_DIR kokkos_source)
   file(STRINGS ${kokkos_source}/CMakeLists.txt kokkos_version REGEX "^set\\(Kokkos_VERSION_(MAJOR|MINOR|PATCH) ")
   string(REGEX REPLACE "[^;]*Kokkos_VERSION_[A-Z]+ ([0-9]+)\\)" "\\1" kokkos_version "${kokkos_version}")
@@ -89,7 +125,6 @@ else()
     endif()
   endif()
   if(NOT kk_installed_ok)
-    include(FetchContent)
     if(NOT FETCHCONTENT_SOURCE_DIR_KOKKOSKERNELS AND DEFINED ENV{FETCHCONTENT_SOURCE_DIR_KOKKOSKERNELS})
       set(FETCHCONTENT_SOURCE_DIR_KOKKOSKERNELS "$ENV{FETCHCONTENT_SOURCE_DIR_KOKKOSKERNELS}"
           CACHE PATH "Kokkos Kernels source tree to build")
@@ -109,8 +144,7 @@ else()
     else()
       set(kk_from "${KokkosDDT_KOKKOSKERNELS_URL}")
     endif()
-    FetchContent_Declare(KokkosKernels URL ${KokkosDDT_KOKKOSKERNELS_URL} DOWNLOAD_EXTRACT_TIMESTAMP TRUE SYSTEM)
-    FetchContent_MakeAvailable(KokkosKernels)
+    kokkosddt_fetch(KokkosKernels ${KokkosDDT_KOKKOSKERNELS_URL})
     message(STATUS "KokkosDDT: building Kokkos Kernels in-tree from ${kk_from} (sparse and what it needs, no ETI): "
                    "${kk_users} are built")
   endif()

@@ -8,17 +8,19 @@
 #   bash perf_tests/gpu_session.sh kokkos env build-mpi test-mpi        (the MPI layer's tests alone, under MPS)
 #   bash perf_tests/gpu_session.sh kokkos build-mpi test-mpi halo-gpu   (+ the GPU halo step: jacobi3d, halo_bench)
 #   bash perf_tests/gpu_session.sh kokkos build-mpi graph halo-compare  (+ CUDA graphs of steps; before against after)
+#   bash perf_tests/gpu_session.sh fresh                                (README's one CUDA command, nothing installed)
 #
 # Inputs (not in git): .carry/kokkos-cuda.tgz (a /opt/kokkos/cuda install made on the development machine, unpacked
 # at the same path) or .carry/tpls/kokkos-4.6.01.tar.gz (copied from ../shared/tpls before the call), the Kokkos
-# release the `kokkos` stage builds into /opt/kokkos/cuda, where the preset looks; .carry/catch2 (a Catch2 install)
-# when the machine has none; .carry/yaksa (optional contender).
+# release the `kokkos` stage builds into /opt/kokkos/cuda, which every stage but `fresh` configures the `cuda` preset
+# with (an installed Kokkos saves building one per session); .carry/catch2 (a Catch2 install) when the machine has
+# none; .carry/yaksa (optional contender).
 # Outputs go to $OUT (default ./gpu-out): logs and the benchmark CSV.
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 root=$PWD
-# nvcc_wrapper (the compiler of Kokkos and of the `cuda` preset) calls the nvcc on PATH.
+# nvcc_wrapper (Kokkos' compiler for CUDA code) calls the nvcc on PATH.
 if ! command -v nvcc > /dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH=/usr/local/cuda/bin:$PATH
 fi
@@ -39,22 +41,25 @@ run() {  # run a step, keep its log, remember a failure; returns the step's stat
   [ "$rc" -eq 0 ] || status=1
   return "$rc"
 }
+# The `cuda` preset on the Kokkos the `kokkos` stage installs, compiled with its nvcc_wrapper for the H100/H200.
+preset_flags=(-DKokkos_ROOT=/opt/kokkos/cuda -DCMAKE_CXX_COMPILER=/opt/kokkos/cuda/bin/nvcc_wrapper
+  -DCMAKE_CXX_FLAGS=-arch=sm_90)
 # Kokkos Kernels (the CG example): the build brings it in-tree when none is installed, from a source tree on these
 # offline machines: .carry/tpls/kokkos-kernels-4.7.00.tar.gz when carried, else the examples that need it are skipped.
-kk_flags=()
 if [ -f "$root/.carry/tpls/kokkos-kernels-4.7.00.tar.gz" ]; then
   mkdir -p /tmp/kk-src && tar xzf "$root/.carry/tpls/kokkos-kernels-4.7.00.tar.gz" -C /tmp/kk-src
   export FETCHCONTENT_SOURCE_DIR_KOKKOSKERNELS=/tmp/kk-src/kokkos-kernels-4.7.00
 elif [ ! -d /opt/kokkos-kernels/cuda ]; then
-  kk_flags=(-DKokkosDDT_ENABLE_KOKKOS_KERNELS=OFF)
+  preset_flags+=(-DKokkosDDT_ENABLE_KOKKOS_KERNELS=OFF)
 fi
 
 for stage in "$@"; do
   case $stage in
     kokkos)
       # Built here from the carried release tarball (the machine has no internet). Kokkos 4.6.01 calls CUDA runtime
-      # functions whose signatures CUDA 13 changed: kokkos_cuda13.sh edits the unpacked tree first. A fresh tree and
-      # build directory each time, so a failed attempt leaves nothing half-done behind; skipped once installed.
+      # functions whose signatures CUDA 13 changed: cmake/KokkosDDT_KokkosCuda13.cmake edits the unpacked tree first.
+      # A fresh tree and build directory each time, so a failed attempt leaves nothing half-done behind; skipped once
+      # installed.
       if compgen -G '/opt/kokkos/cuda/lib*/cmake/Kokkos/KokkosConfig.cmake' > /dev/null; then
         echo "==== kokkos: already installed in /opt/kokkos/cuda"
       elif [ -f .carry/kokkos-cuda.tgz ]; then  # an install built on the development machine (same paths, sm_90)
@@ -64,18 +69,33 @@ for stage in "$@"; do
         kk_build=/tmp/kokkos-build
         rm -rf /tmp/kokkos-src "$kk_build" && mkdir -p /tmp/kokkos-src
         run kokkos-unpack tar xzf "$root/.carry/tpls/kokkos-4.6.01.tar.gz" -C /tmp/kokkos-src &&
-          run kokkos-cuda13 bash "$root/perf_tests/kokkos_cuda13.sh" "$kk_src" &&
+          run kokkos-cuda13 cmake -DKOKKOS_SOURCE_DIR="$kk_src" -P "$root/cmake/KokkosDDT_KokkosCuda13.cmake" &&
           run kokkos-configure cmake -S "$kk_src" -B "$kk_build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
             -DCMAKE_INSTALL_PREFIX=/opt/kokkos/cuda -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_OPENMP=ON \
             -DKokkos_ENABLE_SERIAL=ON -DKokkos_ARCH_HOPPER90=ON -DCMAKE_CXX_COMPILER="$kk_src/bin/nvcc_wrapper" \
             -DCMAKE_CXX_FLAGS=-arch=sm_90 -DCMAKE_CXX_STANDARD=17 -DCMAKE_POSITION_INDEPENDENT_CODE=ON &&
           run kokkos-install cmake --build "$kk_build" --target install -j "$jobs"
       fi ;;
+    fresh)
+      # README's one command on a GPU machine with nothing installed: `cmake --workflow --preset cuda` brings Kokkos
+      # (CUDA+OpenMP+Serial for the GPU nvidia-smi shows, with the CUDA 13 fix) and Kokkos Kernels, builds everything
+      # and runs every test of the preset. The only difference from a machine with internet: the release archives
+      # come from .carry/tpls as source trees. Multi-rank tests time-slice the GPU (no MPS, as a new user would).
+      if compgen -G '/opt/kokkos*' > /dev/null || [ -n "${Kokkos_ROOT:-}" ]; then
+        echo "==== fresh: a Kokkos is installed (/opt/kokkos*, Kokkos_ROOT): not a fresh machine"
+        status=1
+        continue
+      fi
+      mkdir -p /tmp/fresh-src && tar xzf "$root/.carry/tpls/kokkos-4.6.01.tar.gz" -C /tmp/fresh-src
+      export FETCHCONTENT_SOURCE_DIR_KOKKOS=/tmp/fresh-src/kokkos-4.6.01
+      export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+      rm -rf build/cuda
+      run fresh cmake --workflow --preset cuda ;;
     env)
       run env bash -c 'nvidia-smi; nvcc --version | tail -2; cmake --version | head -1; g++ --version | head -1;
                       (command -v mpicxx && mpicxx --version | head -1) || echo "no MPI"; nproc; date -u' ;;
     build)
-      run configure cmake --preset cuda "${kk_flags[@]}"
+      run configure cmake --preset cuda "${preset_flags[@]}"
       run build cmake --build --preset cuda -j "$jobs" ;;
     test)
       # Every test of the preset, the multi-rank ones included (ranks share the GPU under MPS; Open MPI refuses root
@@ -86,7 +106,7 @@ for stage in "$@"; do
       echo quit | nvidia-cuda-mps-control ;;
     build-mpi)
       # The MPI layer's tests only (and the CUDA unit tests): one test per executable, nothing run at build time.
-      run configure-mpi cmake --preset cuda -DKokkosDDT_DISCOVER_TESTS=OFF "${kk_flags[@]}"
+      run configure-mpi cmake --preset cuda -DKokkosDDT_DISCOVER_TESTS=OFF "${preset_flags[@]}"
       run build-mpi cmake --build --preset cuda -j "$jobs" --target kokkosddt_unit_tests_Cuda kokkosddt_mpi_tests_Cuda \
         kokkosddt_mpi_tests_OpenMP kokkosddt_collectives_tests jacobi3d halo_bench fusion_bench graph_step ;;
     test-mpi)
@@ -133,7 +153,7 @@ for stage in "$@"; do
       export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
       base_tgz=$(ls .carry/base-*.tgz | head -1)
       rm -rf /tmp/base && mkdir -p /tmp/base && tar xzf "$base_tgz" -C /tmp/base
-      (cd /tmp/base && cmake --preset cuda -DKokkosDDT_DISCOVER_TESTS=OFF "${kk_flags[@]}" > /dev/null &&
+      (cd /tmp/base && cmake --preset cuda -DKokkosDDT_DISCOVER_TESTS=OFF "${preset_flags[@]}" > /dev/null &&
         cmake --build --preset cuda -j "$jobs" --target fusion_bench jacobi3d) > "$OUT/base-build.log" 2>&1 ||
         status=1
       for tree in /tmp/base "$root"; do
@@ -189,7 +209,7 @@ for stage in "$@"; do
         options=${variant#*:}
         echo "==== tune variant $name: $options" | tee -a "$OUT/tune.log"
         # shellcheck disable=SC2086
-        cmake --preset cuda -B "build/tune-$name" $options "${kk_flags[@]}" > /dev/null 2>&1
+        cmake --preset cuda -B "build/tune-$name" $options "${preset_flags[@]}" > /dev/null 2>&1
         cmake --build "build/tune-$name" --target pack_bench_gpu -j "$jobs" > /dev/null 2>&1 || status=1
         for section in ${TUNE_ONLY:-vector}; do
           "build/tune-$name/perf_tests/pack_bench_gpu" --only "$section" --csv /dev/null 2>&1 | grep -v OMP |

@@ -23,8 +23,10 @@ work=${KOKKOSDDT_SPACK_WORK:-$src/build/spack-test}
 jobs=${KOKKOSDDT_SPACK_JOBS:-$(nproc)}
 python=$(command -v python3)
 version=$(sed -n 's/^project(KokkosDDT VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")
-# The two installs: the defaults, and the Kokkos Kernels examples (+kernels needs +examples: the CG example).
-IFS=';' read -r -a specs <<<"${KOKKOSDDT_SPACK_SPECS:-kokkos-ddt@$version;kokkos-ddt@$version+kernels+examples}"
+# The two installs: the defaults, and the Kokkos Kernels examples (+kernels needs +examples: the CG example), on a
+# Kokkos Kernels without explicit instantiations (our kokkos-kernels package's ~eti), as the in-tree build makes it:
+# the default (+eti) also compiles the kernels' explicit instantiations, which the CG example does not need.
+IFS=';' read -r -a specs <<<"${KOKKOSDDT_SPACK_SPECS:-kokkos-ddt@=$version;kokkos-ddt@=$version+kernels+examples ^kokkos-kernels~eti}"
 
 say() { printf '\n=== %s\n' "$*"; }
 
@@ -76,9 +78,16 @@ stage_spack() {
   spack external find --scope site --not-buildable cmake ninja gmake mpich python
   local catch2
   catch2=$(sed -n 's/^set(PACKAGE_VERSION "\(.*\)")/\1/p' /usr/lib/cmake/Catch2/Catch2ConfigVersion.cmake)
-  spack config --scope site add "packages:catch2:externals:[{spec: catch2@$catch2, prefix: /usr}]"
-  spack config --scope site add "packages:catch2:buildable:false"
-  spack config --scope site add "packages:all:providers:mpi:[mpich]"
+  cat >"$work/packages-extra.yaml" <<YAML
+packages:
+  catch2:
+    externals: [{spec: catch2@$catch2, prefix: /usr}]
+    buildable: false
+  all:
+    providers:
+      mpi: [mpich]
+YAML
+  spack config --scope site add -f "$work/packages-extra.yaml"
   spack repo add --scope site "$src/spack"
   # The mirror: upstream's release archives from $tpls, and this working tree's HEAD as a release archive would be.
   mkdir -p "$work/mirror/kokkos" "$work/mirror/kokkos-kernels" "$work/mirror/kokkos-ddt"
@@ -91,31 +100,40 @@ stage_spack() {
 }
 
 stage_install() {
+  : >"$work/installed"
   for spec in "${specs[@]}"; do
     say "spack spec $spec"
-    spack spec -I "$spec"
-    say "spack install --test=root --no-checksum $spec"
+    # --fresh: this Spack cannot weigh an installed undeclared version (the first install's @=$version) against a new
+    # build of it ("version weights must exist and be unique"); identical dependencies are still used as installed.
+    spack spec -I --fresh "$spec"
+    say "spack install --test=root --fresh --no-checksum $spec"
     # --no-checksum: the kokkos-ddt archive is this working tree's, so its checksum is not in the recipe (the kokkos
     # and kokkos-kernels archives are checked against theirs).
-    spack install --test=root --no-checksum --show-log-on-error "$spec"
-    spack find -lv "$spec"
+    spack install --test=root --fresh --no-checksum --show-log-on-error "$spec"
+    local hash
+    hash=$(spack find --format '{hash}' "$spec" | tail -1)
+    echo "$spec $hash" >>"$work/installed"
+    spack find -lv "/$hash"
+    # The tests `--test=root` ran, from the install's own log.
+    grep -E "tests passed|Total Test time" "$(spack location -i "/$hash")/.spack/install-time-test-log.txt"
   done
 }
 
 # The downstream project of examples/consumer, built against each install with only what `spack load` sets.
 stage_consumer() {
-  for spec in "${specs[@]}"; do
-    say "examples/consumer through spack load $spec"
-    local build=$work/consumer-$(spack find --format '{hash:7}' "$spec")
+  while read -r spec hash; do
+    say "examples/consumer through spack load /$hash ($spec)"
+    local build=$work/consumer-$hash
     (
-      eval "$(spack load --sh "$spec")"
-      local kokkos_prefix
-      kokkos_prefix=$(spack location -i "kokkos")
-      cmake -S "$src/examples/consumer" -B "$build" -DKOKKOSDDT_EXPECTED_KOKKOS_PREFIX="$kokkos_prefix"
+      eval "$(spack load --sh "/$hash")"
+      # The consumer checks that find_package found this install's own Kokkos.
+      local kokkos
+      kokkos=$(spack find -d --format '{name} {prefix}' "/$hash" | awk '$1 == "kokkos" { print $2 }')
+      cmake -S "$src/examples/consumer" -B "$build" -DKOKKOSDDT_EXPECTED_KOKKOS_PREFIX="$kokkos"
       cmake --build "$build"
       OMP_NUM_THREADS=1 OMP_PROC_BIND=false "$build/consumer"
     )
-  done
+  done <"$work/installed"
 }
 
 stages=("$@")

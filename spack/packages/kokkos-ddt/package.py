@@ -53,8 +53,10 @@ class KokkosDdt(CMakePackage, CudaPackage):
         depends_on(f"kokkos+cuda cuda_arch={_arch}", when=f"+cuda cuda_arch={_arch}")
     for _std in ("17", "20"):
         depends_on(f"kokkos cxxstd={_std}", when=f"cxxstd={_std}")
-    # Kokkos Kernels must be built on the same Kokkos (spack unifies the kokkos dependency of both).
-    depends_on("kokkos-kernels+cuda", when="+kernels+cuda")
+    # Kokkos Kernels must be built on the same Kokkos (spack unifies the kokkos dependency of both), for the same
+    # backends.
+    for _backend in ("openmp", "serial", "cuda"):
+        depends_on(f"kokkos-kernels+{_backend}", when=f"+kernels+{_backend}")
 
     conflicts("+cuda", when="cuda_arch=none", msg="KokkosDDT+cuda needs a cuda_arch")
 
