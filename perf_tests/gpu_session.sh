@@ -89,8 +89,9 @@ for stage in "$@"; do
       mkdir -p /tmp/fresh-src && tar xzf "$root/.carry/tpls/kokkos-4.6.01.tar.gz" -C /tmp/fresh-src
       export FETCHCONTENT_SOURCE_DIR_KOKKOS=/tmp/fresh-src/kokkos-4.6.01
       export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-      rm -rf build/cuda
-      run fresh cmake --workflow --preset cuda ;;
+      rm -rf build/cuda build/cuda-fresh
+      run fresh cmake --workflow --preset cuda
+      mv build/cuda build/cuda-fresh ;;  # the other stages configure build/cuda on the installed Kokkos
     env)
       run env bash -c 'nvidia-smi; nvcc --version | tail -2; cmake --version | head -1; g++ --version | head -1;
                       (command -v mpicxx && mpicxx --version | head -1) || echo "no MPI"; nproc; date -u' ;;
