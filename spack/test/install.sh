@@ -112,7 +112,7 @@ stage_install() {
     spack install --test=root --fresh --no-checksum --show-log-on-error "$spec"
     local hash
     hash=$(spack find --format '{hash}' "$spec" | tail -1)
-    echo "$spec $hash" >>"$work/installed"
+    echo "$hash $spec" >>"$work/installed"  # the hash first: a spec may hold spaces
     spack find -lv "/$hash"
     # The tests `--test=root` ran, from the install's own log.
     grep -E "tests passed|Total Test time" "$(spack location -i "/$hash")/.spack/install-time-test-log.txt"
@@ -121,7 +121,7 @@ stage_install() {
 
 # The downstream project of examples/consumer, built against each install with only what `spack load` sets.
 stage_consumer() {
-  while read -r spec hash; do
+  while read -r hash spec; do
     say "examples/consumer through spack load /$hash ($spec)"
     local build=$work/consumer-$hash
     (
