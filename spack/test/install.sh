@@ -6,7 +6,7 @@
 #   2. a throw-away Spack instance: its own config, install tree and caches under the work folder, the system
 #      compiler and the system's cmake, ninja, mpich and catch2 registered as externals, this repository's spack/
 #      package repository added, a local mirror holding the kokkos, kokkos-kernels and kokkos-ddt archives
-#      (kokkos-ddt from `git archive` of the working tree's HEAD);
+#      (kokkos-ddt from `git archive` of the working tree's tracked files);
 #   3. `spack install --test=root kokkos-ddt` with the default variants, then with +kernels;
 #   4. examples/consumer built against each install through `spack load`.
 # Usage: spack/test/install.sh [stage...]   stages: clingo spack install consumer (default: all, in that order)
@@ -26,7 +26,8 @@ version=$(sed -n 's/^project(KokkosDDT VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLi
 # The two installs: the defaults, and the Kokkos Kernels examples (+kernels needs +examples: the CG example), on a
 # Kokkos Kernels without explicit instantiations (our kokkos-kernels package's ~eti), as the in-tree build makes it:
 # the default (+eti) also compiles the kernels' explicit instantiations, which the CG example does not need.
-IFS=';' read -r -a specs <<<"${KOKKOSDDT_SPACK_SPECS:-kokkos-ddt@=$version;kokkos-ddt@=$version+kernels+examples ^kokkos-kernels~eti}"
+default_specs="kokkos-ddt@=$version;kokkos-ddt@=$version+kernels+examples ^kokkos-kernels~eti"
+IFS=';' read -r -a specs <<<"${KOKKOSDDT_SPACK_SPECS:-$default_specs}"
 
 say() { printf '\n=== %s\n' "$*"; }
 
@@ -89,11 +90,16 @@ packages:
 YAML
   spack config --scope site add -f "$work/packages-extra.yaml"
   spack repo add --scope site "$src/spack"
-  # The mirror: upstream's release archives from $tpls, and this working tree's HEAD as a release archive would be.
+  # The mirror: upstream's release archives from $tpls, and this working tree as a release archive would be.
   mkdir -p "$work/mirror/kokkos" "$work/mirror/kokkos-kernels" "$work/mirror/kokkos-ddt"
   cp "$tpls/kokkos-4.6.01.tar.gz" "$work/mirror/kokkos/"
   cp "$tpls/kokkos-kernels-4.7.00.tar.gz" "$work/mirror/kokkos-kernels/"
-  git -C "$src" archive --format=tar.gz --prefix="kokkos-ddt-$version/" -o "$work/mirror/kokkos-ddt/kokkos-ddt-$version.tar.gz" HEAD
+  # The working tree's tracked files as they are, committed or not (`git stash create` makes a commit of them without
+  # touching the tree or the stash; it prints nothing when the tree is clean).
+  local tree
+  tree=$(git -C "$src" stash create)
+  git -C "$src" archive --format=tar.gz --prefix="kokkos-ddt-$version/" \
+    -o "$work/mirror/kokkos-ddt/kokkos-ddt-$version.tar.gz" "${tree:-HEAD}"
   spack mirror add --scope site local "file://$work/mirror"
   spack config get packages
   spack compilers
