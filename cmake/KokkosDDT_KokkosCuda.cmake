@@ -17,9 +17,11 @@ set(KokkosDDT_CUDA_ARCH "" CACHE STRING
 
 set(kokkos_gpu_archs MAXWELL50 MAXWELL52 MAXWELL53 PASCAL60 PASCAL61 VOLTA70 VOLTA72 TURING75 AMPERE80 AMPERE86 ADA89
                      HOPPER90 BLACKWELL100 BLACKWELL120)
+# The architecture this file set on an earlier configure (KokkosDDT_CUDA_ARCH_SET) is not "given": a changed
+# KokkosDDT_CUDA_ARCH replaces it instead of being ignored.
 set(arch_given "")
 foreach(arch ${kokkos_gpu_archs})
-  if(Kokkos_ARCH_${arch})
+  if(Kokkos_ARCH_${arch} AND NOT arch STREQUAL KokkosDDT_CUDA_ARCH_SET)
     set(arch_given ${arch})
   endif()
 endforeach()
@@ -52,7 +54,11 @@ else()
     message(FATAL_ERROR "KokkosDDT: KokkosDDT_CUDA_ARCH=${cc} names no architecture Kokkos knows; known: "
                         "${kokkos_gpu_archs}")
   endif()
+  if(KokkosDDT_CUDA_ARCH_SET AND NOT KokkosDDT_CUDA_ARCH_SET STREQUAL arch_named)
+    set(Kokkos_ARCH_${KokkosDDT_CUDA_ARCH_SET} OFF CACHE BOOL "Kokkos GPU architecture" FORCE)
+  endif()
   set(Kokkos_ARCH_${arch_named} ON CACHE BOOL "Kokkos GPU architecture (from KokkosDDT_CUDA_ARCH)" FORCE)
+  set(KokkosDDT_CUDA_ARCH_SET ${arch_named} CACHE INTERNAL "The Kokkos_ARCH_<GPU> KokkosDDT_CUDA_ARCH set")
   message(STATUS "KokkosDDT: CUDA architecture Kokkos_ARCH_${arch_named} (compute capability ${cc}, ${how})")
 endif()
 
