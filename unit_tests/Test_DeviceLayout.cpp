@@ -80,3 +80,42 @@ TEMPLATE_TEST_CASE_SIG("device layout: interleaved words match the reference", "
     REQUIRE(dst.guards_intact());
   }
 }
+
+// Both sides of the inline-descriptor limit (Config::inline_descriptor_bytes): a short vector, whose descriptor the
+// flat launch carries in its parameters, and a long irregular index list with a bucket table, read from its copy in
+// the memory space.
+TEMPLATE_TEST_CASE_SIG("device layout: carried and copied descriptors", "[pack]", ((bool Flat), Flat), false, true) {
+  std::vector<std::int64_t> lens, disps;
+  for (std::int64_t b = 0, at = 0; b < 300; ++b, at += 40) {
+    lens.push_back(1 + (b * 7919) % 23);
+    disps.push_back(at);
+  }
+  const Datatype small = vector(5, 3, 7, primitive<double>()).commit();
+  const Datatype listed = hindexed(lens, disps, primitive<std::int16_t>()).commit();
+  const auto& c = listed.impl_committed("test");
+  REQUIRE(c.nodes[1].bucket_shift >= 0);
+  REQUIRE_FALSE(Impl::InlineDescriptor<1024>::fits(static_cast<std::int64_t>(c.nodes.size()),
+                                                   static_cast<std::int64_t>(c.lookaside.size())));
+  for (const Datatype& t : {small, listed}) {
+    const std::int64_t count = 3, total = count * t.size();
+    const auto runs = Test::flatten(t, count);
+    const auto [lo, hi] = Test::footprint(runs);
+    using Mem = Test::ExecSpace::memory_space;
+    Test::GuardedBuffer<Mem> src(hi - lo);
+    src.fill_pattern(3);
+    std::vector<char> expected(total);
+    Test::reference_pack(runs, src.host() - lo, expected.data());
+    Test::GuardedBuffer<Mem> packed(total);
+    run<Impl::Direction::Pack, Flat>(t, count, src.device() - lo, packed.device(), 0, total);
+    packed.pull();
+    KOKKOSDDT_REQUIRE_BYTES(packed.host(), expected.data(), total);
+    REQUIRE(packed.guards_intact());
+    std::vector<char> want(hi - lo + 1, static_cast<char>(Test::kPoison));
+    Test::reference_unpack(runs, expected.data(), want.data() - lo);
+    Test::GuardedBuffer<Mem> dst(hi - lo);
+    run<Impl::Direction::Unpack, Flat>(t, count, dst.device() - lo, packed.device(), 0, total);
+    dst.pull();
+    KOKKOSDDT_REQUIRE_BYTES(dst.host(), want.data(), hi - lo);
+    REQUIRE(dst.guards_intact());
+  }
+}

@@ -87,20 +87,32 @@ TEST_CASE("traversal: locate() agrees with the reference for every packed byte",
 }
 
 TEST_CASE("traversal: find_block on even, skewed and random block lengths", "[serialize]") {
+  // Each list twice: as a hand-made Indexed node without a bucket table (the first guess and the gallop), and as
+  // committed by hindexed() (lists of kBucketMinBlocks blocks or more get a bucket table).
   std::mt19937_64 rng(5);
   for (int trial = 0; trial < 200; ++trial) {
     const std::int64_t count = 1 + static_cast<std::int64_t>(rng() % 3000);
-    std::vector<std::int64_t> prefix{0};
+    std::vector<std::int64_t> prefix{0}, lens, disps;
     for (std::int64_t b = 0; b < count; ++b) {
       const std::int64_t len = trial % 3 == 0 ? 8 : trial % 3 == 1 ? (b < count / 2 ? 1 : 1000) : 1 + rng() % 100;
+      disps.push_back(prefix.back() + 2 * b);  // gaps, so that normalize keeps every block
+      lens.push_back(len);
       prefix.push_back(prefix.back() + len);
     }
-    for (int probe = 0; probe < 200; ++probe) {
-      const std::int64_t p = static_cast<std::int64_t>(rng() % prefix.back());
+    DescriptorNode bare{};
+    bare.kind = Impl::LayoutKind::Indexed;
+    bare.count = count;
+    bare.bucket_shift = -1;
+    const CommittedType* c = committed(hindexed(lens, disps, primitive<char>()));
+    const DescriptorNode* listed = c->nodes.size() == 2 ? &c->nodes[1] : nullptr;
+    if (listed && listed->kind != Impl::LayoutKind::Indexed) listed = nullptr;  // (equal lengths: IndexedBlock)
+    if (listed) CHECK((listed->bucket_shift >= 0) == (count >= 32));
+    std::vector<std::int64_t> probes{0, prefix.back() - 1};
+    for (int probe = 0; probe < 200; ++probe) probes.push_back(static_cast<std::int64_t>(rng() % prefix.back()));
+    for (std::int64_t p : probes) {
       const std::int64_t expected = std::upper_bound(prefix.begin(), prefix.end(), p) - prefix.begin() - 1;
-      REQUIRE(find_block(prefix.data(), count, p) == expected);
+      REQUIRE(find_block(&bare, prefix.data(), p) == expected);
+      if (listed) REQUIRE(find_block(listed, c->lookaside.data(), p) == expected);
     }
-    REQUIRE(find_block(prefix.data(), count, 0) == 0);
-    REQUIRE(find_block(prefix.data(), count, prefix.back() - 1) == count - 1);
   }
 }

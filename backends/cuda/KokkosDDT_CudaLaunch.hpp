@@ -24,8 +24,18 @@ struct CudaLaunchStatus {
 #if defined(__CUDACC__)
 inline constexpr int kCudaFlatBlock = 256;
 
+// The functor is read in place from the parameter bank (__grid_constant__): it may carry the type's descriptor
+// (InlineDescriptor), which the traversal indexes at run time, and without the annotation every thread would first
+// copy the whole parameter to its local memory.
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
+#define KOKKOSDDT_GRID_CONSTANT __grid_constant__
+#else
+#define KOKKOSDDT_GRID_CONSTANT
+#endif
+
 template <class Kernel>
-__global__ void __launch_bounds__(kCudaFlatBlock) cuda_flat_kernel(const Kernel kernel, std::int64_t threads) {
+__global__ void __launch_bounds__(kCudaFlatBlock)
+    cuda_flat_kernel(const KOKKOSDDT_GRID_CONSTANT Kernel kernel, std::int64_t threads) {
   const std::int64_t i = std::int64_t(blockIdx.x) * kCudaFlatBlock + threadIdx.x;
   if (i < threads) kernel(i);
 }

@@ -92,14 +92,4 @@ std::string normalized_layout(const TypeNode& type) {
   return to_string(*layout);
 }
 
-void prepare_default_descriptor(const CommittedType& type) {
-  using Mem = Kokkos::DefaultExecutionSpace::memory_space;
-  if constexpr (!std::is_same_v<Mem, Kokkos::HostSpace>) {
-    if (Kokkos::is_initialized() && !Kokkos::is_finalized())
-      (void)descriptor<Mem>(type, Kokkos::DefaultExecutionSpace());
-  } else {
-    (void)type;
-  }
-}
-
 }  // namespace KokkosDDT::Impl

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A committed type: its serialized descriptor on the host, and copies of it in each memory space it was used from
-// (made on first use, cached, and released at Kokkos::finalize or when the type dies).
+// (made on first use, cached, and released at Kokkos::finalize or when the type dies). Commit itself touches no
+// device: small descriptors never need a copy (single launches carry them as kernel parameters, InlineDescriptor),
+// and the others are copied by the first launch that needs them.
 
 #include <cstdint>
 #include <atomic>
@@ -107,9 +109,5 @@ Descriptor<MemSpace> descriptor(const CommittedType& type, const ExecSpace& spac
     return *static_cast<const Descriptor<MemSpace>*>(store_descriptor(type.id, key, made).get());
   }
 }
-
-// Makes the descriptor copy for the default execution space's memory space now, at commit (on a default instance), so
-// that packs there never allocate or synchronize (a no-op on host-only builds and before Kokkos::initialize).
-void prepare_default_descriptor(const CommittedType& type);
 
 }  // namespace KokkosDDT::Impl

@@ -23,6 +23,7 @@ DescriptorNode header(const LayoutNode& n, std::int64_t lookaside) {
   node.lookaside = lookaside;
   node.div_elem = Divisor::make(node.elem);
   node.div_size = Divisor::make(n.size);
+  node.bucket_shift = -1;
   return node;
 }
 
@@ -33,6 +34,34 @@ void write_blocks(const std::vector<std::int64_t>& bytes, const std::vector<std:
   out.lookaside.push_back(0);
   for (std::int64_t b : bytes) out.lookaside.push_back(sum = checked_add(sum, b, kWhere, "type"));
   out.lookaside.insert(out.lookaside.end(), disps.begin(), disps.end());
+}
+
+// Nodes with at least this many blocks get a bucket table: below it, find_block's first guess and a few probes find
+// the block as fast.
+constexpr std::int64_t kBucketMinBlocks = 32;
+
+// Appends node `index`'s bucket table (Lookaside::buckets) after its other entries, which start at `start`. Buckets are
+// at most the mean block length, a power of two, so the table has at most 2 count + 1 entries, and a bucket holds few
+// block starts unless block lengths vary wildly.
+void write_buckets(std::int32_t index, std::int64_t start, SerializedType& out) {
+  DescriptorNode& node = out.nodes[static_cast<std::size_t>(index)];
+  const std::int64_t count = node.count;
+  if (count < kBucketMinBlocks) return;
+  const std::int64_t* prefix = out.lookaside.data() + start;
+  const std::int64_t total = prefix[count];
+  int shift = 0;
+  while ((std::int64_t(2) << shift) <= total / count) ++shift;  // 2^shift <= mean block length < 2^(shift + 1)
+  const std::int64_t nb = ((total - 1) >> shift) + 1;
+  std::vector<std::int64_t> table(static_cast<std::size_t>(nb) + 1);
+  std::int64_t b = 0;
+  for (std::int64_t k = 0; k < nb; ++k) {
+    const std::int64_t p = k << shift;
+    while (prefix[b + 1] <= p) ++b;
+    table[static_cast<std::size_t>(k)] = b;
+  }
+  table[static_cast<std::size_t>(nb)] = count - 1;
+  node.bucket_shift = shift;
+  out.lookaside.insert(out.lookaside.end(), table.begin(), table.end());
 }
 
 std::int32_t emit(const LayoutNode& n, SerializedType& out) {
@@ -53,6 +82,7 @@ std::int32_t emit(const LayoutNode& n, SerializedType& out) {
       std::vector<std::int64_t> bytes;
       for (std::int64_t l : n.lens) bytes.push_back(checked_mul(l, n.elem_size(), kWhere, "type"));
       write_blocks(bytes, n.disps, out);
+      write_buckets(index, start, out);
       break;
     }
     case LayoutKind::Struct: {
@@ -64,6 +94,7 @@ std::int32_t emit(const LayoutNode& n, SerializedType& out) {
       write_blocks(bytes, disps, out);
       const std::size_t children = out.lookaside.size();
       out.lookaside.resize(children + n.fields.size(), -1);
+      write_buckets(index, start, out);
       for (std::size_t i = 0; i < n.fields.size(); ++i)
         if (n.fields[i].child) {
           const std::int32_t c = emit(*n.fields[i].child, out);
@@ -88,9 +119,9 @@ std::size_t lookaside_entries(const LayoutNode& n) {
     case LayoutKind::IndexedBlock:
       return n.disps.size() + (n.child ? lookaside_entries(*n.child) : 0);
     case LayoutKind::Indexed:
-      return 2 * n.disps.size() + 1 + (n.child ? lookaside_entries(*n.child) : 0);
+      return 4 * n.disps.size() + 2 + (n.child ? lookaside_entries(*n.child) : 0);  // (bucket tables included)
     case LayoutKind::Struct: {
-      std::size_t total = 3 * n.fields.size() + 1;
+      std::size_t total = 5 * n.fields.size() + 2;
       for (const auto& f : n.fields)
         if (f.child) total += lookaside_entries(*f.child);
       return total;

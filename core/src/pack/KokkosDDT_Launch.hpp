@@ -15,6 +15,7 @@
 #include "KokkosDDT_DeviceInterleave.hpp"
 #include "KokkosDDT_Error.hpp"
 #include "KokkosDDT_HostWalk.hpp"
+#include "KokkosDDT_InlineDescriptor.hpp"
 #include "KokkosDDT_TraversalArgs.hpp"
 
 namespace KokkosDDT::Impl {
@@ -73,23 +74,34 @@ TraversalArgs<typename ExecSpace::memory_space> make_args(const ExecSpace& space
   return args;
 }
 
+// Launches a device traversal functor flat or as a TeamPolicy, as Shape says.
+template <class ExecSpace, class Shape, class Kernel>
+void launch_interleave(const ExecSpace& space, const std::string& label, Kernel& kernel, std::int64_t node_count) {
+  const int team_size = Shape::team_size();
+  kernel.threads_per_team = team_size;
+  kernel.packed_wide = Kernel::packed_words_fit(kernel.args.packed, kernel.args.tile, team_size);
+  const std::int64_t teams = (kernel.args.end - kernel.args.begin + kernel.args.tile - 1) / kernel.args.tile;
+  if constexpr (Shape::flat) {
+    (void)node_count;
+    const std::string error = BackendTraits<ExecSpace>::launch_flat(space, label, teams * team_size, kernel);
+    if (!error.empty()) throw_error(ErrorCode::Backend, label, "launch", error);
+  } else {
+    Kokkos::TeamPolicy<ExecSpace> policy(space, static_cast<int>(teams), team_size);
+    if (kernel.args.cache_descriptor)
+      policy.set_scratch_size(0, Kokkos::PerTeam(descriptor_scratch_bytes(node_count)));
+    Kokkos::parallel_for(label, policy, kernel);
+  }
+}
+
 template <class ExecSpace, Direction Dir, int W, class Shape>
 void launch_traversal_words(const ExecSpace& space, const CommittedType& type, char* typed, char* packed,
                             std::int64_t begin, std::int64_t end) {
   using MemSpace = typename ExecSpace::memory_space;
-  const auto d = descriptor<MemSpace>(type, space);
   static const std::string label = Dir == Direction::Pack ? "KokkosDDT::pack" : "KokkosDDT::unpack";
-  const int team_size = Shape::team_size();
-  // The functor holds the arguments (built in place: small transfers are host-time bound).
-  auto team_policy = [&](const TraversalArgs<MemSpace>& args) {  // (built only where used: it costs host time)
-    const std::int64_t teams = (end - begin + args.tile - 1) / args.tile;
-    Kokkos::TeamPolicy<ExecSpace> policy(space, static_cast<int>(teams), team_size);
-    if (args.cache_descriptor)
-      policy.set_scratch_size(0,
-                              Kokkos::PerTeam(descriptor_scratch_bytes(static_cast<std::int64_t>(d.nodes.extent(0)))));
-    return policy;
-  };
+  const auto nodes = static_cast<std::int64_t>(type.nodes.size());
   if constexpr (Shape::walks_runs) {
+    const auto d = descriptor<MemSpace>(type, space);  // (the host arrays themselves)
+    // The functor holds the arguments (built in place: small transfers are host-time bound).
     const HostWalk<ExecSpace, Dir, W> kernel{make_args<ExecSpace, Shape, W>(space, d, typed, packed, begin, end)};
     if constexpr (Shape::inline_single_team) {
       if (end - begin <= kernel.args.tile) {  // one tile: the same walk on the calling thread, without a fork/join
@@ -105,18 +117,25 @@ void launch_traversal_words(const ExecSpace& space, const CommittedType& type, c
         return;
       }
     }
-    Kokkos::parallel_for(label, team_policy(kernel.args), kernel);
+    Kokkos::TeamPolicy<ExecSpace> policy(space, static_cast<int>((end - begin + kernel.args.tile - 1) / kernel.args.tile),
+                                         Shape::team_size());
+    if (kernel.args.cache_descriptor) policy.set_scratch_size(0, Kokkos::PerTeam(descriptor_scratch_bytes(nodes)));
+    Kokkos::parallel_for(label, policy, kernel);
   } else {
-    using Kernel = DeviceInterleave<ExecSpace, Dir, W>;
-    Kernel kernel{make_args<ExecSpace, Shape, W>(space, d, typed, packed, begin, end), team_size, false};
-    kernel.packed_wide = Kernel::packed_words_fit(packed, kernel.args.tile, team_size);
-    if constexpr (Shape::flat) {
-      const std::int64_t teams = (end - begin + kernel.args.tile - 1) / kernel.args.tile;
-      const std::string error = BackendTraits<ExecSpace>::launch_flat(space, label, teams * team_size, kernel);
-      if (!error.empty()) throw_error(ErrorCode::Backend, label, "launch", error);
-    } else {
-      Kokkos::parallel_for(label, team_policy(kernel.args), kernel);
+    // Small descriptors ride in the flat kernel's parameters: no device copy to make or look up.
+    constexpr int inline_bytes = Config::inline_descriptor_bytes;
+    if constexpr (Shape::flat && inline_bytes > 0) {
+      if (InlineDescriptor<inline_bytes>::fits(nodes, static_cast<std::int64_t>(type.lookaside.size()))) {
+        DeviceInterleave<ExecSpace, Dir, W, inline_bytes> kernel;
+        kernel.args = make_args<ExecSpace, Shape, W>(space, Descriptor<MemSpace>{}, typed, packed, begin, end);
+        kernel.carried.fill(type.nodes.data(), nodes, type.lookaside.data(),
+                            static_cast<std::int64_t>(type.lookaside.size()));
+        return launch_interleave<ExecSpace, Shape>(space, label, kernel, nodes);
+      }
     }
+    DeviceInterleave<ExecSpace, Dir, W> kernel;
+    kernel.args = make_args<ExecSpace, Shape, W>(space, descriptor<MemSpace>(type, space), typed, packed, begin, end);
+    launch_interleave<ExecSpace, Shape>(space, label, kernel, nodes);
   }
 }
 

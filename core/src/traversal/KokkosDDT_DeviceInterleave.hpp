@@ -11,19 +11,23 @@
 // Dir = Runtime and W = 0 take the direction and the word size from the arguments at run time: the fused kernel's one
 // instance for every request, whose code must stay small for the instruction cache (one instance per direction and
 // word size made it 290 KiB: perf_tests/results/fusion-2026-11-21.md).
+//
+// InlineBytes > 0: the descriptor travels in the functor itself (InlineDescriptor; flat launches of small types), and
+// args.nodes / args.lookaside are not read.
 
 #include <cstdint>
 
 #include <Kokkos_Core.hpp>
 
 #include "KokkosDDT_Config.hpp"
+#include "KokkosDDT_InlineDescriptor.hpp"
 #include "KokkosDDT_Traversal.hpp"
 #include "KokkosDDT_TraversalArgs.hpp"
 #include "KokkosDDT_Words.hpp"
 
 namespace KokkosDDT::Impl {
 
-template <class ExecSpace, Direction Dir, int W>
+template <class ExecSpace, Direction Dir, int W, int InlineBytes = 0>
 struct DeviceInterleave {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
@@ -32,6 +36,7 @@ struct DeviceInterleave {
   TraversalArgs<MemSpace> args;
   std::int64_t threads_per_team = 1;  // the flat launch's T
   bool packed_wide = false;           // the packed side in PW-byte words: set at launch from packed_words_fit()
+  InlineDescriptor<InlineBytes> carried;  // InlineBytes > 0: the descriptor itself
 
   KOKKOS_FUNCTION void operator()(const Member& team) const {
     run_tile(team, team_descriptor(team, args), team.league_rank());
@@ -40,7 +45,7 @@ struct DeviceInterleave {
   KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
     const std::int64_t team = i / threads_per_team, rank = i - team * threads_per_team;
     const std::int64_t first = args.begin + team * args.tile;
-    interleave(args.nodes.data(), first, Kokkos::min(args.end, first + args.tile), rank, threads_per_team);
+    interleave(nodes(), first, Kokkos::min(args.end, first + args.tile), rank, threads_per_team);
   }
 
   // Tile `t` of the transfer, by the whole team.
@@ -64,6 +69,19 @@ struct DeviceInterleave {
   }
 
  private:
+  KOKKOS_FORCEINLINE_FUNCTION const DescriptorNode* nodes() const {
+    if constexpr (InlineBytes > 0)
+      return carried.nodes();
+    else
+      return args.nodes.data();
+  }
+  KOKKOS_FORCEINLINE_FUNCTION const std::int64_t* lookaside() const {
+    if constexpr (InlineBytes > 0)
+      return carried.lookaside();
+    else
+      return args.lookaside.data();
+  }
+
   KOKKOS_FUNCTION bool packs() const {
     if constexpr (Dir == Direction::Runtime)
       return args.packing;
@@ -99,8 +117,9 @@ struct DeviceInterleave {
 
   // The typed buffer's address of stream byte q (the point-based traversal).
   KOKKOS_FUNCTION char* typed_at(const DescriptorNode* desc, std::int64_t q) const {
-    const Hit h = locate(desc, args.lookaside.data(), q);
-    return args.typed + block_span(h.node, args.lookaside.data(), h.block, h.base).offset + h.inner;
+    const std::int64_t* la = lookaside();
+    const Hit h = locate(desc, la, q);
+    return args.typed + block_span(h.node, la, h.block, h.base).offset + h.inner;
   }
 
   // Words p, p + step, ... before `stop`, one at a time (one word in flight per thread measured best on the H100:

@@ -31,12 +31,35 @@ struct Span {
   std::int64_t length;  // 0: block `b` is not terminal (a Struct field with a derived child)
 };
 
-// Largest b in [0, count) with prefix[b] <= p (blocks are non-empty, so prefix is strictly increasing).
+// Largest b in [lo, hi] with prefix[b] <= p, given prefix[lo] <= p < prefix[hi + 1] (blocks are non-empty, so prefix
+// is strictly increasing).
+KOKKOS_FORCEINLINE_FUNCTION std::int64_t bisect_blocks(const std::int64_t* prefix, std::int64_t lo, std::int64_t hi,
+                                                       std::int64_t p) {
+  ++hi;  // invariant: prefix[lo] <= p < prefix[hi]
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (prefix[mid] <= p)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+// Largest b in [0, count) with prefix[b] <= p.
 //
-// The search starts where the block would be if all blocks had the same length and gallops outwards from there
-// before bisecting: O(1) probes when block lengths are even, O(log distance) otherwise, never worse than O(log count).
-// On a GPU each probe is a dependent load, so the probes saved are latency saved.
-KOKKOS_INLINE_FUNCTION std::int64_t find_block(const std::int64_t* prefix, std::int64_t count, std::int64_t p) {
+// Without a bucket table, the search starts where the block would be if all blocks had the same length and gallops
+// outwards from there before bisecting: O(1) probes when block lengths are even, O(log distance) otherwise, never
+// worse than O(log count). With one (long block lists, see Lookaside), the block lies between the entries of p's
+// bucket and the next: two neighbouring loads and a bisection over the few blocks starting in that bucket, whatever
+// the lengths. On a GPU each probe is a dependent load, so the probes saved are latency saved.
+KOKKOS_INLINE_FUNCTION std::int64_t find_block(const DescriptorNode* n, const std::int64_t* la, std::int64_t p) {
+  const std::int64_t* prefix = Lookaside::prefix(n, la);
+  const std::int64_t count = n->count;
+  if (n->bucket_shift >= 0) {
+    const std::int64_t* bucket = Lookaside::buckets(n, la) + (p >> n->bucket_shift);
+    return bisect_blocks(prefix, bucket[0], bucket[1], p);
+  }
   const double fraction = static_cast<double>(p) / static_cast<double>(prefix[count]);
   std::int64_t guess = static_cast<std::int64_t>(fraction * static_cast<double>(count));
   guess = guess < 0 ? 0 : guess >= count ? count - 1 : guess;
@@ -60,14 +83,7 @@ KOKKOS_INLINE_FUNCTION std::int64_t find_block(const std::int64_t* prefix, std::
       lo = hi - step > 0 ? hi - step : 0;
     }
   }
-  while (hi - lo > 1) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (prefix[mid] <= p)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  return lo;
+  return bisect_blocks(prefix, lo, hi - 1, p);
 }
 
 // Block b of terminal node n whose origin is at `base`.
@@ -127,9 +143,8 @@ KOKKOS_INLINE_FUNCTION Hit locate(const DescriptorNode* nodes, const std::int64_
         n = nodes + n->child;
         continue;
       case LayoutKind::Indexed: {
-        const std::int64_t* prefix = Lookaside::prefix(n, la);
-        b = find_block(prefix, n->count, p);
-        p -= prefix[b];
+        b = find_block(n, la, p);
+        p -= Lookaside::prefix(n, la)[b];
         if (n->child < 0) return {n, b, off, p};
         const std::int64_t e = n->div_elem.divide(p);
         p -= e * n->elem;
@@ -139,9 +154,8 @@ KOKKOS_INLINE_FUNCTION Hit locate(const DescriptorNode* nodes, const std::int64_
         continue;
       }
       default: {  // LayoutKind::Struct
-        const std::int64_t* prefix = Lookaside::prefix(n, la);
-        b = find_block(prefix, n->count, p);
-        p -= prefix[b];
+        b = find_block(n, la, p);
+        p -= Lookaside::prefix(n, la)[b];
         const std::int64_t c = Lookaside::children(n, la)[b];
         if (c < 0) return {n, b, off, p};
         const DescriptorNode* child = nodes + c;

@@ -40,7 +40,6 @@ Datatype& Datatype::commit() {
     n.committed = Impl::commit_type(n);
     n.committed_fast.store(n.committed.get(), std::memory_order_release);
   }
-  Impl::prepare_default_descriptor(*n.committed);
   return *this;
 }
 
