@@ -9,6 +9,7 @@
 #   bash perf_tests/gpu_session.sh kokkos build-mpi test-mpi halo-gpu   (+ the GPU halo step: jacobi3d, halo_bench)
 #   bash perf_tests/gpu_session.sh kokkos build-mpi graph halo-compare  (+ CUDA graphs of steps; before against after)
 #   bash perf_tests/gpu_session.sh fresh                                (README's one CUDA command, nothing installed)
+#   bash perf_tests/gpu_session.sh kokkos build-engine   then   engine-test engine-compare   (before against after)
 #
 # Inputs (not in git): .carry/kokkos-cuda.tgz (a /opt/kokkos/cuda install made on the development machine, unpacked
 # at the same path) or .carry/tpls/kokkos-4.6.01.tar.gz (copied from ../shared/tpls before the call), the Kokkos
@@ -164,6 +165,35 @@ for stage in "$@"; do
           run "jacobi3d-$cells-$label" mpiexec -n 1 "$tree/build/cuda/examples/jacobi3d" "$cells" 200
         done
       done ;;
+    build-engine)
+      # The engine's benchmarks twice: this tree (build/cuda, with the CUDA unit tests) and the tree in
+      # .carry/base-*.tgz (a git archive of the commit before the change, unpacked into build/base-src), same flags.
+      run configure-engine cmake --preset cuda -DKokkosDDT_DISCOVER_TESTS=OFF "${preset_flags[@]}"
+      run build-engine cmake --build --preset cuda -j "$jobs" --target kokkosddt_unit_tests_Cuda pack_bench_gpu ddtbench
+      base_tgz=$(ls .carry/base-*.tgz | head -1)
+      rm -rf build/base-src && mkdir -p build/base-src && tar xzf "$base_tgz" -C build/base-src
+      (cd build/base-src && cmake --preset cuda -DKokkosDDT_DISCOVER_TESTS=OFF "${preset_flags[@]}" &&
+        cmake --build --preset cuda -j "$jobs" --target pack_bench_gpu ddtbench) > "$OUT/build-base.log" 2>&1 ||
+        { status=1; tail -30 "$OUT/build-base.log"; } ;;
+    engine-test)
+      run test-cuda build/cuda/unit_tests/kokkosddt_unit_tests_Cuda ;;
+    engine-compare)
+      # Before and after alternately, ENGINE_RUNS times (default 2): pack_bench_gpu's sections in $ENGINE_SECTIONS and
+      # ddtbench on the device (its host columns too). One CSV per build and run, named before-/after-<bench>-<run>.
+      export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+      for r in $(seq "${ENGINE_RUNS:-2}"); do
+        for tree in build/base-src "$root"; do
+          label=$([ "$tree" = "$root" ] && echo after || echo before)
+          for section in ${ENGINE_SECTIONS:-latency vector subarray indexed struct}; do
+            "$tree/build/cuda/perf_tests/pack_bench_gpu" --only "$section" --csv "$OUT/$label-pack-$section-$r.csv" \
+              > "$OUT/$label-pack-$section-$r.txt" 2>&1 || status=1
+          done
+          "$tree/build/cuda/perf_tests/ddtbench" --csv "$OUT/$label-ddtbench-$r.csv" > "$OUT/$label-ddtbench-$r.txt" \
+            2>&1 || status=1
+        done
+      done
+      (cd "$OUT" && tar czf engine-compare.tgz ./*-pack-*.csv ./*-pack-*.txt ./*-ddtbench-*.csv ./*-ddtbench-*.txt &&
+        rm -f ./*-pack-*.csv ./*-pack-*.txt ./*-ddtbench-*.csv ./*-ddtbench-*.txt) ;;
     fusion-halo)
       run fusion-halo build/cuda/perf_tests/fusion_bench --only halo --csv "$OUT/fusion-halo.csv" ;;
     sanitize)

@@ -79,6 +79,7 @@ template <class ExecSpace, class Shape, class Kernel>
 void launch_interleave(const ExecSpace& space, const std::string& label, Kernel& kernel, std::int64_t node_count) {
   const int team_size = Shape::team_size();
   kernel.threads_per_team = team_size;
+  kernel.per_team = Divisor::make(team_size);
   kernel.packed_wide = Kernel::packed_words_fit(kernel.args.packed, kernel.args.tile, team_size);
   const std::int64_t teams = (kernel.args.end - kernel.args.begin + kernel.args.tile - 1) / kernel.args.tile;
   if constexpr (Shape::flat) {

@@ -37,13 +37,15 @@ struct DeviceInterleave {
   std::int64_t threads_per_team = 1;  // the flat launch's T
   bool packed_wide = false;           // the packed side in PW-byte words: set at launch from packed_words_fit()
   InlineDescriptor<InlineBytes> carried;  // InlineBytes > 0: the descriptor itself
+  Divisor per_team;                       // divides by threads_per_team (flat launches; set with it)
 
   KOKKOS_FUNCTION void operator()(const Member& team) const {
     run_tile(team, team_descriptor(team, args), team.league_rank());
   }
 
   KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
-    const std::int64_t team = i / threads_per_team, rank = i - team * threads_per_team;
+    // (A multiply-high: a 64-bit division by a run-time value is a long subroutine on GPUs, and every thread does one.)
+    const std::int64_t team = per_team.divide(i), rank = i - team * threads_per_team;
     const std::int64_t first = args.begin + team * args.tile;
     interleave(nodes(), first, Kokkos::min(args.end, first + args.tile), rank, threads_per_team);
   }
