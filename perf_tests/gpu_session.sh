@@ -209,10 +209,23 @@ for stage in "$@"; do
     profile)
       # Nsight Compute on the 4 KiB vector pack of the latency section: the library's kernel, then the hand-written one,
       # caches left warm as in the benchmark loop.
-      for k in direct_flat hand_vector; do
+      for k in cuda_flat_kernel hand_vector; do
         run "profile-$k" ncu --cache-control none --section SpeedOfLight --section LaunchStats --section WarpStateStats \
           --section InstructionStats --section MemoryWorkloadAnalysis -k "regex:$k" --launch-skip 10 --launch-count 1 \
           build/cuda/perf_tests/pack_bench_gpu --only latency --csv /dev/null
+      done ;;
+    engine-ncu)
+      # Nsight Compute over every launch of the library's flat kernel and the hand kernels in pack_bench_gpu's sections
+      # $ENGINE_SECTIONS (default latency indexed subarray): duration, grid, registers, instructions and stalls per
+      # launch, one CSV per section (rows: one per launch and metric).
+      for section in ${ENGINE_SECTIONS:-latency indexed subarray}; do
+        timeout 200 ncu --csv --clock-control none --cache-control none -k "regex:cuda_flat_kernel|hand_" -c 400 \
+          --metrics gpu__time_duration.sum,launch__grid_size,launch__registers_per_thread,smsp__inst_executed.sum,\
+sm__warps_active.avg.pct_of_peak_sustained_active,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,\
+smsp__average_warp_latency_issue_stalled_wait.ratio,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct,\
+dram__bytes.sum,lts__t_bytes.sum \
+          build/cuda/perf_tests/pack_bench_gpu --only "$section" --csv /dev/null > "$OUT/ncu-$section.csv" 2>&1 ||
+          status=1
       done ;;
     fusion)
       run fusion build/cuda/perf_tests/fusion_bench --csv "$OUT/fusion.csv" ;;
