@@ -219,7 +219,8 @@ for stage in "$@"; do
       # $ENGINE_SECTIONS (default latency indexed subarray): duration, grid, registers, instructions and stalls per
       # launch, one CSV per section (rows: one per launch and metric).
       for section in ${ENGINE_SECTIONS:-latency indexed subarray}; do
-        timeout 200 ncu --csv --clock-control none --cache-control none -k "regex:cuda_flat_kernel|hand_" -c 400 \
+        timeout 200 ncu --csv --clock-control none --cache-control none -k "regex:${ENGINE_KERNELS:-cuda_flat_kernel|hand_}" \
+          -c "${ENGINE_LAUNCHES:-400}" \
           --metrics gpu__time_duration.sum,launch__grid_size,launch__registers_per_thread,smsp__inst_executed.sum,\
 sm__warps_active.avg.pct_of_peak_sustained_active,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,\
 smsp__average_warp_latency_issue_stalled_wait.ratio,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct,\

@@ -125,7 +125,7 @@ void launch_traversal_words(const ExecSpace& space, const CommittedType& type, c
   } else {
     // Small descriptors ride in the flat kernel's parameters: no device copy to make or look up.
     constexpr int inline_bytes = Config::inline_descriptor_bytes;
-    if constexpr (Shape::flat && inline_bytes > 0) {
+    if constexpr (Shape::flat && inline_bytes > 0) {  // (InlineDescriptor<0> exists so that this compiles when off)
       if (InlineDescriptor<inline_bytes>::fits(nodes, static_cast<std::int64_t>(type.lookaside.size()))) {
         DeviceInterleave<ExecSpace, Dir, W, inline_bytes> kernel;
         kernel.args = make_args<ExecSpace, Shape, W>(space, Descriptor<MemSpace>{}, typed, packed, begin, end);

@@ -47,8 +47,11 @@ struct InlineDescriptor {
   }
 };
 
-// No inline descriptor: the kernel reads the descriptor's copy in its memory space.
+// No inline descriptor (Config::inline_descriptor_bytes = 0): the kernel reads the descriptor's copy in its memory space.
 template <>
-struct InlineDescriptor<0> {};
+struct InlineDescriptor<0> {
+  static constexpr bool fits(std::int64_t, std::int64_t) { return false; }
+  void fill(const DescriptorNode*, std::int64_t, const std::int64_t*, std::int64_t) {}
+};
 
 }  // namespace KokkosDDT::Impl
