@@ -28,6 +28,17 @@ inline PointerKind pointer_kind(const void* p) {
 #endif
 }
 
+// Whether a raw pointer is device memory, as far as the build's device runtime can tell (what host execution spaces
+// refuse; cheaper than pointer_kind on the host buffers they are given).
+inline bool is_device_pointer(const void* p) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  return cuda_is_device_pointer(p);
+#else
+  (void)p;
+  return false;
+#endif
+}
+
 // Whether device kernels may touch pageable host memory (HMM/ATS systems).
 inline bool device_reads_pageable_memory() {
 #if defined(KOKKOS_ENABLE_CUDA)

@@ -28,6 +28,26 @@ PointerKind cuda_pointer_kind(const void* p) {
   return kind;
 }
 
+bool cuda_is_device_pointer(const void* p) {
+  // Host execution spaces only need to know whether p is device memory, and they pass host buffers: the pages last
+  // found not to be device memory are remembered too (two uncached queries cost a small host pack 5x its own time:
+  // perf_tests/results/engine-2026-11-24.md). Host pages stay host pages while mapped; a page freed and mapped again
+  // comes back from the host allocator, outside the virtual ranges the driver reserves for device memory.
+  constexpr int kPages = 16;
+  constexpr std::uintptr_t kPage = 4096;
+  thread_local std::uintptr_t pages[kPages] = {};
+  thread_local int next = 0;
+  const std::uintptr_t page = reinterpret_cast<std::uintptr_t>(p) / kPage + 1;  // + 1: 0 is an empty slot
+  for (int i = 0; i < kPages; ++i)
+    if (pages[i] == page) return false;
+  const PointerKind kind = cuda_pointer_kind(p);
+  if (kind == PointerKind::Pageable || kind == PointerKind::Pinned) {
+    pages[next] = page;
+    next = (next + 1) % kPages;
+  }
+  return kind == PointerKind::Device;
+}
+
 // The allocation holding p (the driver's cuMemGetAddressRange, found through the runtime so that we need not link
 // libcuda); false if the driver cannot tell.
 static bool device_range(const void* p, std::uintptr_t& lo, std::uintptr_t& hi) {

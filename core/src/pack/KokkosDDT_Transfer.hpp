@@ -62,13 +62,12 @@ inline std::pair<std::int64_t, std::int64_t> typed_footprint(const CommittedType
 template <class ExecSpace>
 void check_pointer(const void* p, const char* where, const char* argument) {
   if (p == nullptr) return;
-  const PointerKind kind = pointer_kind(p);
   if constexpr (Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible) {
-    if (kind == PointerKind::Device)
+    if (is_device_pointer(p))
       throw_error(ErrorCode::Inaccessible, where, argument,
                   std::string("is device memory, which ") + ExecSpace::name() + " cannot access");
   } else {
-    if (kind == PointerKind::Pageable && !device_reads_pageable_memory())
+    if (pointer_kind(p) == PointerKind::Pageable && !device_reads_pageable_memory())
       throw_error(ErrorCode::Inaccessible, where, argument,
                   std::string("is pageable host memory, which ") + ExecSpace::name() +
                       " cannot access; use pinned memory (Kokkos::SharedHostPinnedSpace): the kernel then writes "
