@@ -79,7 +79,7 @@ std::shared_ptr<const CommittedType> commit_type(const TypeNode& type) {
   if (type.size > 0) std::tie(committed->data_lb, committed->data_ub) = data_bounds(*layout);
   // The descriptor starts at the instance level, so one traversal serves any count.
   LayoutPtr many = instances_of(std::move(layout));
-  normalize(many);
+  normalize_top(many);
   SerializedType s = serialize(*many);
   committed->nodes = std::move(s.nodes);
   committed->lookaside = std::move(s.lookaside);

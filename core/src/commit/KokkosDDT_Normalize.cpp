@@ -272,6 +272,10 @@ void normalize(LayoutPtr& n) {
   if (n->child) normalize(n->child);
   for (auto& f : n->fields)
     if (f.child) normalize(f.child);
+  normalize_top(n);
+}
+
+void normalize_top(LayoutPtr& n) {
   using Pass = bool (*)(LayoutPtr&);
   static const Pass passes[] = {
       hoist_child_disp,      fold_contig_child, split_blocklength,  merge_adjacent_blocks, uniform_indexed_to_block,

@@ -21,6 +21,9 @@ bool struct_to_indexed(LayoutPtr& n);         // struct of terminal fields, or o
 bool merge_adjacent_blocks(LayoutPtr& n);     // abutting blocks merge, empty blocks go
 
 void normalize(LayoutPtr& root);
+// The same for a tree whose children are normalized already: the passes at the root only (what normalize() does
+// after normalizing the children; commit adds the instance level over a normalized type this way).
+void normalize_top(LayoutPtr& root);
 
 // The widest power-of-two word (1..16 bytes) that divides every run length and every offset of the layout, so that a
 // word never straddles two runs and every word of a suitably aligned buffer is aligned. `repeated`: count > 1

@@ -120,8 +120,8 @@ struct DeviceInterleave {
   // The typed buffer's address of stream byte q (the point-based traversal).
   KOKKOS_FUNCTION char* typed_at(const DescriptorNode* desc, std::int64_t q) const {
     const std::int64_t* la = lookaside();
-    const Hit h = locate(desc, la, q);
-    return args.typed + block_span(h.node, la, h.block, h.base).offset + h.inner;
+    const Hit h = locate(desc, la, q - args.start_at, NoPath(), args.start);
+    return args.typed + (args.start_disp + block_span(h.node, la, h.block, h.base).offset + h.inner);
   }
 
   // Words p, p + step, ... before `stop`, one at a time (one word in flight per thread measured best on the H100:

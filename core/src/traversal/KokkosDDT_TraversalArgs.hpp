@@ -24,7 +24,34 @@ struct TraversalArgs {
   bool cache_descriptor = false;  // copy the nodes into level-0 team scratch (small descriptors)
   bool packing = true;            // the direction, for functors that take it at run time (Direction::Runtime)
   int word = 1;                   // the word size, for functors that take it at run time (W == 0)
+  // Device layouts: where every position's walk starts (see skip_common_levels): node `start`, stream position
+  // `start_at` (subtracted from each position) and typed offset `start_disp` (added to each address).
+  std::int32_t start = 0;
+  std::int64_t start_at = 0;
+  std::int64_t start_disp = 0;
 };
+
+// Moves args' walk start below the descriptor levels that one element of theirs covers for the whole of [begin, end):
+// a strided or listed level whose element holds every position moved adds the same offset to every address, so the
+// launch adds it once instead of every thread descending through it (one dependent descriptor read fewer per word;
+// a single-instance transfer always skips the instance level). `nodes`, `lookaside`: the host copy.
+template <class MemSpace>
+void skip_common_levels(const DescriptorNode* nodes, const std::int64_t* lookaside, TraversalArgs<MemSpace>& args) {
+  std::int32_t at = 0;
+  std::int64_t pos = 0, disp = 0;
+  while (true) {
+    const DescriptorNode& n = nodes[at];
+    if ((n.kind != LayoutKind::Strided && n.kind != LayoutKind::IndexedBlock) || n.child < 0) break;
+    const std::int64_t e = (args.begin - pos) / n.elem;
+    if ((args.end - 1 - pos) / n.elem != e) break;
+    disp += n.disp + (n.kind == LayoutKind::Strided ? e * n.stride : lookaside[n.lookaside + e]);
+    pos += e * n.elem;
+    at = n.child;
+  }
+  args.start = at;
+  args.start_at = pos;
+  args.start_disp = disp;
+}
 
 // The descriptor as the team reads it: each team copies the fixed-length nodes into level-0 scratch once, in 16-byte
 // words (jenkins-tpds14); descriptors too large for it are read in place.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "KokkosDDT_Signature.hpp"
 
+#include <array>
+
 namespace KokkosDDT::Impl {
 
 namespace {
@@ -22,13 +24,18 @@ std::uint64_t mod_add(std::uint64_t a, std::uint64_t b) {
   return r >= kPrime ? r - kPrime : r;
 }
 
-std::uint64_t mod_pow(std::uint64_t base, std::uint64_t exponent) {
+// kBase^exponent: one multiplication per set bit of the exponent, from a table of kBase^(2^k) (every constructor
+// concatenates signatures, and squaring anew per call was a tenth of a struct type's creation time).
+std::uint64_t base_pow(std::uint64_t exponent) {
+  static const auto squares = [] {
+    std::array<std::uint64_t, 64> t{};
+    t[0] = kBase;
+    for (int k = 1; k < 64; ++k) t[k] = mod_mul(t[k - 1], t[k - 1]);
+    return t;
+  }();
   std::uint64_t result = 1;
-  while (exponent) {
-    if (exponent & 1) result = mod_mul(result, base);
-    base = mod_mul(base, base);
-    exponent >>= 1;
-  }
+  for (int k = 0; exponent; ++k, exponent >>= 1)
+    if (exponent & 1) result = mod_mul(result, squares[k]);
   return result;
 }
 
@@ -48,7 +55,7 @@ TypeSignature signature_of(Primitive p) { return {element_value(p), 1}; }
 TypeSignature opaque_signature(std::int64_t bytes) { return repeat(signature_of(Primitive::Byte), bytes); }
 
 TypeSignature concat(const TypeSignature& a, const TypeSignature& b) {
-  std::uint64_t shifted = mod_mul(mod_pow(kBase, static_cast<std::uint64_t>(a.length)), b.hash);
+  std::uint64_t shifted = mod_mul(base_pow(static_cast<std::uint64_t>(a.length)), b.hash);
   return {mod_add(a.hash, shifted), a.length + b.length};
 }
 
