@@ -10,8 +10,6 @@
 // --host: on the default host execution space (OpenMP) in a device build.
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -20,6 +18,8 @@
 
 #include "cg_partition.hpp"
 #include "cg_solver.hpp"
+#include "support/Mpi.hpp"
+#include "support/Options.hpp"
 #include "support/Timing.hpp"
 
 namespace {
@@ -70,7 +70,7 @@ std::vector<Row> measure(const std::vector<int>& sizes, int iterations, int reps
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  MPI_Init(&argc, &argv);
+  bench::MpiSession mpi(argc, argv);
   int status = 0;
   {
     Kokkos::ScopeGuard kokkos(argc, argv);
@@ -80,19 +80,16 @@ int main(int argc, char* argv[]) {
     std::vector<int> sizes = {32, 64, 128};
     int iterations = 100, reps = 5;
     std::string csv;
-    for (int i = 1; i < argc; ++i) {
-      const std::string a = argv[i];
-      if (a == "--quick") sizes = {12}, iterations = 10, reps = 2;
-      if (a == "--iterations" && i + 1 < argc) iterations = std::atoi(argv[++i]);
-      if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
-      if (a == "--csv" && i + 1 < argc) csv = argv[++i];
-      if (a == "--n" && i + 1 < argc) {
-        sizes.clear();
-        std::stringstream ss(argv[++i]);
-        for (std::string item; std::getline(ss, item, ',');) sizes.push_back(std::atoi(item.c_str()));
-      }
-    }
-    const bool host = std::find(argv + 1, argv + argc, std::string("--host")) != argv + argc;
+    bool host = false;
+    bench::Options args("cg_bench");
+    const auto quick = [&] { sizes = {12}, iterations = 10, reps = 2; };
+    args.flag("--quick", quick, "n = 12, 10 iterations, 2 repetitions")
+        .flag("--host", host, "on the default host execution space (OpenMP) in a device build")
+        .option("--n", "N,...", sizes, "grid sizes (n^3 cells)")
+        .option("--iterations", "N", iterations, "CG iterations per run")
+        .option("--reps", "N", reps, "repetitions (the variants alternate within each)")
+        .option("--csv", "FILE", csv, "write the rows as CSV");
+    if (const auto done = args.parse(argc, argv, rank == 0)) return *done;
     const std::vector<Row> rows = host ? measure<Kokkos::DefaultHostExecutionSpace>(sizes, iterations, reps, status)
                                        : measure<Kokkos::DefaultExecutionSpace>(sizes, iterations, reps, status);
     const char* space_name = host ? Kokkos::DefaultHostExecutionSpace::name() : Kokkos::DefaultExecutionSpace::name();
@@ -117,6 +114,5 @@ int main(int argc, char* argv[]) {
       if (out) std::fclose(out);
     }
   }
-  MPI_Finalize();
   return status;
 }

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -17,6 +16,8 @@
 
 #include "cg_exchange.hpp"
 #include "cg_partition.hpp"
+#include "support/Mpi.hpp"
+#include "support/Options.hpp"
 #include "support/Timing.hpp"
 
 namespace {
@@ -28,20 +29,16 @@ using namespace cg_example;
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  MPI_Init(&argc, &argv);
+  bench::MpiSession mpi(argc, argv);
   {
     Kokkos::ScopeGuard kokkos(argc, argv);
     int rank = 0, ranks = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     int n = 32, reps = 2000;
-    for (int i = 1; i < argc; ++i) {
-      const std::string a = argv[i];
-      if (a == "--reps" && i + 1 < argc)
-        reps = std::atoi(argv[++i]);
-      else
-        n = std::atoi(argv[i]);
-    }
+    bench::Options args("cg_phases");
+    args.positional("n", n, "the grid is n^3 cells").option("--reps", "N", reps, "timed repetitions of each piece");
+    if (const auto done = args.parse(argc, argv, rank == 0)) return *done;
     const LocalProblem lp = build_local_problem(n, rank, ranks);
     Space space;
     Vector<Space> x("x", lp.owned + std::int64_t(lp.ghosts.size()));
@@ -108,6 +105,5 @@ int main(int argc, char* argv[]) {
       }
     }
   }
-  MPI_Finalize();
   return 0;
 }

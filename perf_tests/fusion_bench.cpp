@@ -34,6 +34,10 @@
 #include <mpi.h>
 #endif
 
+#if defined(KOKKOSDDT_BENCH_MPI)
+#include "support/Mpi.hpp"
+#endif
+#include "support/Options.hpp"
 #include "support/Timing.hpp"
 
 namespace {
@@ -446,24 +450,17 @@ void threshold_sweep(const Space& space) {
 int run(const std::string& csv, const std::string& only);
 
 int main(int argc, char** argv) {
+#if defined(KOKKOSDDT_BENCH_MPI)
+  bench::MpiSession mpi(argc, argv);
+#endif
+  Kokkos::ScopeGuard guard(argc, argv);
   std::string csv = "fusion_bench.csv", only;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--quick")) g_quick = true;
-    if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
-    if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
-  }
-#if defined(KOKKOSDDT_BENCH_MPI)
-  MPI_Init(&argc, &argv);
-#endif
-  int status = 0;
-  {
-    Kokkos::ScopeGuard guard(argc, argv);
-    status = run(csv, only);
-  }
-#if defined(KOKKOSDDT_BENCH_MPI)
-  MPI_Finalize();
-#endif
-  return status;
+  bench::Options args("fusion_bench");
+  args.flag("--quick", g_quick, "small sizes, few repetitions")
+      .option("--csv", "FILE", csv, "write every measurement as CSV")
+      .option("--only", "SECTION", only, "run this section only", {"phases", "halo", "sweep"});
+  if (const auto done = args.parse(argc, argv)) return *done;
+  return run(csv, only);
 }
 
 int run(const std::string& csv, const std::string& only) {

@@ -16,16 +16,17 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
 #include <KokkosDDT_Collectives.hpp>
 #include <mpi.h>
+
+#include "support/Mpi.hpp"
+#include "support/Options.hpp"
 
 namespace {
 
@@ -112,7 +113,7 @@ void alpha_beta() {
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  MPI_Init(&argc, &argv);
+  bench::MpiSession mpi(argc, argv);
   int failures = 0;
   {
     Kokkos::ScopeGuard kokkos(argc, argv);
@@ -123,19 +124,16 @@ int main(int argc, char* argv[]) {
     std::string csv;
     bool ab = false;
     KokkosDDT::CollectiveOptions options;
-    for (int i = 1; i < argc; ++i) {
-      const std::string a = argv[i];
-      if (a == "--quick") bs = {1, 10}, reps = 5, warmup = 2;
-      if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
-      if (a == "--csv" && i + 1 < argc) csv = argv[++i];
-      if (a == "--alpha-beta") ab = true;
-      if (a == "--threshold" && i + 1 < argc) options.direct_threshold = std::atoll(argv[++i]);
-      if (a == "--b" && i + 1 < argc) {
-        bs.clear();
-        std::stringstream ss(argv[++i]);
-        for (std::string x; std::getline(ss, x, ',');) bs.push_back(std::atoll(x.c_str()));
-      }
-    }
+    bench::Options args("gatherv_bench");
+    const auto quick = [&] { bs = {1, 10}, reps = 5, warmup = 2; };
+    args.flag("--quick", quick, "b = 1 and 10, 5 timed calls after 2 untimed ones")
+        .option("--reps", "N", reps, "timed calls per contender and case")
+        .option("--b", "B,...", bs, "average block sizes b (ints per process)")
+        .option("--csv", "FILE", csv, "write the rows as CSV")
+        .option("--threshold", "BYTES", options.direct_threshold,
+                "a subtree with this much data sends it straight to the root (-1: the library's default)")
+        .flag("--alpha-beta", ab, "measure the latency/bandwidth model instead (ranks 0 and 1)");
+    if (const auto done = args.parse(argc, argv, g_rank == 0)) return *done;
     if (ab) {
       if (g_size >= 2) alpha_beta();
     } else {
@@ -269,6 +267,5 @@ int main(int argc, char* argv[]) {
       }
     }
   }
-  MPI_Finalize();
   return failures ? 1 : 0;
 }

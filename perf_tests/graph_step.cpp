@@ -14,7 +14,6 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include <Kokkos_Core.hpp>
@@ -24,6 +23,9 @@
 #ifdef KOKKOS_ENABLE_CUDA
 #include <cuda_runtime.h>
 #endif
+
+#include "support/Mpi.hpp"
+#include "support/Options.hpp"
 
 namespace {
 
@@ -74,16 +76,21 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  MPI_Init(&argc, &argv);
+  bench::MpiSession mpi(argc, argv);
   int status = 0;
   {
     Kokkos::ScopeGuard kokkos(argc, argv);
-    const int n = argc > 1 ? std::max(8, std::atoi(argv[1])) : 64;
-    const int iterations = (argc > 2 ? std::max(2, std::atoi(argv[2])) : 400) / 2 * 2;
-    const bool nccl = !(argc > 3 && std::string(argv[3]) == "mpi");
-    const char* csv = nullptr;
-    for (int a = 1; a + 1 < argc; ++a)
-      if (std::string(argv[a]) == "--csv") csv = argv[a + 1];
+    int n = 64, iterations = 400;
+    std::string transport = "nccl", csv;
+    bench::Options args("graph_step");
+    args.positional("n", n, "cells per dimension (at least 8)")
+        .positional("iterations", iterations, "Jacobi iterations (at least 2, rounded down to an even number)")
+        .positional("transport", transport, "the halo plans' transport", {"mpi", "nccl"})
+        .option("--csv", "FILE", csv, "write the result as CSV");
+    if (const auto done = args.parse(argc, argv)) return *done;
+    n = std::max(8, n);
+    iterations = std::max(2, iterations) / 2 * 2;
+    const bool nccl = transport == "nccl";
     std::array<int, 3> dims{1, 1, 1}, periods{1, 1, 1};
     MPI_Comm cart;
     MPI_Cart_create(MPI_COMM_SELF, 3, dims.data(), periods.data(), 0, &cart);
@@ -153,8 +160,8 @@ int main(int argc, char* argv[]) {
     std::printf("  %-22s %10.2f\n", "eager launches", 1e6 * eager);
     if (graph > 0) std::printf("  %-22s %10.2f   (%.2fx eager)\n", "graph replay", 1e6 * graph, graph / eager);
     std::printf("  graph: %s\n", verdict.c_str());
-    if (csv) {
-      if (FILE* f = std::fopen(csv, "w")) {
+    if (!csv.empty()) {
+      if (FILE* f = std::fopen(csv.c_str(), "w")) {
         std::fprintf(f, "n,transport,messages,eager_us,graph_us,verdict\n%d,%s,%d,%.3f,%.3f,%s\n", n,
                      KokkosDDT::mpi::name(options.transport), step.plan_u.messages(), 1e6 * eager,
                      graph > 0 ? 1e6 * graph : -1.0, verdict.c_str());
@@ -163,6 +170,5 @@ int main(int argc, char* argv[]) {
     }
     MPI_Comm_free(&cart);
   }
-  MPI_Finalize();
   return status;
 }

@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -24,6 +23,8 @@
 #include <mpi.h>
 
 #include "hacc_vblock.hpp"
+#include "support/Mpi.hpp"
+#include "support/Options.hpp"
 #include "support/Timing.hpp"
 
 namespace {
@@ -41,7 +42,7 @@ struct Case {
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  MPI_Init(&argc, &argv);
+  bench::MpiSession mpi(argc, argv);
   {
     Kokkos::ScopeGuard kokkos(argc, argv);
     int rank = 0, ranks = 1;
@@ -51,12 +52,12 @@ int main(int argc, char* argv[]) {
     std::string csv;
     std::vector<Case> cases;
     bool quick = false;
-    for (int i = 1; i < argc; ++i) {
-      const std::string a = argv[i];
-      if (a == "--quick") quick = true, reps = 3;
-      if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
-      if (a == "--csv" && i + 1 < argc) csv = argv[++i];
-    }
+    bench::Options args("hacc_bench");
+    const auto quick_run = [&] { quick = true, reps = 3; };
+    args.flag("--quick", quick_run, "16 and 256 particles, 3 repetitions")
+        .option("--reps", "N", reps, "repetitions (medians)")
+        .option("--csv", "FILE", csv, "write the rows as CSV");
+    if (const auto done = args.parse(argc, argv, rank == 0)) return *done;
     for (int p : quick ? std::vector<int>{16, 256} : std::vector<int>{4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144})
       cases.push_back({"sweep", p});
     if (!quick)  // the seed's run: 32768 particles over 8 ranks, sizes differing per rank
@@ -164,6 +165,5 @@ int main(int argc, char* argv[]) {
     }
     if (out) std::fclose(out);
   }
-  MPI_Finalize();
   return 0;
 }

@@ -39,6 +39,10 @@
 #define HALO_BENCH_NCCL 0
 #endif
 
+#include "support/Mpi.hpp"
+#include "support/Options.hpp"
+#include "support/Timing.hpp"
+
 namespace {
 
 using Space = Kokkos::DefaultExecutionSpace;
@@ -55,11 +59,6 @@ struct Neighbour {
   Box send, recv;
   KokkosDDT::Datatype send_type, recv_type;
 };
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 // One launch copies every box of every field between the fields and a packed buffer: the kernel an application would
 // fuse for its halo. A team per (box, field), its threads over the box's rows, vector lanes along a row; the buffer
@@ -92,18 +91,17 @@ void hand_copy(const Space& space, const std::vector<Field>& fields, const Kokko
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  MPI_Init(&argc, &argv);
+  bench::MpiSession mpi(argc, argv);
   {
     Kokkos::ScopeGuard kokkos(argc, argv);
-    bool quick = false;
-    std::string csv = "halo_bench.csv";
-    for (int i = 1; i < argc; ++i) {
-      if (!std::strcmp(argv[i], "--quick")) quick = true;
-      if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
-    }
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    bool quick = false;
+    std::string csv = "halo_bench.csv";
+    bench::Options args("halo_bench");
+    args.flag("--quick", quick, "n = 8, one field, 5 steps").option("--csv", "FILE", csv, "write the rows as CSV");
+    if (const auto done = args.parse(argc, argv, rank == 0)) return *done;
     std::array<int, 3> dims{}, periods{1, 1, 1}, coords{};
     MPI_Dims_create(size, 3, dims.data());
     MPI_Comm cart;
@@ -357,7 +355,7 @@ int main(int argc, char* argv[]) {
             MPI_Allreduce(MPI_IN_PLACE, &us, 1, MPI_DOUBLE, MPI_MAX, cart);
             t.push_back(us);
           }
-          return median(t);
+          return bench::median(t);
         };
         const double tp = time(run_plan), th = time(run_hand), tr = time(run_region), tc = time(run_deep_copy);
 #if HALO_BENCH_NCCL
@@ -448,6 +446,5 @@ int main(int argc, char* argv[]) {
     if (rank == 0) std::printf("CSV: %s\n", csv.c_str());
     MPI_Comm_free(&cart);
   }
-  MPI_Finalize();
   return 0;
 }

@@ -8,7 +8,9 @@
 // Device-to-host packs write straight into pinned host memory (zero-copy) and are compared with the D2H memcpy
 // bandwidth measured in the same run.
 //
-//   pack_bench_gpu [--quick] [--csv FILE]
+//   pack_bench_gpu [--quick] [--csv FILE] [--only SECTION]
+//
+// SECTION: one table of limits, latency, contiguous, vector, subarray, indexed, struct, d2h (default: all of them).
 //
 // Prints one table per section and writes every measurement as CSV (section,type,block_bytes,packed_bytes,
 // contender,us). Every contender's output is compared with KokkosDDT's on the device; a mismatch is reported.
@@ -26,6 +28,7 @@
 #include <Kokkos_Core.hpp>
 #include <KokkosDDT.hpp>
 
+#include "support/Options.hpp"
 #include "support/Timing.hpp"
 
 #if defined(KOKKOSDDT_HAVE_YAKSA)
@@ -723,20 +726,23 @@ void d2h_section(const Kokkos::Cuda& exec) {
 
 int main(int argc, char* argv[]) {
   Kokkos::ScopeGuard guard(argc, argv);
+  const std::vector<std::pair<const char*, void (*)(const Kokkos::Cuda&)>> sections = {
+      {"limits", limits},
+      {"latency", latency_section},
+      {"contiguous", contiguous_section},
+      {"vector", vector_section},
+      {"subarray", subarray_section},
+      {"indexed", indexed_section},
+      {"struct", struct_section},
+      {"d2h", d2h_section}};
+  std::vector<std::string> section_names;
+  for (const auto& section : sections) section_names.push_back(section.first);
   std::string csv = "pack_bench_gpu.csv", only;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--quick")
-      g_quick = true;
-    else if (a == "--csv" && i + 1 < argc)
-      csv = argv[++i];
-    else if (a == "--only" && i + 1 < argc)
-      only = argv[++i];
-    else {
-      std::fprintf(stderr, "usage: %s [--quick] [--csv FILE] [--only SECTION]\n", argv[0]);
-      return 2;
-    }
-  }
+  bench::Options args("pack_bench_gpu");
+  args.flag("--quick", g_quick, "small sizes, few repetitions")
+      .option("--csv", "FILE", csv, "write every measurement as CSV")
+      .option("--only", "SECTION", only, "run this section only", section_names);
+  if (const auto done = args.parse(argc, argv)) return *done;
   CK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
   int bad = 0;
   {
@@ -760,15 +766,6 @@ int main(int argc, char* argv[]) {
       return 1;
     }
     std::fprintf(g_csv, "section,type,block_bytes,packed_bytes,contender,us\n");
-    const std::vector<std::pair<const char*, void (*)(const Kokkos::Cuda&)>> sections = {
-        {"limits", limits},
-        {"latency", latency_section},
-        {"contiguous", contiguous_section},
-        {"vector", vector_section},
-        {"subarray", subarray_section},
-        {"indexed", indexed_section},
-        {"struct", struct_section},
-        {"d2h", d2h_section}};
     for (const auto& [name, run] : sections)
       if (only.empty() || only == name) {
         run(exec);

@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -26,6 +25,9 @@
 #include <KokkosDDT.hpp>
 #include <KokkosDDT_MPI.hpp>
 
+#include "support/Mpi.hpp"
+#include "support/OneThread.hpp"
+#include "support/Options.hpp"
 #include "support/Timing.hpp"
 
 namespace {
@@ -129,29 +131,21 @@ std::vector<Case> make_cases(const Options& o) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  MPI_Init(&argc, &argv);
+  bench::MpiSession mpi(argc, argv);
   Kokkos::ScopeGuard guard(argc, argv);
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--quick")
-      o.quick = true, o.min_seconds = 0.0;
-    else if (a == "--csv" && i + 1 < argc)
-      o.csv = argv[++i];
-    else if (a == "--max-source-gib" && i + 1 < argc)
-      o.max_source_gib = std::atof(argv[++i]);
-    else if (a == "--min-seconds" && i + 1 < argc)
-      o.min_seconds = std::atof(argv[++i]);
-    else {
-      std::fprintf(stderr, "usage: %s [--quick] [--csv FILE] [--max-source-gib G] [--min-seconds S]\n", argv[0]);
-      return 2;
-    }
-  }
+  bench::Options args("pack_bench_host");
+  const auto quick = [&] { o.quick = true, o.min_seconds = 0.0; };
+  args.flag("--quick", quick, "4 and 64 KiB packed, --min-seconds 0 (3 rounds per case)")
+      .option("--csv", "FILE", o.csv, "write one row per case as CSV")
+      .option("--max-source-gib", "G", o.max_source_gib, "the largest source of a vector or indexed case, GiB")
+      .option("--min-seconds", "S", o.min_seconds, "timing per case (contenders in turn, 3 to 200 rounds)");
+  if (const auto done = args.parse(argc, argv)) return *done;
 
   // One thread: a one-thread partition of the host space; all threads: the whole space.
   Host all;
   const int threads = all.concurrency();
-  Host one = threads > 1 ? Kokkos::Experimental::partition_space(all, 1, threads - 1)[0] : all;
+  Host one = bench::one_thread(all);
   std::printf("KokkosDDT %s host pack benchmark: %s, 1 and %d threads; MPI_Pack from the linked MPI library\n",
               KOKKOSDDT_VERSION, Host::name(), threads);
 
@@ -237,7 +231,5 @@ int main(int argc, char* argv[]) {
   std::printf("%s; goals %s\n",
               all_correct ? "all results byte-identical to the hand loop and MPI_Pack" : "WRONG RESULTS",
               all_goals ? "met on every case" : "missed on some cases (see the goal column)");
-  int rc = all_correct ? 0 : 1;
-  MPI_Finalize();
-  return rc;
+  return all_correct ? 0 : 1;
 }

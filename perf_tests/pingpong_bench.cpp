@@ -21,7 +21,6 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,6 +28,10 @@
 #include <Kokkos_Core.hpp>
 #include <KokkosDDT_MPI.hpp>
 #include <mpi.h>
+
+#include "support/Mpi.hpp"
+#include "support/Options.hpp"
+#include "support/Timing.hpp"
 
 namespace {
 
@@ -67,11 +70,6 @@ struct Case {
   KokkosDDT::Datatype type;                   // committed KokkosDDT vector
   MPI_Datatype mpi_type = MPI_DATATYPE_NULL;  // committed MPI vector (where the MPI reaches M)
 };
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 void fill_index(const Space& space, const Typed& v) {
   Kokkos::parallel_for(
@@ -202,7 +200,7 @@ double ping_pong(const Case& c, Contender who, const Typed& sview, const Typed& 
     once();
     t.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / 2);
   }
-  return median(t);
+  return bench::median(t);
 }
 
 // The whole benchmark on ranks 0 and 1; false when a contender delivered wrong data.
@@ -285,19 +283,19 @@ bool run(int rank, bool quick, const std::string& csv) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  MPI_Init(&argc, &argv);
+  bench::MpiSession mpi(argc, argv);
   int failed = 0;
   {
     Kokkos::ScopeGuard kokkos(argc, argv);
-    bool quick = false;
-    std::string csv = "pingpong_bench.csv";
-    for (int i = 1; i < argc; ++i) {
-      if (!std::strcmp(argv[i], "--quick")) quick = true;
-      if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
-    }
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    bool quick = false;
+    std::string csv = "pingpong_bench.csv";
+    bench::Options args("pingpong_bench");
+    args.flag("--quick", quick, "8-byte blocks, 1 KiB and 64 KiB messages")
+        .option("--csv", "FILE", csv, "write the rows as CSV");
+    if (const auto done = args.parse(argc, argv, rank == 0)) return *done;
     if (size != 2) {
       if (rank == 0) std::printf("pingpong_bench: needs exactly 2 ranks (mpiexec -n 2), got %d; nothing to do\n", size);
     } else {
@@ -305,6 +303,5 @@ int main(int argc, char* argv[]) {
       MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     }
   }
-  MPI_Finalize();
   return failed;
 }

@@ -18,6 +18,7 @@
 #include <KokkosDDT.hpp>
 #include <KokkosDDT_MPI.hpp>
 
+#include "../support/OneThread.hpp"
 #include "../support/Timing.hpp"
 #include "MicroApp.hpp"
 #include "MpiSide.hpp"
@@ -62,8 +63,7 @@ int pingpong(bool quick, const std::string& csv_name, double min_seconds) {
   add_transpose_apps(apps, quick);
 
   Host all;
-  const Host one =
-      all.concurrency() > 1 ? Kokkos::Experimental::partition_space(all, 1, all.concurrency() - 1)[0] : all;
+  const Host one = bench::one_thread(all);
   FILE* csv = rank == 0 ? std::fopen(csv_name.c_str(), "w") : nullptr;
   if (rank == 0) {
     if (!csv) std::fprintf(stderr, "cannot write %s\n", csv_name.c_str());

@@ -13,7 +13,6 @@
 #include <mpi.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -22,6 +21,9 @@
 #include <KokkosDDT.hpp>
 #include <KokkosDDT_MPI.hpp>
 
+#include "../support/Mpi.hpp"
+#include "../support/OneThread.hpp"
+#include "../support/Options.hpp"
 #include "../support/Timing.hpp"
 #include "MicroApp.hpp"
 #include "MpiSide.hpp"
@@ -293,7 +295,7 @@ int run(const Options& o) {
 
   Host all;
   const int threads = all.concurrency();
-  Host one = threads > 1 ? Kokkos::Experimental::partition_space(all, 1, threads - 1)[0] : all;
+  Host one = bench::one_thread(all);
   std::printf("KokkosDDT %s ddtbench micro-apps: host %s (1 and %d threads)%s%s; MPI_Pack from the linked MPI\n",
               KOKKOSDDT_VERSION, Host::name(), threads, kDevice ? ", device " : "", kDevice ? Exec::name() : "");
 
@@ -360,41 +362,23 @@ int run(const Options& o) {
 }  // namespace ddtbench
 
 int main(int argc, char* argv[]) {
-  MPI_Init(&argc, &argv);
-  int rc = 0;
-  {
-    Kokkos::ScopeGuard guard(argc, argv);
-    ddtbench::Options o;
-    bool pingpong_only = false, device_rounds = false;
-    for (int i = 1; i < argc; ++i) {
-      const std::string a = argv[i];
-      if (a == "--verify")
-        o.verify_only = true;
-      else if (a == "--quick")
-        o.quick = true, o.min_seconds = 0.0;
-      else if (a == "--pingpong")
-        pingpong_only = true;
-      else if (a == "--device-rounds")
-        device_rounds = true;
-      else if (a == "--csv" && i + 1 < argc)
-        o.csv = argv[++i];
-      else if (a == "--test" && i + 1 < argc)
-        o.only = argv[++i];
-      else if (a == "--min-seconds" && i + 1 < argc)
-        o.min_seconds = std::atof(argv[++i]);
-      else {
-        std::fprintf(stderr,
-                     "usage: %s [--verify] [--quick] [--pingpong] [--device-rounds] [--csv FILE] [--test NAME] "
-                     "[--min-seconds S]\n",
-                     argv[0]);
-        rc = 2;
-      }
-    }
-    if (rc == 0)
-      rc = pingpong_only   ? ddtbench::pingpong(o.quick, o.csv, o.min_seconds)
-           : device_rounds ? ddtbench::device_rounds(o)
-                           : ddtbench::run(o);
-  }
-  MPI_Finalize();
-  return rc;
+  bench::MpiSession mpi(argc, argv);
+  Kokkos::ScopeGuard guard(argc, argv);
+  int rank = 0;  // (--pingpong runs under mpiexec: rank 0 alone reports a bad command line)
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  ddtbench::Options o;
+  bool pingpong_only = false, device_rounds = false;
+  bench::Options args("ddtbench");
+  const auto quick = [&] { o.quick = true, o.min_seconds = 0.0; };
+  args.flag("--verify", o.verify_only, "verify every micro-app at its smallest size, then stop")
+      .flag("--quick", quick, "the smallest size of each test, --min-seconds 0")
+      .flag("--pingpong", pingpong_only, "the seed's ping-pong instead (mpiexec -n 2)")
+      .flag("--device-rounds", device_rounds, "a warm-up and a measured round of kernels per test, for ncu")
+      .option("--csv", "FILE", o.csv, "write one row per case as CSV")
+      .option("--test", "NAME", o.only, "only this test (WRF_x_vec, FFT, ...)")
+      .option("--min-seconds", "S", o.min_seconds, "timing per case (contenders in turn)");
+  if (const auto done = args.parse(argc, argv, rank == 0)) return *done;
+  return pingpong_only   ? ddtbench::pingpong(o.quick, o.csv, o.min_seconds)
+         : device_rounds ? ddtbench::device_rounds(o)
+                         : ddtbench::run(o);
 }

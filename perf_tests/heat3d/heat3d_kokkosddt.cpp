@@ -4,19 +4,25 @@
 // CSV line is labelled Kokkos+DDT_MPI or Kokkos+DDT_NCCL), its deep_copy packs and KokkosComm::send/recv replaced by
 // plan.start(space); interior kernel; plan.wait(); boundary kernel.
 //
-//   mpiexec -n 2 heat3d_kokkosddt [nccl]      (perf_tests/heat3d/run_heat3d.sh builds the original and runs both)
+//   mpiexec -n 2 heat3d_kokkosddt [mpi | nccl = mpi]
+//
+// perf_tests/heat3d/run_heat3d.sh builds the original and runs both, with the same arguments: Google Benchmark's
+// options (--benchmark_*), which the original takes, are accepted here and ignored.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <exception>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
 #include <KokkosDDT_MPI.hpp>
 #include <mpi.h>
+
+#include "../support/Options.hpp"
 
 namespace {
 
@@ -406,14 +412,22 @@ int main(int argc, char* argv[]) {
   Kokkos::initialize();
   int status = 0;
   {
-    const bool nccl = argc > 1 && std::string(argv[argc - 1]) == "nccl";
-    for (int a = 1; a < argc - (nccl ? 1 : 0); ++a)  // (--benchmark_color: this program prints no colours anyway)
-      if (rank == 0 && std::string(argv[a]).rfind("--benchmark_color", 0) != 0)
-        std::fprintf(stderr, "heat3d_kokkosddt: argument %s ignored\n", argv[a]);
-    const auto transport = nccl ? KokkosDDT::mpi::TransportKind::NCCL : KokkosDDT::mpi::TransportKind::MPI;
+    std::string transport_name = "mpi";
+    std::vector<std::string> benchmark_options;
+    bench::Options args("heat3d_kokkosddt");
+    args.positional("transport", transport_name, "the halo plan's transport", {"mpi", "nccl"})
+        .pass_through("--benchmark_", benchmark_options, "the original's Google Benchmark options: ignored");
+    const std::optional<int> done = args.parse(argc, argv, rank == 0);
+    for (const std::string& a : benchmark_options)  // (--benchmark_color: this program prints no colours anyway)
+      if (!done && rank == 0 && a.rfind("--benchmark_color", 0) != 0)
+        std::fprintf(stderr, "heat3d_kokkosddt: argument %s ignored\n", a.c_str());
+    const auto transport =
+        transport_name == "nccl" ? KokkosDDT::mpi::TransportKind::NCCL : KokkosDDT::mpi::TransportKind::MPI;
     const std::string label = std::string("Kokkos+DDT_") + KokkosDDT::mpi::name(transport);
     const std::string name = "benchmark_heat3d_ddt/iterations:1/repeats:10/manual_time";
-    if (!KokkosDDT::mpi::has_transport(transport)) {
+    if (done) {
+      status = *done;
+    } else if (!KokkosDDT::mpi::has_transport(transport)) {
       if (rank == 0) std::fprintf(stderr, "heat3d_kokkosddt: this build has no NCCL transport\n");
       status = 2;
     } else {
