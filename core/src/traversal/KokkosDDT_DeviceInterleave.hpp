@@ -36,8 +36,10 @@ struct DeviceInterleave {
   TraversalArgs<MemSpace> args;
   std::int64_t threads_per_team = 1;  // the flat launch's T
   bool packed_wide = false;           // the packed side in PW-byte words: set at launch from packed_words_fit()
-  InlineDescriptor<InlineBytes> carried;  // InlineBytes > 0: the descriptor itself
-  Divisor per_team;                       // divides by threads_per_team (flat launches; set with it)
+  Divisor per_team;                   // divides by threads_per_team (flat launches; set with it)
+  // InlineBytes > 0: the descriptor itself. Last, so that the scalars every thread reads first share the parameter
+  // bank's first lines.
+  InlineDescriptor<InlineBytes> carried;
 
   KOKKOS_FUNCTION void operator()(const Member& team) const {
     run_tile(team, team_descriptor(team, args), team.league_rank());

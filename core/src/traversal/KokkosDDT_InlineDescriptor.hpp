@@ -20,8 +20,8 @@ namespace KokkosDDT::Impl {
 template <int Bytes>
 struct InlineDescriptor {
   static_assert(Bytes % 16 == 0, "the nodes are 16-byte aligned");
+  std::int32_t lookaside_at = 0;  // byte offset of the lookaside entries (after the nodes); first, next to the nodes
   alignas(16) unsigned char bytes[Bytes];
-  std::int32_t lookaside_at = 0;  // byte offset of the lookaside entries (after the nodes)
 
   static constexpr bool fits(std::int64_t nodes, std::int64_t lookaside) {
     return nodes * static_cast<std::int64_t>(sizeof(DescriptorNode)) +
