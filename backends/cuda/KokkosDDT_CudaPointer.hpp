@@ -8,6 +8,6 @@ namespace KokkosDDT::Impl {
 
 PointerKind cuda_pointer_kind(const void* p);
 bool cuda_is_device_pointer(const void* p);  // the one question host execution spaces ask
-bool cuda_device_reads_pageable_memory();  // HMM/ATS systems: GPU kernels may touch pageable host memory
+bool cuda_device_reads_pageable_memory();    // HMM/ATS systems: GPU kernels may touch pageable host memory
 
 }  // namespace KokkosDDT::Impl

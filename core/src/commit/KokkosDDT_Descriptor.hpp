@@ -16,17 +16,17 @@ namespace KokkosDDT::Impl {
 
 struct alignas(16) DescriptorNode {
   LayoutKind kind;
-  std::int32_t child;        // node index of the element type; -1: terminal, elements are dense bytes
-  std::int64_t disp;         // bytes added on entering the node
-  std::int64_t size;         // packed bytes of one instance
-  std::int64_t extent;       // step between instances when a Struct parent repeats this node
-  std::int64_t count;        // blocks (Struct: fields; Contig: 1)
-  std::int64_t stride;       // Strided: bytes between blocks
-  std::int64_t elem;         // packed bytes of one element (Indexed terminal: 1)
-  std::int64_t elem_extent;  // Indexed: step between elements of one block
-  std::int64_t lookaside;    // offset of this node's entries in the lookaside array
-  Divisor div_elem;          // divides by elem
-  Divisor div_size;          // divides by size (used by a Struct parent and for count > 1)
+  std::int32_t child;         // node index of the element type; -1: terminal, elements are dense bytes
+  std::int64_t disp;          // bytes added on entering the node
+  std::int64_t size;          // packed bytes of one instance
+  std::int64_t extent;        // step between instances when a Struct parent repeats this node
+  std::int64_t count;         // blocks (Struct: fields; Contig: 1)
+  std::int64_t stride;        // Strided: bytes between blocks
+  std::int64_t elem;          // packed bytes of one element (Indexed terminal: 1)
+  std::int64_t elem_extent;   // Indexed: step between elements of one block
+  std::int64_t lookaside;     // offset of this node's entries in the lookaside array
+  Divisor div_elem;           // divides by elem
+  Divisor div_size;           // divides by size (used by a Struct parent and for count > 1)
   std::int32_t bucket_shift;  // Indexed, Struct: log2 of the bucket table's bytes per bucket; -1: no table
   std::int32_t reserved;
 };

@@ -88,8 +88,7 @@ void launch_interleave(const ExecSpace& space, const std::string& label, Kernel&
     if (!error.empty()) throw_error(ErrorCode::Backend, label, "launch", error);
   } else {
     Kokkos::TeamPolicy<ExecSpace> policy(space, static_cast<int>(teams), team_size);
-    if (kernel.args.cache_descriptor)
-      policy.set_scratch_size(0, Kokkos::PerTeam(descriptor_scratch_bytes(node_count)));
+    if (kernel.args.cache_descriptor) policy.set_scratch_size(0, Kokkos::PerTeam(descriptor_scratch_bytes(node_count)));
     Kokkos::parallel_for(label, policy, kernel);
   }
 }
@@ -118,8 +117,8 @@ void launch_traversal_words(const ExecSpace& space, const CommittedType& type, c
         return;
       }
     }
-    Kokkos::TeamPolicy<ExecSpace> policy(space, static_cast<int>((end - begin + kernel.args.tile - 1) / kernel.args.tile),
-                                         Shape::team_size());
+    Kokkos::TeamPolicy<ExecSpace> policy(
+        space, static_cast<int>((end - begin + kernel.args.tile - 1) / kernel.args.tile), Shape::team_size());
     if (kernel.args.cache_descriptor) policy.set_scratch_size(0, Kokkos::PerTeam(descriptor_scratch_bytes(nodes)));
     Kokkos::parallel_for(label, policy, kernel);
   } else {

@@ -47,7 +47,8 @@ struct InlineDescriptor {
   }
 };
 
-// No inline descriptor (Config::inline_descriptor_bytes = 0): the kernel reads the descriptor's copy in its memory space.
+// No inline descriptor (Config::inline_descriptor_bytes = 0): the kernel reads the descriptor's copy in its memory
+// space.
 template <>
 struct InlineDescriptor<0> {
   static constexpr bool fits(std::int64_t, std::int64_t) { return false; }
