@@ -90,7 +90,10 @@ std::string to_text(T v) {
 template <class T>
 std::string to_text(const std::vector<T>& v) {
   std::string s;
-  for (const T& x : v) s += (s.empty() ? "" : ",") + to_text(x);
+  for (const T& x : v) {  // (appended in two steps: GCC 12's -Wrestrict misfires on "," + std::string in C++20)
+    if (!s.empty()) s += ',';
+    s += to_text(x);
+  }
   return s;
 }
 
