@@ -2,7 +2,10 @@
 // The main job: a distributed 3-D Jacobi solve of -laplace(u) = f (7-point stencil) on an MPI process grid, the ghost
 // layers exchanged each iteration by a KokkosDDT halo plan. Walls at x = 0 and x = 1 (u = 0), periodic in y and z.
 //
-//   mpiexec -n 4 jacobi3d [cells per dimension = 64] [iterations = 100] [transport: mpi | nccl]
+//   mpiexec -n 4 jacobi3d [cells = 64] [iterations = 100] [transport: mpi | nccl]
+//
+// cells: N for an N^3 grid, or NXxNYxNZ (e.g. 256x128x128: two ranks of 128^3 each, for weak scaling). The cell
+// width is 1 / (NX + 1) in every dimension.
 //
 // Each iteration overlaps the exchange with the work that does not need it, the pattern halo plans are made for:
 //
@@ -41,13 +44,15 @@ struct Block {
   std::array<int, 3> lo{}, n{};  // first global cell and cells of this rank, per dimension
 };
 
-Block block_of(MPI_Comm cart, int cells) {
+using Cells = std::array<int, 3>;  // the global grid
+
+Block block_of(MPI_Comm cart, const Cells& cells) {
   std::array<int, 3> dims{}, periods{}, coords{};
   MPI_Cart_get(cart, 3, dims.data(), periods.data(), coords.data());
   Block b;
   for (int k = 0; k < 3; ++k) {
-    b.lo[k] = static_cast<int>(static_cast<long>(coords[k]) * cells / dims[k]);
-    b.n[k] = static_cast<int>(static_cast<long>(coords[k] + 1) * cells / dims[k]) - b.lo[k];
+    b.lo[k] = static_cast<int>(static_cast<long>(coords[k]) * cells[k] / dims[k]);
+    b.n[k] = static_cast<int>(static_cast<long>(coords[k] + 1) * cells[k] / dims[k]) - b.lo[k];
   }
   return b;
 }
@@ -126,11 +131,12 @@ class StagedExchange {
 };
 
 // `iterations` Jacobi sweeps on the process grid `cart`, the halo exchanged over `transport`.
-Result solve(MPI_Comm cart, int cells, int iterations, KokkosDDT::mpi::TransportKind transport, bool compare_staged) {
+Result solve(MPI_Comm cart, const Cells& cells, int iterations, KokkosDDT::mpi::TransportKind transport,
+             bool compare_staged) {
   Result r;
   r.block = block_of(cart, cells);
   const std::array<int, 3> lo = r.block.lo, n = r.block.n;
-  const double h2 = 1.0 / ((cells + 1.0) * (cells + 1.0));
+  const double h2 = 1.0 / ((cells[0] + 1.0) * (cells[0] + 1.0));
   Space space;
   Field u("u", n[0] + 2, n[1] + 2, n[2] + 2), v("v", n[0] + 2, n[1] + 2, n[2] + 2);
   // Two plans, one per buffer (the sweep alternates between them): built once, run every iteration.
@@ -142,6 +148,7 @@ Result solve(MPI_Comm cart, int cells, int iterations, KokkosDDT::mpi::Transport
   r.messages = plan_u.messages();
   r.bytes = plan_u.bytes_per_step();
   const int x0 = lo[0], y0 = lo[1], z0 = lo[2];
+  const int cx = cells[0], cy = cells[1], cz = cells[2];
   // The sweep of the cells [lo, hi) per dimension; `shell`: only those next to a ghost layer.
   auto sweep = [&](const Field& from, const Field& to, int first, int end_offset, bool shell) {
     const int n0 = n[0], n1 = n[1], n2 = n[2];
@@ -153,10 +160,10 @@ Result solve(MPI_Comm cart, int cells, int iterations, KokkosDDT::mpi::Transport
           if (shell && i > 1 && i < n0 && j > 1 && j < n1 && k > 1 && k < n2) return;  // (the interior sweep's)
           // f: a unit source in a box around the domain's centre
           const int gx = x0 + i - 1, gy = y0 + j - 1, gz = z0 + k - 1;
-          const double f = (gx >= cells / 4 && gx < 3 * cells / 4 && gy >= cells / 3 && gy < 2 * cells / 3 &&
-                            gz >= cells / 3 && gz < 2 * cells / 3)
-                               ? 1.0
-                               : 0.0;
+          const double f =
+              (gx >= cx / 4 && gx < 3 * cx / 4 && gy >= cy / 3 && gy < 2 * cy / 3 && gz >= cz / 3 && gz < 2 * cz / 3)
+                  ? 1.0
+                  : 0.0;
           to(i, j, k) = (from(i - 1, j, k) + from(i + 1, j, k) + from(i, j - 1, k) + from(i, j + 1, k) +
                          from(i, j, k - 1) + from(i, j, k + 1) + h2 * f) /
                         6.0;
@@ -212,7 +219,10 @@ int main(int argc, char* argv[]) {
   int status = 0;
   {
     Kokkos::ScopeGuard kokkos(argc, argv);
-    const int cells = argc > 1 ? std::max(4, std::atoi(argv[1])) : 64;
+    Cells cells{64, 64, 64};
+    if (argc > 1 && std::sscanf(argv[1], "%dx%dx%d", &cells[0], &cells[1], &cells[2]) != 3)
+      cells[0] = cells[1] = cells[2] = std::atoi(argv[1]);
+    for (int& c : cells) c = std::max(4, c);
     const int iterations = argc > 2 ? std::max(1, std::atoi(argv[2])) : 100;
     const bool nccl = argc > 3 && std::string(argv[3]) == "nccl";
     const auto transport = nccl ? KokkosDDT::mpi::TransportKind::NCCL : KokkosDDT::mpi::TransportKind::MPI;
@@ -250,9 +260,9 @@ int main(int argc, char* argv[]) {
     MPI_Reduce(&staged_adds, &staged_exchange, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (rank == 0) {
       std::printf(
-          "jacobi3d: %d^3 cells on %d ranks (grid %d x %d x %d; walls in x, periodic in y and z), %s, %d "
+          "jacobi3d: %dx%dx%d cells on %d ranks (grid %d x %d x %d; walls in x, periodic in y and z), %s, %d "
           "iterations\n",
-          cells, size, dims[0], dims[1], dims[2], Space::name(), iterations);
+          cells[0], cells[1], cells[2], size, dims[0], dims[1], dims[2], Space::name(), iterations);
       std::printf("  halo plan on rank 0 over %s: %d neighbours, %d messages and 2 launches per exchange, %lld bytes\n",
                   KokkosDDT::mpi::name(transport), dist.neighbors, dist.messages, dist.bytes);
       std::printf("  time per iteration: %.1f us, of which the halo exchange adds %.1f us (%.0f %%) (slowest rank)\n",

@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The CG example's ghost exchange (examples/cg_poisson) three ways, in the same solver on the same partition:
-// KokkosDDT (persistent indexed sends, fused packs), a hand-written gather kernel + contiguous MPI, and MPI derived
-// datatypes (MPI_Type_create_indexed_block) handed to the MPI. Each run is `iterations` CG iterations (no early
-// stop); the three variants alternate within each repetition and must produce the same iterate. Prints, per grid
-// size, the median time per iteration, the median exchange time per iteration and its ratio to the hand-written one.
+// The CG example's ghost exchange (examples/cg_poisson) several ways, in the same solver on the same partition:
+// KokkosDDT (persistent indexed sends, fused packs), a hand-written gather kernel + contiguous MPI, MPI derived
+// datatypes (MPI_Type_create_indexed_block) handed to the MPI, and the same messages as one KokkosDDT ExchangePlan
+// over MPI (plan-mpi) and, with --nccl, over NCCL (plan-nccl). Each run is `iterations` CG iterations (no early
+// stop); the variants alternate within each repetition and must produce the same iterate. Prints, per grid size, the
+// median time per iteration, the median exchange time per iteration and its ratio to the hand-written one.
 //
-//   mpiexec -n 4 cg_bench [--quick] [--host] [--n 32,64,128] [--iterations 100] [--reps 5] [--csv out.csv]
+//   mpiexec -n 4 cg_bench [--quick] [--host] [--nccl] [--n 32,64,128] [--iterations 100] [--reps 5] [--csv out.csv]
 //
-// --host: on the default host execution space (OpenMP) in a device build.
+// --host: on the default host execution space (OpenMP) in a device build. --nccl: one GPU per rank.
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
@@ -32,37 +34,48 @@ struct Row {
   double iteration_us = 0, exchange_us = 0;
 };
 
-// The three exchanges on execution space S, for each grid size; `status` becomes 1 if an iterate differs.
+// A run of CG with one exchange.
 template <class S>
-std::vector<Row> measure(const std::vector<int>& sizes, int iterations, int reps, int& status) {
+using Variant = CgResult (*)(const S&, const LocalProblem&, MPI_Comm, double, int);
+
+// The exchanges on execution space S (the plan over NCCL too when `nccl`), for each grid size; `status` becomes 1 if
+// an iterate differs.
+template <class S>
+std::vector<Row> measure(const std::vector<int>& sizes, int iterations, int reps, bool nccl, int& status) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   S space;
+  using KokkosDDT::mpi::TransportKind;
+  std::vector<std::pair<const char*, Variant<S>>> variants = {
+      {KokkosDDTExchange<S>::name, conjugate_gradient<KokkosDDTExchange<S>, S>},
+      {HandExchange<S>::name, conjugate_gradient<HandExchange<S>, S>},
+      {MpiDatatypeExchange<S>::name, conjugate_gradient<MpiDatatypeExchange<S>, S>},
+      {PlanExchange<S, TransportKind::MPI>::name, conjugate_gradient<PlanExchange<S, TransportKind::MPI>, S>}};
+  if (nccl)
+    variants.push_back(
+        {PlanExchange<S, TransportKind::NCCL>::name, conjugate_gradient<PlanExchange<S, TransportKind::NCCL>, S>});
   std::vector<Row> rows;
   for (const int n : sizes) {
     const LocalProblem lp = build_local_problem(n, rank, ranks);
-    std::vector<double> it_us[3], ex_us[3];
+    std::vector<std::vector<double>> it_us(variants.size()), ex_us(variants.size());
     std::vector<double> reference;
     for (int rep = 0; rep < reps; ++rep) {
-      for (int v = 0; v < 3; ++v) {
-        const CgResult r = v == 0 ? conjugate_gradient<KokkosDDTExchange<S>>(space, lp, MPI_COMM_WORLD, 0.0, iterations)
-                           : v == 1
-                               ? conjugate_gradient<HandExchange<S>>(space, lp, MPI_COMM_WORLD, 0.0, iterations)
-                               : conjugate_gradient<MpiDatatypeExchange<S>>(space, lp, MPI_COMM_WORLD, 0.0, iterations);
+      for (std::size_t v = 0; v < variants.size(); ++v) {
+        const CgResult r = variants[v].second(space, lp, MPI_COMM_WORLD, 0.0, iterations);
         it_us[v].push_back(1e6 * r.seconds / iterations);
         ex_us[v].push_back(1e6 * r.exchange_seconds / iterations);
         if (reference.empty()) reference = r.x;
         int same = r.x == reference ? 1 : 0, all = 0;
         MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
         if (!all) {
-          if (rank == 0) std::fprintf(stderr, "cg_bench: n=%d variant %d computed another iterate\n", n, v);
+          if (rank == 0) std::fprintf(stderr, "cg_bench: n=%d %s computed another iterate\n", n, variants[v].first);
           status = 1;
         }
       }
     }
-    const char* names[3] = {KokkosDDTExchange<S>::name, HandExchange<S>::name, MpiDatatypeExchange<S>::name};
-    for (int v = 0; v < 3; ++v) rows.push_back(Row{n, names[v], bench::median(it_us[v]), bench::median(ex_us[v])});
+    for (std::size_t v = 0; v < variants.size(); ++v)
+      rows.push_back(Row{n, variants[v].first, bench::median(it_us[v]), bench::median(ex_us[v])});
   }
   return rows;
 }
@@ -80,18 +93,26 @@ int main(int argc, char* argv[]) {
     std::vector<int> sizes = {32, 64, 128};
     int iterations = 100, reps = 5;
     std::string csv;
-    bool host = false;
+    bool host = false, nccl = false;
     bench::Options args("cg_bench");
     const auto quick = [&] { sizes = {12}, iterations = 10, reps = 2; };
     args.flag("--quick", quick, "n = 12, 10 iterations, 2 repetitions")
         .flag("--host", host, "on the default host execution space (OpenMP) in a device build")
+        .flag("--nccl", nccl, "also the plan over NCCL (CUDA builds with NCCL, one GPU per rank)")
         .option("--n", "N,...", sizes, "grid sizes (n^3 cells)")
         .option("--iterations", "N", iterations, "CG iterations per run")
         .option("--reps", "N", reps, "repetitions (the variants alternate within each)")
         .option("--csv", "FILE", csv, "write the rows as CSV");
     if (const auto done = args.parse(argc, argv, rank == 0)) return *done;
-    const std::vector<Row> rows = host ? measure<Kokkos::DefaultHostExecutionSpace>(sizes, iterations, reps, status)
-                                       : measure<Kokkos::DefaultExecutionSpace>(sizes, iterations, reps, status);
+    if (nccl &&
+        (host || !KokkosDDT::mpi::has_transport(KokkosDDT::mpi::TransportKind::NCCL) ||
+         Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible)) {
+      if (rank == 0) std::fprintf(stderr, "cg_bench: --nccl needs a CUDA build with NCCL and no --host\n");
+      return 2;
+    }
+    const std::vector<Row> rows =
+        host ? measure<Kokkos::DefaultHostExecutionSpace>(sizes, iterations, reps, false, status)
+             : measure<Kokkos::DefaultExecutionSpace>(sizes, iterations, reps, nccl, status);
     const char* space_name = host ? Kokkos::DefaultHostExecutionSpace::name() : Kokkos::DefaultExecutionSpace::name();
     if (rank == 0) {
       std::printf("cg_bench: %d ranks, %s, %d iterations x %d repetitions (medians); MPI %s\n", ranks, space_name,

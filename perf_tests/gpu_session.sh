@@ -8,6 +8,7 @@
 #   bash perf_tests/gpu_session.sh kokkos env build-mpi test-mpi        (the MPI layer's tests alone, under MPS)
 #   bash perf_tests/gpu_session.sh kokkos build-mpi test-mpi halo-gpu   (+ the GPU halo step: jacobi3d, halo_bench)
 #   bash perf_tests/gpu_session.sh kokkos build-mpi graph halo-compare  (+ CUDA graphs of steps; before against after)
+#   bash perf_tests/gpu_session.sh kokkos build-two-gpu                 (what perf_tests/two_gpu.sh runs, on two GPUs)
 #   bash perf_tests/gpu_session.sh fresh                                (README's one CUDA command, nothing installed)
 #   bash perf_tests/gpu_session.sh kokkos build-engine   then   engine-test engine-compare   (before against after)
 #
@@ -111,6 +112,12 @@ for stage in "$@"; do
       run configure-mpi cmake --preset cuda -DKokkosDDT_DISCOVER_TESTS=OFF "${preset_flags[@]}"
       run build-mpi cmake --build --preset cuda -j "$jobs" --target kokkosddt_unit_tests_Cuda kokkosddt_mpi_tests_Cuda \
         kokkosddt_mpi_tests_OpenMP kokkosddt_collectives_tests jacobi3d halo_bench fusion_bench graph_step ;;
+    build-two-gpu)
+      # What perf_tests/two_gpu.sh runs at one rank per GPU: the test executables, the halo and CG benchmarks and
+      # examples, heat3d_kokkosddt (one test per executable, nothing run at build time).
+      run configure-two-gpu cmake --preset cuda -DKokkosDDT_DISCOVER_TESTS=OFF "${preset_flags[@]}"
+      run build-two-gpu cmake --build --preset cuda -j "$jobs" --target kokkosddt_unit_tests_Cuda \
+        kokkosddt_mpi_tests_Cuda kokkosddt_collectives_tests halo_bench jacobi3d cg_bench cg_poisson heat3d_kokkosddt ;;
     test-mpi)
       # Every MPI pass (1, 2 with 2 threads, 3 and 4 ranks with small chunks) on Cuda, OpenMP and the collectives; the
       # ranks share the GPU under MPS (without it they are time-sliced). Open MPI refuses root without these.

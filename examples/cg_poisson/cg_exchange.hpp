@@ -71,6 +71,38 @@ class KokkosDDTExchange {
   std::vector<KokkosDDT::mpi::Request> requests_;
 };
 
+// The same messages as one persistent ExchangePlan over a chosen transport (MPI, or NCCL on a CUDA space with one GPU
+// per rank): start() enqueues the fused packs (over NCCL also the messages, one group), wait_host() returns once the
+// ghosts are written, so that the exchange's time is measured as the other variants' is.
+template <class Space, KokkosDDT::mpi::TransportKind Kind>
+class PlanExchange {
+ public:
+  static constexpr const char* name = Kind == KokkosDDT::mpi::TransportKind::NCCL ? "plan-nccl" : "plan-mpi";
+  PlanExchange(const Space& space, const LocalProblem& lp, const Vector<Space>& x, MPI_Comm comm, int tag = 7)
+      : space_(space), plan_(space, comm, {Kind}) {
+    const KokkosDDT::Datatype& real = KokkosDDT::primitive<double>();
+    for (const Neighbor& nb : lp.neighbors) {
+      KokkosDDT::Datatype rows = KokkosDDT::indexed_block(1, nb.send, real);
+      KokkosDDT::Datatype block = KokkosDDT::contiguous(nb.ghost_count, real);
+      rows.commit();
+      block.commit();
+      const std::int64_t ghosts = lp.owned + nb.ghost_offset;
+      plan_.recv(Kokkos::subview(x, Kokkos::pair<std::int64_t, std::int64_t>(ghosts, ghosts + nb.ghost_count)), 1,
+                 block, nb.rank, tag);
+      plan_.send(x, 1, rows, nb.rank, tag);
+    }
+    plan_.commit();
+  }
+  void run() {
+    plan_.start(space_);
+    plan_.wait_host();
+  }
+
+ private:
+  Space space_;
+  KokkosDDT::mpi::ExchangePlan<Space> plan_;
+};
+
 // Whether MPI can read and write memory of Space (host memory, or device memory with a GPU-aware MPI). When it cannot,
 // the hand-written and MPI-datatype exchanges go through pinned host buffers, as such code must.
 template <class Space>

@@ -5,7 +5,7 @@
 // exchange (cg_exchange.hpp) sends each neighbour the owned entries it needs, described by an indexed type, and
 // receives its ghost block in place.
 //
-//   mpiexec -n 4 cg_poisson [n = 24] [tolerance = 1e-12] [exchange = kokkosddt | hand | mpi-ddt]
+//   mpiexec -n 4 cg_poisson [n = 24] [tolerance = 1e-12] [exchange = kokkosddt | hand | mpi-ddt | plan-mpi | plan-nccl]
 //
 // Every rank also solves the whole problem alone and checks that the distributed solve took the same number of
 // iterations (within 2) and found the same solution (1e-10 relative). Prints the time per iteration and the share of
@@ -33,6 +33,11 @@ CgResult solve(const std::string& exchange, const Space& space, const LocalProbl
   if (exchange == "hand") return conjugate_gradient<HandExchange<Space>>(space, lp, comm, tolerance, max_iterations);
   if (exchange == "mpi-ddt")
     return conjugate_gradient<MpiDatatypeExchange<Space>>(space, lp, comm, tolerance, max_iterations);
+  using KokkosDDT::mpi::TransportKind;
+  if (exchange == "plan-mpi")
+    return conjugate_gradient<PlanExchange<Space, TransportKind::MPI>>(space, lp, comm, tolerance, max_iterations);
+  if (exchange == "plan-nccl")
+    return conjugate_gradient<PlanExchange<Space, TransportKind::NCCL>>(space, lp, comm, tolerance, max_iterations);
   return conjugate_gradient<KokkosDDTExchange<Space>>(space, lp, comm, tolerance, max_iterations);
 }
 
@@ -43,7 +48,8 @@ int run(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 24;
   const double tolerance = argc > 2 ? std::atof(argv[2]) : 1e-12;
   const std::string exchange = argc > 3 ? argv[3] : "kokkosddt";
-  if (exchange != "kokkosddt" && exchange != "hand" && exchange != "mpi-ddt") {
+  if (exchange != "kokkosddt" && exchange != "hand" && exchange != "mpi-ddt" && exchange != "plan-mpi" &&
+      exchange != "plan-nccl") {
     if (rank == 0) std::fprintf(stderr, "cg_poisson: unknown exchange '%s'\n", exchange.c_str());
     return 2;
   }
