@@ -37,6 +37,7 @@ LayoutPtr LayoutNode::clone() const {
   n->stride = stride;
   n->lens = lens;
   n->disps = disps;
+  n->fields.reserve(fields.size());
   for (const auto& f : fields) n->fields.push_back({f.len, f.disp, f.child ? f.child->clone() : nullptr, f.elem});
   return n;
 }
@@ -139,6 +140,7 @@ LayoutPtr lower(const TypeNode& type) {
       n->kind = LayoutKind::Struct;
       n->size = type.size;
       n->extent = type.extent();
+      n->fields.reserve(type.children.size());
       for (std::size_t i = 0; i < type.children.size(); ++i) {
         if (type.blocklengths[i] == 0 || type.child(i).size == 0) continue;  // moves no bytes
         LayoutPtr c = lower(type.child(i));

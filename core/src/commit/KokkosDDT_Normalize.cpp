@@ -214,6 +214,8 @@ bool struct_to_indexed(LayoutPtr& n) {
   x->size = n->size;
   x->extent = n->extent;
   x->count = static_cast<std::int64_t>(n->fields.size());
+  x->lens.reserve(n->fields.size());
+  x->disps.reserve(n->fields.size());
   for (auto& f : n->fields) {
     x->lens.push_back(all_terminal ? mul(f.len, f.elem) : f.len);
     x->disps.push_back(f.disp);
@@ -228,44 +230,50 @@ bool struct_to_indexed(LayoutPtr& n) {
   return true;
 }
 
+// Compacts in place: the passes run until nothing changes, so this runs at least twice per node, and building new
+// block lists each time was most of a long index list's commit.
 bool merge_adjacent_blocks(LayoutPtr& n) {
-  bool changed = false;
+  std::size_t kept = 0;  // blocks (fields) kept so far, compacted to the front
   if (n->kind == LayoutKind::Indexed) {
     const std::int64_t step = n->elem_extent();
-    std::vector<std::int64_t> lens, disps;
-    for (std::size_t i = 0; i < n->lens.size(); ++i) {
-      if (n->lens[i] == 0) continue;
-      if (!lens.empty() && fma_equals(disps.back(), lens.back(), step, n->disps[i])) {
-        lens.back() = add(lens.back(), n->lens[i]);
+    auto& lens = n->lens;
+    auto& disps = n->disps;
+    for (std::size_t i = 0; i < lens.size(); ++i) {
+      if (lens[i] == 0) continue;
+      if (kept > 0 && fma_equals(disps[kept - 1], lens[kept - 1], step, disps[i])) {
+        lens[kept - 1] = add(lens[kept - 1], lens[i]);
         continue;
       }
-      lens.push_back(n->lens[i]);
-      disps.push_back(n->disps[i]);
+      lens[kept] = lens[i];
+      disps[kept] = disps[i];
+      ++kept;
     }
-    if (lens.size() != n->lens.size()) {
-      n->lens = std::move(lens);
-      n->disps = std::move(disps);
-      n->count = static_cast<std::int64_t>(n->lens.size());
-      changed = true;
-    }
-  }
-  if (n->kind == LayoutKind::Struct) {
-    std::vector<LayoutField> fields;
-    for (auto& f : n->fields) {
+    if (kept == lens.size()) return false;
+    lens.resize(kept);
+    disps.resize(kept);
+  } else if (n->kind == LayoutKind::Struct) {
+    auto& fields = n->fields;
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      LayoutField& f = fields[i];
       if (f.len == 0) continue;
-      if (!fields.empty() && !fields.back().child && !f.child &&
-          fma_equals(fields.back().disp, fields.back().len, fields.back().elem, f.disp)) {
-        fields.back().len = add(mul(fields.back().len, fields.back().elem), mul(f.len, f.elem));
-        fields.back().elem = 1;
-        continue;
+      if (kept > 0) {
+        LayoutField& last = fields[kept - 1];
+        if (!last.child && !f.child && fma_equals(last.disp, last.len, last.elem, f.disp)) {
+          last.len = add(mul(last.len, last.elem), mul(f.len, f.elem));
+          last.elem = 1;
+          continue;
+        }
       }
-      fields.push_back(std::move(f));
+      if (kept != i) fields[kept] = std::move(f);
+      ++kept;
     }
-    if (fields.size() != n->fields.size()) changed = true;
-    n->fields = std::move(fields);
-    n->count = static_cast<std::int64_t>(n->fields.size());
+    if (kept == fields.size()) return false;
+    fields.erase(fields.begin() + static_cast<std::ptrdiff_t>(kept), fields.end());
+  } else {
+    return false;
   }
-  return changed;
+  n->count = static_cast<std::int64_t>(kept);
+  return true;
 }
 
 void normalize(LayoutPtr& n) {

@@ -80,6 +80,7 @@ std::int32_t emit(const LayoutNode& n, SerializedType& out) {
       break;
     case LayoutKind::Indexed: {
       std::vector<std::int64_t> bytes;
+      bytes.reserve(n.lens.size());
       for (std::int64_t l : n.lens) bytes.push_back(checked_mul(l, n.elem_size(), kWhere, "type"));
       write_blocks(bytes, n.disps, out);
       write_buckets(index, start, out);
@@ -87,6 +88,8 @@ std::int32_t emit(const LayoutNode& n, SerializedType& out) {
     }
     case LayoutKind::Struct: {
       std::vector<std::int64_t> bytes, disps;
+      bytes.reserve(n.fields.size());
+      disps.reserve(n.fields.size());
       for (const auto& f : n.fields) {
         bytes.push_back(checked_mul(f.len, f.elem_size(), kWhere, "type"));
         disps.push_back(f.disp);

@@ -77,6 +77,16 @@ void require_array(std::int64_t count, const void* p, const char* where, const c
 
 std::string element(const char* name, std::size_t i) { return std::string(name) + "[" + std::to_string(i) + "]"; }
 
+// Checks of an array's element i that name it ("types[3]") only when they fail: building the name for every element
+// was a twentieth of a struct type's creation, and a string per block of a long index list.
+void require_nonnegative_at(std::int64_t value, const char* where, const char* name, std::size_t i) {
+  if (value < 0) require_nonnegative(value, where, element(name, i));
+}
+
+const TypeNode& checked_node_at(const Datatype& t, const char* where, const char* name, std::size_t i) {
+  return t.is_null() ? checked_node(t, where, element(name, i).c_str()) : *t.impl_node_ptr();
+}
+
 NodePtr derived(Combiner combiner, const TypeNode& child, std::shared_ptr<const TypeNode> child_ptr) {
   auto n = std::make_shared<TypeNode>();
   n->combiner = combiner;
@@ -232,7 +242,7 @@ static Datatype make_indexed(Combiner combiner, std::int64_t count, const std::i
   }
   for (std::int64_t i = 0; i < (uniform ? 0 : count); ++i) {
     const std::int64_t bl = uniform ? uniform_blocklength : blocklengths[i];
-    if (!uniform) require_nonnegative(bl, where, element("blocklengths", i));
+    if (!uniform) require_nonnegative_at(bl, where, "blocklengths", static_cast<std::size_t>(i));
     copies = checked_add(copies, bl, where, "blocklengths");
     // MPICH skips zero-length blocks of (h)indexed types but not of (h)indexed_block types.
     if (bl == 0 && !uniform) continue;
@@ -378,12 +388,13 @@ Datatype struct_type(std::int64_t count, const std::int64_t* blocklengths, const
   n->count = count;
   n->blocklengths.assign(blocklengths, blocklengths + count);
   n->displacements.assign(displacements_bytes, displacements_bytes + count);
+  n->children.reserve(static_cast<std::size_t>(count));
   Bounds bounds;
   bool homogeneous = true;
   const void* identity = nullptr;
   for (std::int64_t i = 0; i < count; ++i) {
-    require_nonnegative(blocklengths[i], where, element("blocklengths", i));
-    const TypeNode& c = checked_node(types[i], where, element("types", i).c_str());
+    require_nonnegative_at(blocklengths[i], where, "blocklengths", static_cast<std::size_t>(i));
+    const TypeNode& c = checked_node_at(types[i], where, "types", static_cast<std::size_t>(i));
     n->children.push_back(types[i].impl_node_ptr());
     const void* id = yaksa_identity(c);
     if (i > 0 && id != identity) homogeneous = false;
