@@ -388,7 +388,6 @@ Datatype struct_type(std::int64_t count, const std::int64_t* blocklengths, const
   n->count = count;
   n->blocklengths.assign(blocklengths, blocklengths + count);
   n->displacements.assign(displacements_bytes, displacements_bytes + count);
-  n->children.reserve(static_cast<std::size_t>(count));
   Bounds bounds;
   bool homogeneous = true;
   const void* identity = nullptr;
