@@ -136,7 +136,7 @@ struct FusedKernel {
         }
       });
     } else {
-      const DeviceInterleave<ExecSpace, Direction::Runtime, 0> kernel{args_of(r), team.team_size(), false, {}, {}};
+      const DeviceInterleave<ExecSpace, Direction::Runtime, 0> kernel{args_of(r), team.team_size(), false, {}, {}, {}};
       kernel.run_tile(team, team_descriptor(team, kernel.args), t);
     }
   }

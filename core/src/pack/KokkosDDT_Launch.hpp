@@ -129,6 +129,7 @@ void launch_traversal_words(const ExecSpace& space, const CommittedType& type, c
         DeviceInterleave<ExecSpace, Dir, W, inline_bytes> kernel;
         kernel.args = make_args<ExecSpace, Shape, W>(space, Descriptor<MemSpace>{}, typed, packed, begin, end);
         skip_common_levels(type.nodes.data(), type.lookaside.data(), kernel.args);
+        kernel.first_node = type.nodes[static_cast<std::size_t>(kernel.args.start)];
         kernel.carried.fill(type.nodes.data(), nodes, type.lookaside.data(),
                             static_cast<std::int64_t>(type.lookaside.size()));
         return launch_interleave<ExecSpace, Shape>(space, label, kernel, nodes);
@@ -137,6 +138,7 @@ void launch_traversal_words(const ExecSpace& space, const CommittedType& type, c
     DeviceInterleave<ExecSpace, Dir, W> kernel;
     kernel.args = make_args<ExecSpace, Shape, W>(space, descriptor<MemSpace>(type, space), typed, packed, begin, end);
     skip_common_levels(type.nodes.data(), type.lookaside.data(), kernel.args);
+    kernel.first_node = type.nodes[static_cast<std::size_t>(kernel.args.start)];
     launch_interleave<ExecSpace, Shape>(space, label, kernel, nodes);
   }
 }

@@ -37,6 +37,10 @@ struct DeviceInterleave {
   std::int64_t threads_per_team = 1;  // the flat launch's T
   bool packed_wide = false;           // the packed side in PW-byte words: set at launch from packed_words_fit()
   Divisor per_team;                   // divides by threads_per_team (flat launches; set with it)
+  // Flat launches: a copy of node args.start, where every walk begins, at a fixed place in the parameters. Its fields
+  // are then read at constant offsets, all at once, instead of after a read of args.start (one dependent read fewer
+  // before the first data load; the whole walk of a one-level type).
+  DescriptorNode first_node{};
   // InlineBytes > 0: the descriptor itself. Last, so that the scalars every thread reads first share the parameter
   // bank's first lines.
   InlineDescriptor<InlineBytes> carried;
@@ -49,13 +53,14 @@ struct DeviceInterleave {
     // (A multiply-high: a 64-bit division by a run-time value is a long subroutine on GPUs, and every thread does one.)
     const std::int64_t team = per_team.divide(i), rank = i - team * threads_per_team;
     const std::int64_t first = args.begin + team * args.tile;
-    interleave(nodes(), first, Kokkos::min(args.end, first + args.tile), rank, threads_per_team);
+    interleave(nodes(), &first_node, first, Kokkos::min(args.end, first + args.tile), rank, threads_per_team);
   }
 
   // Tile `t` of the transfer, by the whole team.
   KOKKOS_FUNCTION void run_tile(const Member& team, const DescriptorNode* desc, std::int64_t t) const {
     const std::int64_t first = args.begin + t * args.tile;
-    interleave(desc, first, Kokkos::min(args.end, first + args.tile), team.team_rank(), team.team_size());
+    interleave(desc, desc + args.start, first, Kokkos::min(args.end, first + args.tile), team.team_rank(),
+               team.team_size());
   }
 
   // The packed side of a tile is contiguous, so narrow types (W < Config::packed_word) move it in PW-byte words: thread
@@ -119,19 +124,19 @@ struct DeviceInterleave {
     }
   }
 
-  // The typed buffer's address of stream byte q (the point-based traversal).
-  KOKKOS_FUNCTION char* typed_at(const DescriptorNode* desc, std::int64_t q) const {
+  // The typed buffer's address of stream byte q (the point-based traversal), the walk beginning at node `start`.
+  KOKKOS_FUNCTION char* typed_at(const DescriptorNode* desc, const DescriptorNode* start, std::int64_t q) const {
     const std::int64_t* la = lookaside();
-    const Hit h = locate(desc, la, q - args.start_at, NoPath(), args.start);
+    const Hit h = locate(desc, la, q - args.start_at, NoPath(), start);
     return args.typed + (args.start_disp + block_span(h.node, la, h.block, h.base).offset + h.inner);
   }
 
   // Words p, p + step, ... before `stop`, one at a time (one word in flight per thread measured best on the H100:
   // fewer registers, more resident threads; perf_tests/results/gpu-2026-11-21-tuning.txt).
-  KOKKOS_FUNCTION void interleave_words(const DescriptorNode* desc, std::int64_t p, std::int64_t stop,
-                                        std::int64_t step) const {
+  KOKKOS_FUNCTION void interleave_words(const DescriptorNode* desc, const DescriptorNode* start, std::int64_t p,
+                                        std::int64_t stop, std::int64_t step) const {
     for (; p < stop; p += step) {
-      char* t = typed_at(desc, p);
+      char* t = typed_at(desc, start, p);
       char* k = args.packed + (p - args.begin);
       if (packs())
         store_unit(k, load_unit(t));
@@ -140,15 +145,15 @@ struct DeviceInterleave {
     }
   }
 
-  KOKKOS_FUNCTION void interleave_packed_words(const DescriptorNode* desc, std::int64_t g, std::int64_t stop,
-                                               std::int64_t step) const {
+  KOKKOS_FUNCTION void interleave_packed_words(const DescriptorNode* desc, const DescriptorNode* start, std::int64_t g,
+                                               std::int64_t stop, std::int64_t step) const {
     for (; g < stop; g += step) {
-      if (stop - g < PW) return interleave_words(desc, g, stop, W);  // the range's last partial word: by units
+      if (stop - g < PW) return interleave_words(desc, start, g, stop, W);  // the range's last partial word: by units
       char* k = args.packed + (g - args.begin);
       if (packs()) {
         Word<PW> out;
         for (int j = 0; j < PW / W; ++j) {
-          const Word<W> w = load_word<W>(typed_at(desc, g + j * W));
+          const Word<W> w = load_word<W>(typed_at(desc, start, g + j * W));
           for (int b = 0; b < W; ++b) out.bytes[j * W + b] = w.bytes[b];
         }
         store_word<PW>(k, out);
@@ -157,19 +162,19 @@ struct DeviceInterleave {
         for (int j = 0; j < PW / W; ++j) {
           Word<W> w;
           for (int b = 0; b < W; ++b) w.bytes[b] = in.bytes[j * W + b];
-          store_word<W>(typed_at(desc, g + j * W), w);
+          store_word<W>(typed_at(desc, start, g + j * W), w);
         }
       }
     }
   }
 
   // Rank r of T threads moves its share of stream bytes [first, stop).
-  KOKKOS_FUNCTION void interleave(const DescriptorNode* desc, std::int64_t first, std::int64_t stop, std::int64_t r,
-                                  std::int64_t T) const {
+  KOKKOS_FUNCTION void interleave(const DescriptorNode* desc, const DescriptorNode* start, std::int64_t first,
+                                  std::int64_t stop, std::int64_t r, std::int64_t T) const {
     if constexpr (PW > W) {
-      if (packed_wide) return interleave_packed_words(desc, first + r * PW, stop, T * PW);
+      if (packed_wide) return interleave_packed_words(desc, start, first + r * PW, stop, T * PW);
     }
-    interleave_words(desc, first + r * word(), stop, T * word());
+    interleave_words(desc, start, first + r * word(), stop, T * word());
   }
 };
 

@@ -122,12 +122,13 @@ struct NoPath {
 
 // Resolves packed byte p, 0 <= p < nodes[0].size (the descriptor's root is the instance level, so p may lie in any
 // instance). `path` sees each non-terminal level passed on the way (Cursor records them; the default ignores them).
-// `first`: start at that node instead of the root, p relative to it and the Hit's base without the levels above it
-// (the device launches skip levels whose one element holds the whole transfer, see skip_common_levels).
+// `first`: start at that node (one of `nodes`, or a copy of one) instead of the root, p relative to it and the Hit's
+// base without the levels above it (the device launches skip levels whose one element holds the whole transfer, see
+// skip_common_levels).
 template <class Path = NoPath>
 KOKKOS_INLINE_FUNCTION Hit locate(const DescriptorNode* nodes, const std::int64_t* la, std::int64_t p,
-                                  Path&& path = Path(), std::int32_t first = 0) {
-  const DescriptorNode* n = nodes + first;
+                                  Path&& path = Path(), const DescriptorNode* first = nullptr) {
+  const DescriptorNode* n = first ? first : nodes;
   std::int64_t off = 0;
   while (true) {
     off += n->disp;
