@@ -109,6 +109,7 @@ step collectives 60 mpi2 "$bin"/unit_tests/kokkosddt_collectives_tests
 step halo-bench 150 mpi2 "$bin"/perf_tests/halo_bench --csv "$logs/halo-2gpu.csv"
 step jacobi-128 60 jacobi 128
 step jacobi-256 90 jacobi 256
+step build-cg 60 cmake --build "$bin" -j "$(nproc)" --target cg_bench cg_poisson
 step cg 200 cg
 step heat3d 240 env OUT="$logs" bash perf_tests/heat3d/run_heat3d.sh
 step unit-tests-cuda 200 "$bin"/unit_tests/kokkosddt_unit_tests_Cuda
