@@ -201,8 +201,10 @@ for stage in "$@"; do
             2>&1 || status=1
         done
       done
-      (cd "$OUT" && tar czf engine-compare.tgz ./*-pack-*.csv ./*-pack-*.txt ./*-ddtbench-*.csv ./*-ddtbench-*.txt &&
-        rm -f ./*-pack-*.csv ./*-pack-*.txt ./*-ddtbench-*.csv ./*-ddtbench-*.txt) ;;
+      # (One archive: the device tool returns 8 files at most. Only the files made: ENGINE_SECTIONS=" " runs ddtbench
+      # alone.)
+      (cd "$OUT" && shopt -s nullglob && made=(./*-pack-*.csv ./*-pack-*.txt ./*-ddtbench-*.csv ./*-ddtbench-*.txt) &&
+        tar czf engine-compare.tgz "${made[@]}" && rm -f "${made[@]}") ;;
     fusion-halo)
       run fusion-halo build/cuda/perf_tests/fusion_bench --only halo --csv "$OUT/fusion-halo.csv" ;;
     sanitize)
