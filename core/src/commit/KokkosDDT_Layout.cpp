@@ -44,13 +44,22 @@ LayoutPtr LayoutNode::clone() const {
 
 namespace {
 
-LayoutPtr make_node(LayoutKind kind, const TypeNode& type, LayoutPtr child) {
+// A dense primitive (a run of its own size) lowers to no node at all where it is an element: its parent takes it as
+// terminal elements of that many bytes, as fold_contig_child would make of a Contig node (which lowering would only
+// allocate for normalization to free: most of a short type's commit time).
+bool is_run(const TypeNode& t) { return t.combiner == Combiner::Named && t.size > 0 && t.size == t.extent(); }
+
+LayoutPtr make_node(LayoutKind kind, const TypeNode& type) {
   auto n = std::make_unique<LayoutNode>();
   n->kind = kind;
   n->size = type.size;
   n->extent = type.extent();
-  n->elem = child->size;
-  n->child = std::move(child);
+  if (is_run(type.child())) {
+    n->elem = type.child().size;
+  } else {
+    n->child = lower(type.child());
+    n->elem = n->child->size;
+  }
   return n;
 }
 
@@ -96,7 +105,7 @@ LayoutPtr lower(const TypeNode& type) {
     case Combiner::Contiguous:
     case Combiner::Vector:
     case Combiner::Hvector: {
-      auto n = make_node(LayoutKind::Strided, type, lower(type.child()));
+      auto n = make_node(LayoutKind::Strided, type);
       const std::int64_t child_extent = type.child().extent();
       n->count = type.count;
       n->blocklength = type.combiner == Combiner::Contiguous ? 1 : type.blocklength;
@@ -111,7 +120,7 @@ LayoutPtr lower(const TypeNode& type) {
     case Combiner::Hindexed: {
       const bool block = type.combiner == Combiner::IndexedBlock || type.combiner == Combiner::HindexedBlock;
       const bool in_extents = type.combiner == Combiner::IndexedBlock || type.combiner == Combiner::Indexed;
-      auto n = make_node(block ? LayoutKind::IndexedBlock : LayoutKind::Indexed, type, lower(type.child()));
+      auto n = make_node(block ? LayoutKind::IndexedBlock : LayoutKind::Indexed, type);
       const std::int64_t unit = in_extents ? type.child().extent() : 1;
       n->count = type.count;
       n->blocklength = block ? type.blocklength : 1;
@@ -143,9 +152,11 @@ LayoutPtr lower(const TypeNode& type) {
       n->fields.reserve(type.children.size());
       for (std::size_t i = 0; i < type.children.size(); ++i) {
         if (type.blocklengths[i] == 0 || type.child(i).size == 0) continue;  // moves no bytes
-        LayoutPtr c = lower(type.child(i));
-        const std::int64_t elem = c->size;
-        n->fields.push_back({type.blocklengths[i], type.displacements[i], std::move(c), elem});
+        const TypeNode& c = type.child(i);
+        if (is_run(c))
+          n->fields.push_back({type.blocklengths[i], type.displacements[i], nullptr, c.size});
+        else
+          n->fields.push_back({type.blocklengths[i], type.displacements[i], lower(c), c.size});
       }
       n->count = static_cast<std::int64_t>(n->fields.size());
       return n;

@@ -119,12 +119,30 @@ bool split_blocklength(LayoutPtr& n) {
   return changed;
 }
 
+namespace {
+
+// Makes n a run of its own size in place, entered `extra_disp` bytes further; the extent its parent steps by stays.
+// (In place: most of a short type's commit was allocating and freeing layout nodes.)
+void become_contig(LayoutNode& n, std::int64_t extra_disp) {
+  n.kind = LayoutKind::Contig;
+  n.disp = add(n.disp, extra_disp);
+  n.child.reset();
+  n.elem = 0;
+  n.count = 0;
+  n.blocklength = 1;
+  n.stride = 0;
+  n.lens.clear();
+  n.disps.clear();
+  n.fields.clear();
+}
+
+}  // namespace
+
 bool terminal_to_contig(LayoutPtr& n) {
   if (n->kind == LayoutKind::Contig || n->size == 0) return false;
   if (n->kind == LayoutKind::Struct) {
     if (n->fields.size() != 1 || n->fields[0].child) return false;
-    const std::int64_t disp = n->fields[0].disp;
-    replace(n, make_contig(0, n->size, 0), disp);
+    become_contig(*n, n->fields[0].disp);
     return true;
   }
   if (!n->terminal() || n->blocklength != 1) return false;
@@ -141,7 +159,7 @@ bool terminal_to_contig(LayoutPtr& n) {
     default:
       return false;
   }
-  replace(n, make_contig(0, n->size, 0), disp);
+  become_contig(*n, disp);
   return true;
 }
 
