@@ -202,6 +202,17 @@ Result solve(MPI_Comm cart, const Cells& cells, int iterations, KokkosDDT::mpi::
   return r;
 }
 
+// "N" (an N^3 grid) or "NXxNYxNZ", every extent at least 4 and nothing else in the string.
+bool parse_cells(const char* text, Cells& cells) {
+  int used = 0;
+  if (std::sscanf(text, "%dx%dx%d%n", &cells[0], &cells[1], &cells[2], &used) == 3 && text[used] == '\0')
+    return cells[0] >= 4 && cells[1] >= 4 && cells[2] >= 4;
+  used = 0;
+  if (std::sscanf(text, "%d%n", &cells[0], &used) != 1 || text[used] != '\0') return false;
+  cells[1] = cells[2] = cells[0];
+  return cells[0] >= 4;
+}
+
 MPI_Comm grid(MPI_Comm comm) {
   int size = 1;
   MPI_Comm_size(comm, &size);
@@ -216,13 +227,18 @@ MPI_Comm grid(MPI_Comm comm) {
 
 int main(int argc, char* argv[]) {
   MPI_Init(&argc, &argv);
+  Cells cells{64, 64, 64};
+  if (argc > 1 && !parse_cells(argv[1], cells)) {  // (every rank reads the same arguments: all stop together)
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0)
+      std::fprintf(stderr, "jacobi3d: cells '%s' is neither N nor NXxNYxNZ with every extent at least 4\n", argv[1]);
+    MPI_Finalize();
+    return 2;
+  }
   int status = 0;
   {
     Kokkos::ScopeGuard kokkos(argc, argv);
-    Cells cells{64, 64, 64};
-    if (argc > 1 && std::sscanf(argv[1], "%dx%dx%d", &cells[0], &cells[1], &cells[2]) != 3)
-      cells[0] = cells[1] = cells[2] = std::atoi(argv[1]);
-    for (int& c : cells) c = std::max(4, c);
     const int iterations = argc > 2 ? std::max(1, std::atoi(argv[2])) : 100;
     const bool nccl = argc > 3 && std::string(argv[3]) == "nccl";
     const auto transport = nccl ? KokkosDDT::mpi::TransportKind::NCCL : KokkosDDT::mpi::TransportKind::MPI;

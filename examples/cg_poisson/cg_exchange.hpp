@@ -45,21 +45,28 @@ inline void add_persistent_pair(std::vector<MPI_Request>& requests, double* recv
   check_mpi(MPI_Send_init(send, send_count, send_type, peer, tag, comm, &requests.back()), "MPI_Send_init");
 }
 
+// What KokkosDDT sends one neighbour and receives from it: the owned rows it needs (an indexed type over the vector)
+// and its ghost block (contiguous, in place at the vector's end).
+template <class Space>
+struct NeighborMessages {
+  KokkosDDT::Datatype rows, block;
+  Kokkos::View<double*, Kokkos::LayoutLeft, typename Space::memory_space> ghost_block;
+  NeighborMessages(const LocalProblem& lp, const Neighbor& nb, const Vector<Space>& x)
+      : rows(KokkosDDT::indexed_block(1, nb.send, KokkosDDT::primitive<double>()).commit()),
+        block(KokkosDDT::contiguous(nb.ghost_count, KokkosDDT::primitive<double>()).commit()),
+        ghost_block(Kokkos::subview(x, Kokkos::pair<std::int64_t, std::int64_t>(
+                                           lp.owned + nb.ghost_offset, lp.owned + nb.ghost_offset + nb.ghost_count))) {}
+};
+
 template <class Space>
 class KokkosDDTExchange {
  public:
   static constexpr const char* name = "kokkosddt";
   KokkosDDTExchange(const Space& space, const LocalProblem& lp, const Vector<Space>& x, MPI_Comm comm, int tag = 7) {
-    const KokkosDDT::Datatype& real = KokkosDDT::primitive<double>();
     for (const Neighbor& nb : lp.neighbors) {
-      KokkosDDT::Datatype rows = KokkosDDT::indexed_block(1, nb.send, real);    // owned rows it needs
-      KokkosDDT::Datatype block = KokkosDDT::contiguous(nb.ghost_count, real);  // its ghost block
-      rows.commit();
-      block.commit();
-      const std::int64_t ghosts = lp.owned + nb.ghost_offset;
-      auto ghost_block = Kokkos::subview(x, Kokkos::pair<std::int64_t, std::int64_t>(ghosts, ghosts + nb.ghost_count));
-      requests_.push_back(KokkosDDT::mpi::recv_init(space, ghost_block, 1, block, nb.rank, tag, comm));
-      requests_.push_back(KokkosDDT::mpi::send_init(space, x, 1, rows, nb.rank, tag, comm));
+      const NeighborMessages<Space> m(lp, nb, x);
+      requests_.push_back(KokkosDDT::mpi::recv_init(space, m.ghost_block, 1, m.block, nb.rank, tag, comm));
+      requests_.push_back(KokkosDDT::mpi::send_init(space, x, 1, m.rows, nb.rank, tag, comm));
     }
   }
   void run() {
@@ -80,16 +87,10 @@ class PlanExchange {
   static constexpr const char* name = Kind == KokkosDDT::mpi::TransportKind::NCCL ? "plan-nccl" : "plan-mpi";
   PlanExchange(const Space& space, const LocalProblem& lp, const Vector<Space>& x, MPI_Comm comm, int tag = 7)
       : space_(space), plan_(space, comm, {Kind}) {
-    const KokkosDDT::Datatype& real = KokkosDDT::primitive<double>();
     for (const Neighbor& nb : lp.neighbors) {
-      KokkosDDT::Datatype rows = KokkosDDT::indexed_block(1, nb.send, real);
-      KokkosDDT::Datatype block = KokkosDDT::contiguous(nb.ghost_count, real);
-      rows.commit();
-      block.commit();
-      const std::int64_t ghosts = lp.owned + nb.ghost_offset;
-      plan_.recv(Kokkos::subview(x, Kokkos::pair<std::int64_t, std::int64_t>(ghosts, ghosts + nb.ghost_count)), 1,
-                 block, nb.rank, tag);
-      plan_.send(x, 1, rows, nb.rank, tag);
+      const NeighborMessages<Space> m(lp, nb, x);
+      plan_.recv(m.ghost_block, 1, m.block, nb.rank, tag);
+      plan_.send(x, 1, m.rows, nb.rank, tag);
     }
     plan_.commit();
   }
