@@ -111,7 +111,7 @@ for stage in "$@"; do
       # The MPI layer's tests only (and the CUDA unit tests): one test per executable, nothing run at build time.
       run configure-mpi cmake --preset cuda -DKokkosDDT_DISCOVER_TESTS=OFF "${preset_flags[@]}"
       run build-mpi cmake --build --preset cuda -j "$jobs" --target kokkosddt_unit_tests_Cuda kokkosddt_mpi_tests_Cuda \
-        kokkosddt_mpi_tests_OpenMP kokkosddt_collectives_tests jacobi3d halo_bench fusion_bench graph_step ;;
+        kokkosddt_mpi_tests_OpenMP kokkosddt_collectives_tests_OpenMP jacobi3d halo_bench fusion_bench graph_step ;;
     build-two-gpu)
       # What perf_tests/two_gpu.sh runs at one rank per GPU: the test executables, halo_bench, jacobi3d and
       # heat3d_kokkosddt (one test per executable, nothing run at build time). The CG programs (Kokkos Kernels
@@ -119,7 +119,7 @@ for stage in "$@"; do
       # 12.6 minutes on the 16-core H200 node.
       run configure-two-gpu cmake --preset cuda -DKokkosDDT_DISCOVER_TESTS=OFF "${preset_flags[@]}"
       run build-two-gpu cmake --build --preset cuda -j "$jobs" --target kokkosddt_unit_tests_Cuda \
-        kokkosddt_mpi_tests_Cuda kokkosddt_collectives_tests halo_bench jacobi3d heat3d_kokkosddt ;;
+        kokkosddt_mpi_tests_Cuda kokkosddt_collectives_tests_Cuda halo_bench jacobi3d heat3d_kokkosddt ;;
     test-mpi)
       # Every MPI pass (1, 2 with 2 threads, 3 and 4 ranks with small chunks) on Cuda, OpenMP and the collectives; the
       # ranks share the GPU under MPS (without it they are time-sliced). Open MPI refuses root without these.

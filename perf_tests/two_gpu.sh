@@ -105,7 +105,7 @@ step build 60 env OUT="$logs" bash perf_tests/gpu_session.sh build-two-gpu
 step device-restore 20 "$bin"/unit_tests/kokkosddt_unit_tests_Cuda "[multi-gpu]" --success
 step mpi-tests-mpi 90 env KOKKOSDDT_TEST_TRANSPORT=MPI mpiexec -n 2 "$bin"/unit_tests/kokkosddt_mpi_tests_Cuda
 step mpi-tests-nccl 90 env KOKKOSDDT_TEST_TRANSPORT=NCCL mpiexec -n 2 "$bin"/unit_tests/kokkosddt_mpi_tests_Cuda
-step collectives 60 mpi2 "$bin"/unit_tests/kokkosddt_collectives_tests
+step collectives 60 mpi2 "$bin"/unit_tests/kokkosddt_collectives_tests_Cuda
 step halo-bench 150 mpi2 "$bin"/perf_tests/halo_bench --csv "$logs/halo-2gpu.csv"
 step jacobi-128 60 jacobi 128
 step jacobi-256 90 jacobi 256

@@ -19,6 +19,7 @@ namespace KokkosDDT::Impl {
 struct CollectiveContext {
   std::shared_ptr<MpiTransport> transport;  // on the duplicate
   std::uint64_t sequence = 0;               // operations started on it
+  std::uint64_t persistent = 0;             // persistent operations made on it
 };
 
 // Message kinds of one operation: tree construction (exchange between fixed roots, verdict to a gather root), data,
@@ -56,8 +57,11 @@ inline CollectiveContext& collective_context(MPI_Comm comm, const char* where) {
   return *ctx;
 }
 
-// Tags of the next operation on comm: 4 kinds x 4096 operations in flight (MPI guarantees tags up to 32767).
-inline CollectiveTags next_collective_tags(CollectiveContext& ctx) {
+// Tags of the next operation on comm: 4 kinds x 4096 operations in flight (MPI guarantees tags up to 32767). A
+// persistent operation keeps its tags for its life, in a range of their own (4096 alive at most): its rounds never
+// share tags with the operations started between them.
+inline CollectiveTags next_collective_tags(CollectiveContext& ctx, bool persistent) {
+  if (persistent) return {16384 + static_cast<int>(ctx.persistent++ % 4096) * 4};
   return {static_cast<int>(ctx.sequence++ % 4096) * 4};
 }
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// Irregular and regular gather and scatter of KokkosDDT datatypes on Träff's linear-time ordered tree
-// (traff-gatherv19), with MPI_Gatherv / MPI_Scatterv / MPI_Gather / MPI_Scatter semantics:
+// Irregular and regular gather and scatter of KokkosDDT datatypes, on Träff's linear-time ordered tree
+// (traff-gatherv19) or the linear schedule as a cost model picks, with MPI_Gatherv / MPI_Scatterv / MPI_Gather /
+// MPI_Scatter semantics, nonblocking and persistent forms:
 //
 //   KokkosDDT::gatherv(space, send.data(), n, type, recv.data(), counts, displs, type, root, comm);
 //   auto r = KokkosDDT::igatherv(space, ...);  r.wait();      // nonblocking: an mpi::Request
+//   auto g = KokkosDDT::gatherv_init(space, ...);             // persistent: g.start(); g.wait(); as often as wanted
 //
 // Counts, displacements and the root's buffer and type are significant at the root only; every other process knows
 // only its own count. Buffers (pointers or Views) may be in any memory the execution space reaches: leaves and the
@@ -12,17 +14,22 @@
 // reach device memory), intermediate processes forward rank-ordered runs of packed bytes. KokkosDDT::in_place at the
 // root: its own block is already in place (gather) or stays in place (scatter).
 //
-// Cost (the paper's model, alpha + beta * bytes per message): ceil(log2 p) rounds of 64-byte exchanges build the tree
-// (at most 2 ceil(log2 p) - 1 dependent steps), then each byte reaches the root in at most ceil(log2 p) hops, the root
-// receiving each byte once. A subtree whose data reaches CollectiveOptions::direct_threshold bytes sends it straight to
-// the root instead of to a sibling (docs/collectives.md: the threshold and the alpha/beta measurement behind it).
+// Schedule: the processes first agree on the root, the options and the sizes (one dependent step of two small
+// reductions), then run the schedule the alpha/beta/gap model picks for them (KokkosDDT_CollectiveSchedule.hpp): the
+// linear one (each block straight between its process and the root) or Träff's tree, where ceil(log2 p) rounds of
+// 64-byte exchanges build the tree and each byte reaches the root in at most ceil(log2 p) hops; a subtree whose data
+// reaches CollectiveOptions::direct_threshold bytes sends it straight to the root (docs/collectives.md).
 //
-// Errors: a root that differs between processes or is out of range on one makes every process throw (the processes
-// agree on the root first, with one MPI_Iallreduce, before anything moves). A negative count, a root whose counts
-// disagree with what the processes contribute (checked per subtree by a hash of the byte counts), overlapping root
-// displacements (gather), a null buffer or uncommitted type: the processes that can see the problem throw
-// KokkosDDT::Error once the operation is done; no process hangs. The root and the process with the bad argument always
-// see it; in a scatter, so does every process of the subtree the root refused.
+// Persistent (MPI-4's MPI_Gatherv_init): gatherv_init & co. return a persistent mpi::Request; the agreement, the
+// schedule, the tree and the typed messages are made once, and each start() / wait() only moves data. The arguments
+// (buffers, counts, displacements, types, root) are fixed at init, as MPI-4 defines.
+//
+// Errors: a bad argument on any process (a negative count, a null buffer or uncommitted type, the root's counts or
+// displacements), a root that differs between processes or is out of range, or options that differ make every process
+// throw KokkosDDT::Error, with nothing sent or written. Root counts that disagree with what the processes contribute
+// (their total, or a hash of every rank's byte count) are refused: nothing of the user's is written at the root (the
+// refused data is drained, or the refused processes get empty messages) and the root and every process that expected
+// data from it throw once the operation is done (persistent: every process throws at init). No process hangs.
 
 #include <mpi.h>
 
@@ -35,24 +42,14 @@
 #include <KokkosDDT.hpp>
 #include <KokkosDDT_MPI.hpp>
 
-#include "KokkosDDT_TreeCollective.hpp"
+#include "KokkosDDT_CollectiveSchedule.hpp"
+#include "KokkosDDT_ScheduledCollective.hpp"
 
 namespace KokkosDDT {
 
 // The root's own block is already where it belongs (MPI_IN_PLACE).
 struct InPlace {};
 inline constexpr InPlace in_place{};
-
-struct CollectiveOptions {
-  // A subtree whose data (bytes) reaches this sends it straight to the root (scatter: receives it from the root).
-  // -1: KOKKOSDDT_COLLECTIVE_DIRECT_BYTES from the environment, else kDefaultDirectThreshold. Must agree on all
-  // processes only in that each pair of merging subtrees uses the smaller of their two values.
-  std::int64_t direct_threshold = -1;
-  // 2 alpha / beta of the measured model (docs/collectives.md): the size at which two more message start-ups at the
-  // root (header and data) cost what forwarding the data once more does. Measured on the H200 node (Open MPI 4.1.6,
-  // shared memory): alpha 1.49 us, beta 0.115 ns/B -> 25.9 kB; on the 2-vCPU VM (MPICH 4.0.2): 10.9 kB.
-  static constexpr std::int64_t kDefaultDirectThreshold = std::int64_t(24) << 10;
-};
 
 // A buffer argument: a pointer, a View (its data), or in_place.
 class CollectiveBuffer {
@@ -72,48 +69,51 @@ class CollectiveBuffer {
 
 namespace Impl {
 
-inline std::int64_t direct_threshold(const CollectiveOptions& o) {
-  if (o.direct_threshold >= 0) return o.direct_threshold;
-  static const std::int64_t from_env = [] {  // read once: the environment does not change under a run
-    const char* env = std::getenv("KOKKOSDDT_COLLECTIVE_DIRECT_BYTES");
-    return env ? std::atoll(env) : CollectiveOptions::kDefaultDirectThreshold;
-  }();
-  return from_env;
+inline int comm_rank(MPI_Comm comm) {
+  int r = 0;
+  MPI_Comm_rank(comm, &r);
+  return r;
 }
-
 inline int comm_size(MPI_Comm comm) {
   int p = 1;
   MPI_Comm_size(comm, &p);
   return p;
 }
 
-// Regular counts as the root's irregular ones: count each, displacements 0, count, 2 count, ... (a negative count
-// is then reported by the root's argument check, after the operation, like gatherv's).
-inline void regular_counts(TreeCollectiveArgs& a, std::int64_t count) {
-  int me = 0;
-  MPI_Comm_rank(a.comm, &me);
-  if (me != a.root) return;  // significant at the root only
-  const int p = comm_size(a.comm);
-  a.counts.assign(static_cast<std::size_t>(p), count);
-  a.displs.resize(static_cast<std::size_t>(p));
-  for (int j = 0; j < p; ++j) a.displs[j] = count * j;
-}
-
 // An operation dropped before it completes (its request destroyed, an exception unwinding past it) is not freed: its
 // MPI requests stay posted and the buffers they read and write stay valid, so no message lands in freed memory. The
 // other processes may then wait for it, as with an abandoned MPI request.
 template <class ExecSpace, bool Gather>
-mpi::Request start_tree_collective(const char* where, const ExecSpace& space, TreeCollectiveArgs args) {
-  using Op = TreeCollective<ExecSpace, Gather>;
-  std::shared_ptr<Op> op(new Op(where, space, std::move(args)), [](Op* p) {
+mpi::Request collective_request(const char* where, const ExecSpace& space, CollectiveArgs args,
+                                const CollectiveOptions& options, bool persistent) {
+  using Op = ScheduledCollective<ExecSpace, Gather>;
+  args.threshold = direct_threshold(options);
+  std::shared_ptr<Op> op(new Op(where, space, std::move(args), options, persistent), [](Op* p) {
     if (p->finished()) delete p;
   });
+  if (persistent) return mpi::Request(std::move(op), true);
   return mpi::make_active(std::move(op));
+}
+
+// Arguments in the operation's terms: "own" is what every process sends (gather) or receives (scatter).
+inline CollectiveArgs own_and_root(const CollectiveBuffer& own, std::int64_t own_count, const Datatype& own_type,
+                                   const CollectiveBuffer& root_buf, std::vector<std::int64_t> counts,
+                                   std::vector<std::int64_t> displs, const Datatype& root_type, int root,
+                                   MPI_Comm comm) {
+  return {
+      own.data(), own_count, own_type, own.in_place(), root_buf.data(), std::move(counts), std::move(displs), root_type,
+      root,       comm,      0};
+}
+
+// Regular forms: `count` each at the root, one block after another.
+inline CollectiveArgs regular(CollectiveArgs a, std::int64_t count) {
+  regular_counts(a, count, comm_rank(a.comm), comm_size(a.comm));
+  return a;
 }
 
 }  // namespace Impl
 
-// ---- gatherv / igatherv --------------------------------------------------------------------------------------------
+// ---- gatherv / igatherv / gatherv_init ----------------------------------------------------------------------------
 // Block j (recvcounts[j] x recvtype at recvbuf + displs[j] * extent(recvtype)) receives process j's sendcount x
 // sendtype. recvbuf, recvcounts, displs and recvtype are significant at the root only.
 template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
@@ -121,18 +121,11 @@ mpi::Request igatherv(const ExecSpace& space, CollectiveBuffer sendbuf, std::int
                       const Datatype& sendtype, CollectiveBuffer recvbuf, std::vector<std::int64_t> recvcounts,
                       std::vector<std::int64_t> displs, const Datatype& recvtype, int root, MPI_Comm comm,
                       const CollectiveOptions& options = {}) {
-  Impl::TreeCollectiveArgs a{sendbuf.data(),
-                             sendcount,
-                             sendtype,
-                             sendbuf.in_place(),
-                             recvbuf.data(),
-                             std::move(recvcounts),
-                             std::move(displs),
-                             recvtype,
-                             root,
-                             comm,
-                             Impl::direct_threshold(options)};
-  return Impl::start_tree_collective<ExecSpace, true>("KokkosDDT::gatherv", space, std::move(a));
+  return Impl::collective_request<ExecSpace, true>(
+      "KokkosDDT::gatherv", space,
+      Impl::own_and_root(sendbuf, sendcount, sendtype, recvbuf, std::move(recvcounts), std::move(displs), recvtype,
+                         root, comm),
+      options, false);
 }
 
 template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
@@ -144,7 +137,20 @@ void gatherv(const ExecSpace& space, CollectiveBuffer sendbuf, std::int64_t send
       .wait();
 }
 
-// ---- scatterv / iscatterv ------------------------------------------------------------------------------------------
+// Persistent (MPI_Gatherv_init): collective; start() / wait() run it, as often as wanted.
+template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
+mpi::Request gatherv_init(const ExecSpace& space, CollectiveBuffer sendbuf, std::int64_t sendcount,
+                          const Datatype& sendtype, CollectiveBuffer recvbuf, std::vector<std::int64_t> recvcounts,
+                          std::vector<std::int64_t> displs, const Datatype& recvtype, int root, MPI_Comm comm,
+                          const CollectiveOptions& options = {}) {
+  return Impl::collective_request<ExecSpace, true>(
+      "KokkosDDT::gatherv_init", space,
+      Impl::own_and_root(sendbuf, sendcount, sendtype, recvbuf, std::move(recvcounts), std::move(displs), recvtype,
+                         root, comm),
+      options, true);
+}
+
+// ---- scatterv / iscatterv / scatterv_init -------------------------------------------------------------------------
 // Process j's recvcount x recvtype receives block j (sendcounts[j] x sendtype at sendbuf + displs[j] *
 // extent(sendtype)). sendbuf, sendcounts, displs and sendtype are significant at the root only.
 template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
@@ -152,18 +158,11 @@ mpi::Request iscatterv(const ExecSpace& space, CollectiveBuffer sendbuf, std::ve
                        std::vector<std::int64_t> displs, const Datatype& sendtype, CollectiveBuffer recvbuf,
                        std::int64_t recvcount, const Datatype& recvtype, int root, MPI_Comm comm,
                        const CollectiveOptions& options = {}) {
-  Impl::TreeCollectiveArgs a{recvbuf.data(),
-                             recvcount,
-                             recvtype,
-                             recvbuf.in_place(),
-                             sendbuf.data(),
-                             std::move(sendcounts),
-                             std::move(displs),
-                             sendtype,
-                             root,
-                             comm,
-                             Impl::direct_threshold(options)};
-  return Impl::start_tree_collective<ExecSpace, false>("KokkosDDT::scatterv", space, std::move(a));
+  return Impl::collective_request<ExecSpace, false>(
+      "KokkosDDT::scatterv", space,
+      Impl::own_and_root(recvbuf, recvcount, recvtype, sendbuf, std::move(sendcounts), std::move(displs), sendtype,
+                         root, comm),
+      options, false);
 }
 
 template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
@@ -176,24 +175,27 @@ void scatterv(const ExecSpace& space, CollectiveBuffer sendbuf, std::vector<std:
       .wait();
 }
 
+template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
+mpi::Request scatterv_init(const ExecSpace& space, CollectiveBuffer sendbuf, std::vector<std::int64_t> sendcounts,
+                           std::vector<std::int64_t> displs, const Datatype& sendtype, CollectiveBuffer recvbuf,
+                           std::int64_t recvcount, const Datatype& recvtype, int root, MPI_Comm comm,
+                           const CollectiveOptions& options = {}) {
+  return Impl::collective_request<ExecSpace, false>(
+      "KokkosDDT::scatterv_init", space,
+      Impl::own_and_root(recvbuf, recvcount, recvtype, sendbuf, std::move(sendcounts), std::move(displs), sendtype,
+                         root, comm),
+      options, true);
+}
+
 // ---- gather / scatter (regular: recvcount / sendcount per process, blocks one after another at the root) ---------
 template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
 mpi::Request igather(const ExecSpace& space, CollectiveBuffer sendbuf, std::int64_t sendcount, const Datatype& sendtype,
                      CollectiveBuffer recvbuf, std::int64_t recvcount, const Datatype& recvtype, int root,
                      MPI_Comm comm, const CollectiveOptions& options = {}) {
-  Impl::TreeCollectiveArgs a{sendbuf.data(),
-                             sendcount,
-                             sendtype,
-                             sendbuf.in_place(),
-                             recvbuf.data(),
-                             {},
-                             {},
-                             recvtype,
-                             root,
-                             comm,
-                             Impl::direct_threshold(options)};
-  Impl::regular_counts(a, recvcount);
-  return Impl::start_tree_collective<ExecSpace, true>("KokkosDDT::gather", space, std::move(a));
+  return Impl::collective_request<ExecSpace, true>(
+      "KokkosDDT::gather", space,
+      Impl::regular(Impl::own_and_root(sendbuf, sendcount, sendtype, recvbuf, {}, {}, recvtype, root, comm), recvcount),
+      options, false);
 }
 
 template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
@@ -204,22 +206,23 @@ void gather(const ExecSpace& space, CollectiveBuffer sendbuf, std::int64_t sendc
 }
 
 template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
+mpi::Request gather_init(const ExecSpace& space, CollectiveBuffer sendbuf, std::int64_t sendcount,
+                         const Datatype& sendtype, CollectiveBuffer recvbuf, std::int64_t recvcount,
+                         const Datatype& recvtype, int root, MPI_Comm comm, const CollectiveOptions& options = {}) {
+  return Impl::collective_request<ExecSpace, true>(
+      "KokkosDDT::gather_init", space,
+      Impl::regular(Impl::own_and_root(sendbuf, sendcount, sendtype, recvbuf, {}, {}, recvtype, root, comm), recvcount),
+      options, true);
+}
+
+template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
 mpi::Request iscatter(const ExecSpace& space, CollectiveBuffer sendbuf, std::int64_t sendcount,
                       const Datatype& sendtype, CollectiveBuffer recvbuf, std::int64_t recvcount,
                       const Datatype& recvtype, int root, MPI_Comm comm, const CollectiveOptions& options = {}) {
-  Impl::TreeCollectiveArgs a{recvbuf.data(),
-                             recvcount,
-                             recvtype,
-                             recvbuf.in_place(),
-                             sendbuf.data(),
-                             {},
-                             {},
-                             sendtype,
-                             root,
-                             comm,
-                             Impl::direct_threshold(options)};
-  Impl::regular_counts(a, sendcount);
-  return Impl::start_tree_collective<ExecSpace, false>("KokkosDDT::scatter", space, std::move(a));
+  return Impl::collective_request<ExecSpace, false>(
+      "KokkosDDT::scatter", space,
+      Impl::regular(Impl::own_and_root(recvbuf, recvcount, recvtype, sendbuf, {}, {}, sendtype, root, comm), sendcount),
+      options, false);
 }
 
 template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
@@ -227,6 +230,16 @@ void scatter(const ExecSpace& space, CollectiveBuffer sendbuf, std::int64_t send
              CollectiveBuffer recvbuf, std::int64_t recvcount, const Datatype& recvtype, int root, MPI_Comm comm,
              const CollectiveOptions& options = {}) {
   iscatter(space, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, options).wait();
+}
+
+template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
+mpi::Request scatter_init(const ExecSpace& space, CollectiveBuffer sendbuf, std::int64_t sendcount,
+                          const Datatype& sendtype, CollectiveBuffer recvbuf, std::int64_t recvcount,
+                          const Datatype& recvtype, int root, MPI_Comm comm, const CollectiveOptions& options = {}) {
+  return Impl::collective_request<ExecSpace, false>(
+      "KokkosDDT::scatter_init", space,
+      Impl::regular(Impl::own_and_root(recvbuf, recvcount, recvtype, sendbuf, {}, {}, sendtype, root, comm), sendcount),
+      options, true);
 }
 
 }  // namespace KokkosDDT

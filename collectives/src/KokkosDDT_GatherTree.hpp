@@ -26,6 +26,7 @@
 #include <memory>
 
 #include "KokkosDDT_CollectiveComm.hpp"
+#include "KokkosDDT_CollectiveSchedule.hpp"
 
 namespace KokkosDDT::Impl {
 
@@ -75,11 +76,6 @@ struct GatherTree {
 
 inline int cube_lo(int i, int k) { return (i >> k) << k; }
 inline int cube_hi(int i, int k, int p) { return std::min(cube_lo(i, k) + (1 << k) - 1, p - 1); }
-inline int ceil_log2(int p) {
-  int r = 0;
-  while ((1 << r) < p) ++r;
-  return r;
-}
 
 class TreeBuilder {
  public:

@@ -13,11 +13,15 @@
 // stage, in buffers MPI and the execution space both reach. A process learns all its children in the round its cube
 // loses, so its data phase starts while the rounds above still run.
 //
-// Errors never hang the others: a process with a bad argument still takes part with no data and an error flag that the
-// root sees; the root checks each child's byte-count hash against its counts before moving that child's data. On a
-// mismatch a gather root receives the child's data into scratch; a scatter root sends the child's subtree empty
+// The processes have agreed, before this runs, that the root is valid and that no process found a bad argument
+// (KokkosDDT_ScheduledCollective.hpp). What only the root can see remains: counts that disagree with what the processes
+// contribute. The root checks each child's byte-count hash against its counts before moving that child's data; on a
+// mismatch a gather root receives the child's data into scratch, a scatter root sends the child's subtree empty
 // messages, which every process below reads as "the root found an error" and passes on. Each process that knows of an
 // error throws Error at the end of the operation, after its part of the protocol is done.
+//
+// Persistent use: build() completes the construction once; each start() runs the data phase again on the same tree,
+// restarting the root's and the leaves' typed messages (built in the first round) and reusing the staging buffers.
 
 #include <mpi.h>
 
@@ -27,69 +31,20 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
 #include <KokkosDDT.hpp>
 #include <KokkosDDT_MPI.hpp>
 
+#include "KokkosDDT_ByteMessages.hpp"
+#include "KokkosDDT_CollectiveArgs.hpp"
 #include "KokkosDDT_CollectiveComm.hpp"
-#include "KokkosDDT_MPIAgreement.hpp"
 #include "KokkosDDT_GatherTree.hpp"
 #include "KokkosDDT_RankRuns.hpp"
 
 namespace KokkosDDT::Impl {
-
-// Plain byte messages of the intermediate processes: one message of the transport each, of any size.
-class ByteMessages {
- public:
-  // `empty`: a send of no bytes in place of `bytes` (a scatter root's refusal, which the receiver sees as short).
-  void post(Transport& transport, bool send, char* p, std::int64_t bytes, int peer, int tag, const char* where,
-            bool empty = false) {
-    std::vector<WireMessage> one{{empty ? nullptr : p, empty ? 0 : bytes, peer, tag}}, none;
-    if (send) {
-      sets_.push_back(transport.make_set(std::move(one), std::move(none), false, where));
-      sets_.back()->post_sends();
-    } else {
-      sets_.push_back(transport.make_set(std::move(none), std::move(one), false, where));
-      sets_.back()->post_receives();
-    }
-    expected_.push_back(send ? -1 : bytes);  // (a send's completion says nothing of its size)
-  }
-  // True when all are done; received_short() then says whether a receive got less than it asked for.
-  bool test() {
-    bool all = true;
-    for (auto& set : sets_) all = set->test() && all;
-    if (!all) return false;
-    for (std::size_t i = 0; i < sets_.size(); ++i)
-      short_ = short_ || (expected_[i] >= 0 && sets_[i]->arrival(0).bytes < expected_[i]);
-    sets_.clear();
-    expected_.clear();
-    return true;
-  }
-  bool received_short() const { return short_; }
-
- private:
-  std::vector<std::unique_ptr<MessageSet>> sets_;
-  std::vector<std::int64_t> expected_;
-  bool short_ = false;
-};
-
-// The arguments of one gather (Gather = true) or scatter, as MPI_Gatherv / MPI_Scatterv take them. "Own" is the
-// block every process contributes (gather: send side) or receives (scatter: receive side); "root" is the root's
-// counts, displacements and type, significant at the root only.
-struct TreeCollectiveArgs {
-  const void* own_buf = nullptr;
-  std::int64_t own_count = 0;
-  Datatype own_type;
-  bool in_place = false;  // at the root: its own block is already in place in the root buffer
-  const void* root_buf = nullptr;
-  std::vector<std::int64_t> counts, displs;
-  Datatype root_type;
-  int root = 0;
-  MPI_Comm comm = MPI_COMM_NULL;
-  std::int64_t threshold = 0;  // direct threshold, bytes
-};
 
 template <class ExecSpace, bool Gather>
 class TreeCollective final : public Operation {
@@ -97,46 +52,50 @@ class TreeCollective final : public Operation {
   static constexpr Direction kLeafDir = Gather ? Direction::Pack : Direction::Unpack;
 
  public:
-  TreeCollective(const char* where, const ExecSpace& space, TreeCollectiveArgs args)
-      : where_(where), space_(space), a_(std::move(args)) {
-    CollectiveContext& ctx = collective_context(a_.comm, where_);
-    transport_ = ctx.transport;
+  // `own_bytes`: this process's block (checked); `transport` and `tags`: the operation's messages on the
+  // communicator's duplicate (KokkosDDT_CollectiveComm.hpp). The construction starts at once.
+  // `refusal` (root only): why the root moves no data at all (its counts disagree with the processes'); empty: it
+  // checks each subtree's counts and refuses only those that disagree.
+  TreeCollective(const char* where, const ExecSpace& space, CollectiveArgs args, std::int64_t own_bytes,
+                 std::shared_ptr<MpiTransport> transport, CollectiveTags tags, std::string refusal = {})
+      : where_(where),
+        space_(space),
+        a_(std::move(args)),
+        transport_(std::move(transport)),
+        tags_(tags),
+        refusal_(std::move(refusal)) {
     comm_ = transport_->comm();
-    tags_ = next_collective_tags(ctx);
     p_ = transport_->size();
     me_ = transport_->rank();
-    // A root that differs on one process (or is out of range there) must make every process throw, and no process
-    // can see that alone: the processes agree on the root while the tree is built. The construction stays
-    // consistent whatever the roots (GatherTree.hpp), so it always completes; only the data phase, which writes,
-    // waits for the verdict.
-    roots_ = std::make_unique<Agreement>(comm_, false, std::vector<std::int64_t>{a_.root}, where_);
-    check_arguments();
-    const std::int64_t mine = !local_error_ ? own_bytes_ : 0;
-    if (me_ == a_.root) headers_.reserve(static_cast<std::size_t>(p_));  // receives land in it: it must never move
-    builder_ = std::make_unique<TreeBuilder>(*transport_, a_.root, mine, local_error_.has_value(), a_.threshold, tags_,
-                                             where_);
+    own_bytes_ = own_bytes;
+    builder_ = std::make_unique<TreeBuilder>(*transport_, a_.root, own_bytes_, false, a_.threshold, tags_, where_);
   }
 
-  void start() override {}
+  // The construction alone (a persistent collective completes it once, before its first start).
+  bool build() { return builder_->progress(); }
+
+  // One round of the data phase: the first begins as soon as the tree allows; a replay runs on the same tree.
+  void start() override {
+    if (rounds_++ > 0) reset_data_phase();
+    done_ = false;
+    if (me_ == a_.root) {
+      headers_.reserve(static_cast<std::size_t>(p_));  // receives land in it: it must never move
+      if (refusal_.empty())
+        copy_root_block<Gather>(space_, a_, own_bytes_, own_stage_, where_);
+      else
+        remote_error_ = refusal_;
+    }
+  }
   Arrival status() const override { return {}; }
 
   bool progress() override {
     if (done_) return true;
-    const bool agreed = roots_->test();
     const bool built = builder_->progress();
-    if (!agreed) return false;
-    if (!root_error_ && !verdict_seen_) begin_data();
-    if (root_error_) {  // nothing was moved or written; the construction completes, then every process throws
-      if (!built) return false;
-      done_ = true;
-      throw *root_error_;
-    }
     const bool moved = me_ == a_.root ? root_progress(built) : member_progress();
     if (!built || !moved) return false;
     done_ = true;
     space_.fence("KokkosDDT::collective");
-    if (local_error_) throw *local_error_;
-    if (!remote_error_.empty()) throw_error(ErrorCode::MPI, where_, "comm", remote_error_);
+    if (!remote_error_.empty()) throw_error(ErrorCode::MPI, where_, "comm", std::exchange(remote_error_, {}));
     return true;
   }
 
@@ -144,87 +103,23 @@ class TreeCollective final : public Operation {
   bool finished() const { return done_; }
 
  private:
-  // ---- arguments -------------------------------------------------------------------------------------------------
-  // The roots are agreed: the data phase may start (the root's own block first), or every process will throw.
-  void begin_data() {
-    verdict_seen_ = true;
-    const std::int64_t lo = roots_->min(0), hi = roots_->max(0);
-    if (lo != hi || lo < 0 || hi >= p_) {
-      root_error_ =
-          Error(ErrorCode::InvalidArgument, where_, "root",
-                lo != hi ? "differs between the processes (" + std::to_string(lo) + " to " + std::to_string(hi) +
-                               "; this one passes " + std::to_string(a_.root) + "): every process must pass the same"
-                         : "is " + std::to_string(a_.root) + " for " + std::to_string(p_) + " processes");
-      return;
-    }
-    if (me_ == a_.root && !local_error_) copy_root_block();
-  }
-
-  void fail(const char* argument, const std::string& message) {
-    if (!local_error_) local_error_ = Error(ErrorCode::InvalidArgument, where_, argument, message);
-  }
-
-  void check_arguments() {
-    const char* own_count_name = Gather ? "sendcount" : "recvcount";
-    try {
-      if (a_.in_place && me_ != a_.root)
-        fail(Gather ? "sendbuf" : "recvbuf", "is in_place on a process that is not the root");
-      if (a_.own_count < 0) fail(own_count_name, "is " + std::to_string(a_.own_count) + " but must be non-negative");
-      if (!a_.in_place && !local_error_) {
-        own_bytes_ = checked_mul(a_.own_count, a_.own_type.impl_committed(where_).size, where_, own_count_name);
-        if (own_bytes_ > 0 && !a_.own_buf) fail(Gather ? "sendbuf" : "recvbuf", "is null");
-      }
-      if (me_ != a_.root) return;
-      const std::int64_t rsize = a_.root_type.impl_committed(where_).size;
-      const char* counts_name = Gather ? "recvcounts" : "sendcounts";
-      std::string problem = root_arguments_problem(p_, a_.counts, a_.displs, a_.root_type, counts_name);
-      if (!problem.empty()) return fail(counts_name, problem);
-      if (a_.in_place) own_bytes_ = a_.counts[a_.root] * rsize;
-      if (own_bytes_ != a_.counts[a_.root] * rsize)
-        return fail(counts_name, std::string(Gather ? "recvcounts" : "sendcounts") + "[root] makes " +
-                                     std::to_string(a_.counts[a_.root] * rsize) +
-                                     " bytes but the root's own block has " + std::to_string(own_bytes_));
-      if (Gather) {
-        problem = overlap_problem(a_.counts, a_.displs, a_.root_type);
-        if (!problem.empty()) return fail("displs", problem);
-      }
-      if (!a_.root_buf && counts_bytes(a_.counts, rsize, 0, p_ - 1) > 0)
-        fail(Gather ? "recvbuf" : "sendbuf", "is null");
-    } catch (const Error& e) {  // an uncommitted or null type, an overflow: reported at the end like the rest
-      if (!local_error_) local_error_ = e;
-    }
-  }
-
-  // The root's own block: copied within its memory (unless in place).
-  void copy_root_block() {
-    if (a_.in_place || own_bytes_ == 0) return;
-    char* root_block = static_cast<char*>(const_cast<void*>(a_.root_buf)) + a_.displs[a_.root] * a_.root_type.extent();
-    void* own = const_cast<void*>(a_.own_buf);
-    // One pass where either side is one contiguous run (the common case), else through a staging buffer.
-    std::int64_t at = 0;
-    char *const own_run = static_cast<char*>(own), *const root_run = root_block;
-    if (contiguous_run(a_.own_type.impl_committed(where_), a_.own_count, at)) {
-      if (Gather)
-        unpack(space_, own_run + at, own_bytes_, root_block, a_.counts[a_.root], a_.root_type);
-      else
-        pack(space_, root_block, a_.counts[a_.root], a_.root_type, own_run + at, own_bytes_);
-      return;
-    }
-    if (contiguous_run(a_.root_type.impl_committed(where_), a_.counts[a_.root], at)) {
-      if (Gather)
-        pack(space_, own, a_.own_count, a_.own_type, root_run + at, own_bytes_);
-      else
-        unpack(space_, root_run + at, own_bytes_, own, a_.own_count, a_.own_type);
-      return;
-    }
-    own_stage_ = take_staging<ExecSpace>(own_bytes_);
-    if (Gather) {
-      pack(space_, own, a_.own_count, a_.own_type, own_stage_.data, own_bytes_);
-      unpack(space_, own_stage_.data, own_bytes_, root_block, a_.counts[a_.root], a_.root_type);
-    } else {
-      pack(space_, root_block, a_.counts[a_.root], a_.root_type, own_stage_.data, own_bytes_);
-      unpack(space_, own_stage_.data, own_bytes_, own, a_.own_count, a_.own_type);
-    }
+  // A persistent round after the first: the same tree, messages and buffers; only the progress state starts over.
+  // The root's and the leaves' typed messages stay in ops_ and are started again.
+  void reset_data_phase() {
+    stage_ = Stage::Waiting;
+    first_.reset();
+    second_.reset();
+    child_at_.clear();
+    header_send_.reset();
+    seen_children_ = 0;
+    deferred_.clear();
+    headers_.clear();
+    header_sets_.clear();
+    deferred_done_ = false;
+    scratch_.clear();
+    for (auto& op : kept_ops_) op->start();
+    ops_ = kept_ops_;
+    replaying_ = true;
   }
 
   // ---- non-root processes ----------------------------------------------------------------------------------------
@@ -250,7 +145,7 @@ class TreeCollective final : public Operation {
   // receive from the parent).
   void begin_member() {
     const GatherTree& t = builder_->tree();
-    if (t.direct) {
+    if (t.direct && !replaying_) {  // (a replay: the root knows the tree's messages already)
       header_out_[0] = t.lo, header_out_[1] = t.hi, header_out_[2] = t.total;
       header_send_ = transport_->make_set(
           {{reinterpret_cast<char*>(header_out_), sizeof header_out_, a_.root, tags_(CollectiveTag::Header)}}, {},
@@ -259,24 +154,23 @@ class TreeCollective final : public Operation {
     }
     const int data = tags_(CollectiveTag::Data);
     if (t.children.empty()) {  // a leaf: its own block straight from or into the user's buffer
-      if (own_bytes_ > 0 && !local_error_)
+      if (own_bytes_ > 0 && !replaying_)
         start_op(make_message<ExecSpace, kLeafDir>(where_, space_, a_.own_buf, a_.own_count, a_.own_type, t.parent,
                                                    data, comm_));
       return;
     }
-    stage_buf_ = take_staging<ExecSpace>(t.total);
+    if (stage_buf_.bytes < t.total) stage_buf_ = take_staging<ExecSpace>(t.total);
     std::int64_t at = 0;
     bool own_placed = false;
     for (const GatherChild& c : t.children) {
-      if (!own_placed && c.lo > me_) own_at_ = at, at += !local_error_ ? own_bytes_ : 0, own_placed = true;
+      if (!own_placed && c.lo > me_) own_at_ = at, at += own_bytes_, own_placed = true;
       child_at_.push_back(at);
       at += c.record.eff;
     }
     if (!own_placed) own_at_ = at;
     if (Gather) {
       // The pack runs while the children's runs arrive; second_half fences before the buffer goes up.
-      if (own_bytes_ > 0 && !local_error_)
-        pack(space_, a_.own_buf, a_.own_count, a_.own_type, stage_buf_.data + own_at_, own_bytes_);
+      if (own_bytes_ > 0) pack(space_, a_.own_buf, a_.own_count, a_.own_type, stage_buf_.data + own_at_, own_bytes_);
       for (std::size_t i = 0; i < t.children.size(); ++i)
         if (t.children[i].record.eff > 0)
           first_.post(*transport_, false, stage_buf_.data + child_at_[i], t.children[i].record.eff, t.children[i].rank,
@@ -292,7 +186,7 @@ class TreeCollective final : public Operation {
     const int data = tags_(CollectiveTag::Data);
     if (t.children.empty()) return;
     if (Gather) {
-      if (own_bytes_ > 0 && !local_error_) space_.fence("KokkosDDT::gatherv (own block packed)");
+      if (own_bytes_ > 0) space_.fence("KokkosDDT::gatherv (own block packed)");
       if (t.total > 0) second_.post(*transport_, true, stage_buf_.data, t.total, t.parent, data, where_);
       return;
     }
@@ -303,12 +197,13 @@ class TreeCollective final : public Operation {
       if (t.children[i].record.eff > 0)
         second_.post(*transport_, true, stage_buf_.data + child_at_[i], t.children[i].record.eff, t.children[i].rank,
                      data, where_, poisoned);
-    if (!poisoned && own_bytes_ > 0 && !local_error_)
+    if (!poisoned && own_bytes_ > 0)
       unpack(space_, stage_buf_.data + own_at_, own_bytes_, const_cast<void*>(a_.own_buf), a_.own_count, a_.own_type);
   }
 
   // ---- the root ----------------------------------------------------------------------------------------------------
   bool root_progress(bool built) {
+    if (replaying_) return second_.test() && first_.test() && ops_done();  // its typed messages restarted
     const GatherTree& t = builder_->tree();
     for (; seen_children_ < t.children.size(); ++seen_children_) root_child(t.children[seen_children_]);
     while (headers_.size() < static_cast<std::size_t>(t.direct_total)) {  // a header per direct subtree known so far
@@ -335,13 +230,11 @@ class TreeCollective final : public Operation {
   // A tree child of the root: check its record against the counts, then move its run (now, unless direct subtrees
   // are nested in it: their ranks are not in its message, so it waits for their headers).
   void root_child(const GatherChild& c) {
-    std::string problem;
-    if (!local_error_) {
+    std::string problem = refusal_;
+    if (problem.empty()) {
       const std::int64_t rsize = a_.root_type.impl_committed(where_).size;
       const std::int64_t expect = counts_bytes(a_.counts, rsize, c.lo, c.hi);
-      if (c.record.error)
-        problem = "a process among ranks " + range(c) + " passed a bad argument (it throws the details)";
-      else if (expect != c.record.full)
+      if (expect != c.record.full)
         problem = std::string(Gather ? "recvcounts" : "sendcounts") + " of ranks " + range(c) + " make " +
                   std::to_string(expect) + " bytes but those processes " + (Gather ? "send " : "receive ") +
                   std::to_string(c.record.full);
@@ -350,7 +243,7 @@ class TreeCollective final : public Operation {
                   " disagree with the counts those processes pass (same total, other distribution)";
     }
     if (!problem.empty() && remote_error_.empty()) remote_error_ = problem;
-    if (!problem.empty() || local_error_.has_value()) return root_refuse(c.rank, c.record.eff);
+    if (!problem.empty()) return root_refuse(c.rank, c.record.eff);
     if (c.record.direct > 0) return deferred_.push_back(c);
     std::vector<int> ranks;
     for (int j = c.lo; j <= c.hi; ++j) ranks.push_back(j);
@@ -367,7 +260,7 @@ class TreeCollective final : public Operation {
       ranges.push_back({static_cast<int>(headers_[h][0]), static_cast<int>(headers_[h][1])});
       peers.emplace_back(header_sets_[h]->arrival(0).source, headers_[h][2]);
     }
-    if (local_error_.has_value()) {
+    if (!refusal_.empty()) {
       for (const auto& [peer, bytes] : peers) root_refuse(peer, bytes);
       return;
     }
@@ -405,6 +298,7 @@ class TreeCollective final : public Operation {
   // ---- typed operations --------------------------------------------------------------------------------------------
   void start_op(std::shared_ptr<Operation> op) {
     op->start();
+    kept_ops_.push_back(op);  // (for a persistent collective's next rounds)
     ops_.push_back(std::move(op));
   }
 
@@ -434,17 +328,16 @@ class TreeCollective final : public Operation {
   enum class Stage { Waiting, First, Second, Done };
   const char* where_;
   ExecSpace space_;
-  TreeCollectiveArgs a_;
+  CollectiveArgs a_;
   std::shared_ptr<MpiTransport> transport_;  // on the communicator's duplicate (KokkosDDT_CollectiveComm.hpp)
   MPI_Comm comm_ = MPI_COMM_NULL;            // that duplicate (the typed messages' communicator)
   CollectiveTags tags_;
   int p_ = 1, me_ = 0;
   std::int64_t own_bytes_ = 0;
-  std::optional<Error> local_error_;  // this process's bad argument (it still takes part, with no data)
-  std::string remote_error_;          // what this process learned of others' errors
-  std::unique_ptr<Agreement> roots_;
-  bool verdict_seen_ = false;
-  std::optional<Error> root_error_;  // the roots differ or are out of range: every process throws this
+  std::string refusal_;       // the root refuses every subtree
+  std::string remote_error_;  // what this process learned of others' errors
+  int rounds_ = 0;            // data phases started
+  bool replaying_ = false;    // a round after the first (persistent)
   std::unique_ptr<TreeBuilder> builder_;
   Stage stage_ = Stage::Waiting;
   bool done_ = false;
@@ -453,7 +346,7 @@ class TreeCollective final : public Operation {
   std::int64_t own_at_ = 0;
   std::vector<std::int64_t> child_at_;
   ByteMessages first_, second_;
-  std::vector<std::shared_ptr<Operation>> ops_;
+  std::vector<std::shared_ptr<Operation>> ops_, kept_ops_;  // in progress; every one made (the root's, a leaf's)
   std::int64_t header_out_[3] = {};
   std::unique_ptr<MessageSet> header_send_;
   // the root

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Gather and scatter on Träff's tree against MPI_Gatherv / MPI_Scatterv / MPI_Gather / MPI_Scatter of the same types,
-// under mpiexec -n p: the seed's problem types plus all-zero and one-nonzero, every root for small p, direct
-// thresholds that send no subtree, some subtrees and every subtree straight to the root, blocking and nonblocking,
-// in place, Views in the execution space's memory (device memory in GPU builds), and the errors that must not hang.
+// Gather and scatter against MPI_Gatherv / MPI_Scatterv / MPI_Gather / MPI_Scatter of the same types, under
+// mpiexec -n p, on the test executable's execution space with every buffer in its memory (device memory in GPU
+// builds): the seed's problem types plus all-zero and one-nonzero, every root for small p, each schedule (Träff's tree
+// with direct thresholds that send no subtree, some subtrees and every subtree straight to the root; the linear
+// schedule; the model's choice), blocking and nonblocking, in place, and the errors that must not hang.
 #include <KokkosDDT_Collectives.hpp>
 #include <KokkosDDT_MPI.hpp>
 #include <random>
@@ -10,11 +11,35 @@
 #include <vector>
 
 #include "support/Catch.hpp"
+#include "support/TestSpace.hpp"
 #include "support/Watchdog.hpp"
 
 using namespace KokkosDDT;
 
 namespace {
+
+using Space = Test::ExecSpace;
+
+// A copy of a host vector in the execution space's memory.
+template <class T>
+struct SpaceBuffer {
+  Kokkos::View<T*, Space::memory_space> view;
+  explicit SpaceBuffer(const std::vector<T>& h) : view("collective buffer", h.size()) {
+    Kokkos::deep_copy(
+        view, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(h.data(), h.size()));
+  }
+  T* data() const { return view.data(); }
+  std::vector<T> host() const {
+    std::vector<T> h(view.extent(0));
+    Kokkos::deep_copy(Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(h.data(), h.size()),
+                      view);
+    return h;
+  }
+};
+template <class T>
+SpaceBuffer<T> on_space(const std::vector<T>& h) {
+  return SpaceBuffer<T>(h);
+}
 
 int world_size() {
   int p = 1;
@@ -55,8 +80,26 @@ std::vector<int> roots(int p) {
   return {0, p / 2, p - 1};
 }
 
-// Direct thresholds: none, some subtrees (16 bytes), every subtree with data (1 byte).
-const std::int64_t kThresholds[] = {std::int64_t(1) << 40, 16, 1};
+// The schedules under test: the tree with direct thresholds that send no subtree, some subtrees (16 bytes) and every
+// subtree with data (1 byte) straight to the root; the linear schedule; the model's choice.
+std::vector<CollectiveOptions> schedules() {
+  std::vector<CollectiveOptions> all;
+  for (std::int64_t threshold : {std::int64_t(1) << 40, std::int64_t(16), std::int64_t(1)}) {
+    all.emplace_back();
+    all.back().direct_threshold = threshold;
+    all.back().schedule = CollectiveSchedule::Tree;
+  }
+  all.emplace_back();
+  all.back().schedule = CollectiveSchedule::Linear;
+  all.emplace_back();
+  return all;
+}
+
+std::string describe(const CollectiveOptions& o) {
+  return o.schedule == CollectiveSchedule::Tree     ? "tree, direct threshold " + std::to_string(o.direct_threshold)
+         : o.schedule == CollectiveSchedule::Linear ? std::string("linear")
+                                                    : std::string("auto");
+}
 
 // Displacements at the root: reverse rank order with a gap of `gap` instances after each block.
 std::vector<std::int64_t> reversed_displs(const std::vector<std::int64_t>& m, std::int64_t gap, std::int64_t& total) {
@@ -92,7 +135,7 @@ TEST_CASE("collectives: the gather tree has ceil(log2 p) rounds and covers every
 
 TEST_CASE("collectives: gatherv equals MPI_Gatherv on the seed's problem types", "[collectives]") {
   const int p = world_size(), me = world_rank();
-  Kokkos::DefaultHostExecutionSpace space;
+  Space space;
   // Noncontiguous on both sides: every other int on the send side, ints with a gap of one int at the root.
   Datatype send = resized(vector(1, 1, 2, primitive<int>()), 0, 8);
   send.commit();
@@ -109,11 +152,12 @@ TEST_CASE("collectives: gatherv equals MPI_Gatherv on the seed's problem types",
       std::vector<int> ref(2 * total + 2, -1);
       MPI_Gatherv(src.data(), static_cast<int>(m[me]), msend, ref.data(), to_int(m).data(), to_int(displs).data(),
                   mrecv, root, MPI_COMM_WORLD);
-      for (std::int64_t threshold : kThresholds) {
-        INFO(kind << " root " << root << " threshold " << threshold);
-        std::vector<int> ours(2 * total + 2, -1);
-        gatherv(space, src.data(), m[me], send, ours.data(), m, displs, recv, root, MPI_COMM_WORLD, {threshold});
-        if (me == root) CHECK(ours == ref);
+      const auto d_src = on_space(src);
+      for (const CollectiveOptions& o : schedules()) {
+        INFO(kind << " root " << root << " " << describe(o));
+        auto ours = on_space(std::vector<int>(2 * total + 2, -1));
+        gatherv(space, d_src.data(), m[me], send, ours.data(), m, displs, recv, root, MPI_COMM_WORLD, o);
+        if (me == root) CHECK(ours.host() == ref);
       }
     }
   }
@@ -123,7 +167,7 @@ TEST_CASE("collectives: gatherv equals MPI_Gatherv on the seed's problem types",
 
 TEST_CASE("collectives: scatterv equals MPI_Scatterv on the seed's problem types", "[collectives]") {
   const int p = world_size(), me = world_rank();
-  Kokkos::DefaultHostExecutionSpace space;
+  Space space;
   Datatype send = resized(contiguous(1, primitive<int>()), 0, 8);  // one int, then a gap of one
   send.commit();
   Datatype recv = resized(vector(1, 1, 2, primitive<int>()), 0, 12);  // one int every three
@@ -139,11 +183,12 @@ TEST_CASE("collectives: scatterv equals MPI_Scatterv on the seed's problem types
       std::vector<int> ref(3 * m[me] + 3, -1);
       MPI_Scatterv(src.data(), to_int(m).data(), to_int(displs).data(), msend, ref.data(), static_cast<int>(m[me]),
                    mrecv, root, MPI_COMM_WORLD);
-      for (std::int64_t threshold : kThresholds) {
-        INFO(kind << " root " << root << " threshold " << threshold);
-        std::vector<int> ours(3 * m[me] + 3, -1);
-        scatterv(space, src.data(), m, displs, send, ours.data(), m[me], recv, root, MPI_COMM_WORLD, {threshold});
-        CHECK(ours == ref);
+      const auto d_src = on_space(src);
+      for (const CollectiveOptions& o : schedules()) {
+        INFO(kind << " root " << root << " " << describe(o));
+        auto ours = on_space(std::vector<int>(3 * m[me] + 3, -1));
+        scatterv(space, d_src.data(), m, displs, send, ours.data(), m[me], recv, root, MPI_COMM_WORLD, o);
+        CHECK(ours.host() == ref);
       }
     }
   }
@@ -153,7 +198,7 @@ TEST_CASE("collectives: scatterv equals MPI_Scatterv on the seed's problem types
 
 TEST_CASE("collectives: gather and scatter equal MPI_Gather and MPI_Scatter, also in place", "[collectives]") {
   const int p = world_size(), me = world_rank();
-  Kokkos::DefaultHostExecutionSpace space;
+  Space space;
   Datatype pair = contiguous(2, primitive<double>());
   pair.commit();
   Datatype strided = vector(2, 1, 3, primitive<double>());  // the same signature, spread out
@@ -162,41 +207,47 @@ TEST_CASE("collectives: gather and scatter equal MPI_Gather and MPI_Scatter, als
   const int root = p / 2;
   std::vector<double> src(4 * 3);
   for (std::size_t i = 0; i < src.size(); ++i) src[i] = 100.0 * me + static_cast<double>(i);
+  const auto d_src = on_space(src);
   // gather: 4 strided instances per process -> 4 pairs per process at the root.
-  std::vector<double> ours(8 * p, -1), ref(8 * p, -1);
-  gather(space, src.data(), 2, strided, ours.data(), 2, pair, root, MPI_COMM_WORLD);
+  std::vector<double> ref(8 * p, -1);
   MPI_Gather(src.data(), 2, mstrided, ref.data(), 2, mpair, root, MPI_COMM_WORLD);
-  if (me == root) CHECK(ours == ref);
-  // gather in place: the root's block is already in recvbuf.
-  std::vector<double> in_place_buf(8 * p, -1);
-  if (me == root) std::copy(ref.begin() + 4 * root, ref.begin() + 4 * root + 4, in_place_buf.begin() + 4 * root);
-  if (me == root)
-    gather(space, in_place, 0, pair, in_place_buf.data(), 2, pair, root, MPI_COMM_WORLD);
-  else
-    gather(space, src.data(), 2, strided, nullptr, 0, pair, root, MPI_COMM_WORLD);
-  if (me == root) {
-    for (int i = 0; i < 4 * p; ++i) CHECK(in_place_buf[i] == ref[i]);
-  }
-  // scatter: pairs from the root -> strided instances everywhere; in place leaves the root's block where it is.
   std::vector<double> table(4 * p);
   for (std::size_t i = 0; i < table.size(); ++i) table[i] = 7.0 * static_cast<double>(i);
-  std::vector<double> got(12, -1), want(12, -1);
-  scatter(space, table.data(), 2, pair, got.data(), 2, strided, root, MPI_COMM_WORLD);
+  std::vector<double> want(12, -1);
   MPI_Scatter(table.data(), 2, mpair, want.data(), 2, mstrided, root, MPI_COMM_WORLD);
-  CHECK(got == want);
-  std::vector<double> untouched(12, -1);
-  if (me == root)
-    scatter(space, table.data(), 2, pair, in_place, 0, strided, root, MPI_COMM_WORLD);
-  else
-    scatter(space, nullptr, 0, pair, untouched.data(), 2, strided, root, MPI_COMM_WORLD);
-  if (me != root) CHECK(untouched == want);
+  const auto d_table = on_space(table);
+  for (const CollectiveOptions& o : schedules()) {
+    INFO(describe(o));
+    auto ours = on_space(std::vector<double>(8 * p, -1));
+    gather(space, d_src.data(), 2, strided, ours.data(), 2, pair, root, MPI_COMM_WORLD, o);
+    if (me == root) CHECK(ours.host() == ref);
+    // gather in place: the root's block is already in recvbuf.
+    std::vector<double> h_in_place(8 * p, -1);
+    if (me == root) std::copy(ref.begin() + 4 * root, ref.begin() + 4 * root + 4, h_in_place.begin() + 4 * root);
+    auto in_place_buf = on_space(h_in_place);
+    if (me == root)
+      gather(space, in_place, 0, pair, in_place_buf.data(), 2, pair, root, MPI_COMM_WORLD, o);
+    else
+      gather(space, d_src.data(), 2, strided, nullptr, 0, pair, root, MPI_COMM_WORLD, o);
+    if (me == root) CHECK(in_place_buf.host() == std::vector<double>(ref.begin(), ref.begin() + 8 * p));
+    // scatter: pairs from the root -> strided instances everywhere; in place leaves the root's block where it is.
+    auto got = on_space(std::vector<double>(12, -1));
+    scatter(space, d_table.data(), 2, pair, got.data(), 2, strided, root, MPI_COMM_WORLD, o);
+    CHECK(got.host() == want);
+    auto untouched = on_space(std::vector<double>(12, -1));
+    if (me == root)
+      scatter(space, d_table.data(), 2, pair, in_place, 0, strided, root, MPI_COMM_WORLD, o);
+    else
+      scatter(space, nullptr, 0, pair, untouched.data(), 2, strided, root, MPI_COMM_WORLD, o);
+    if (me != root) CHECK(untouched.host() == want);
+  }
   MPI_Type_free(&mpair);
   MPI_Type_free(&mstrided);
 }
 
 TEST_CASE("collectives: nonblocking gathers and scatters in flight together complete in any order", "[collectives]") {
   const int p = world_size(), me = world_rank();
-  Kokkos::DefaultHostExecutionSpace space;
+  Space space;
   Datatype one = primitive<std::int64_t>();
   one.commit();
   const std::vector<std::int64_t> m = problem("random", p, 3);
@@ -206,22 +257,25 @@ TEST_CASE("collectives: nonblocking gathers and scatters in flight together comp
   std::vector<std::int64_t> a(total, -1), b(total, -1), want(total);
   for (int j = 0; j < p; ++j)
     for (std::int64_t i = 0; i < m[j]; ++i) want[displs[j] + i] = j;
-  std::vector<std::int64_t> back(m[me], -1);
+  auto d_src = on_space(src), d_a = on_space(a), d_b = on_space(b), d_want = on_space(want),
+       d_back = on_space(std::vector<std::int64_t>(m[me], -1));
+  CollectiveOptions tree, linear;
+  tree.direct_threshold = 8, tree.schedule = CollectiveSchedule::Tree;
+  linear.schedule = CollectiveSchedule::Linear;
   std::vector<mpi::Request> r;
-  r.push_back(igatherv(space, src.data(), m[me], one, a.data(), m, displs, one, 0, MPI_COMM_WORLD));
-  r.push_back(igatherv(space, src.data(), m[me], one, b.data(), m, displs, one, p - 1, MPI_COMM_WORLD, {8}));
-  r.push_back(iscatterv(space, want.data(), m, displs, one, back.data(), m[me], one, p / 2, MPI_COMM_WORLD));
+  r.push_back(igatherv(space, d_src.data(), m[me], one, d_a.data(), m, displs, one, 0, MPI_COMM_WORLD, linear));
+  r.push_back(igatherv(space, d_src.data(), m[me], one, d_b.data(), m, displs, one, p - 1, MPI_COMM_WORLD, tree));
+  r.push_back(iscatterv(space, d_want.data(), m, displs, one, d_back.data(), m[me], one, p / 2, MPI_COMM_WORLD));
   r[2].wait();
   r[1].wait();
   r[0].wait();
-  if (me == 0) CHECK(a == want);
-  if (me == p - 1) CHECK(b == want);
-  CHECK(back == src);
+  if (me == 0) CHECK(d_a.host() == want);
+  if (me == p - 1) CHECK(d_b.host() == want);
+  CHECK(d_back.host() == src);
 }
 
 TEST_CASE("collectives: Views in the execution space's memory", "[collectives]") {
   const int p = world_size(), me = world_rank();
-  using Space = Kokkos::DefaultExecutionSpace;
   Space space;
   Datatype every_other = resized(primitive<int>(), 0, 8);
   every_other.commit();
@@ -247,78 +301,93 @@ TEST_CASE("collectives: Views in the execution space's memory", "[collectives]")
     CHECK(h_back(i) == (i % 2 == 0 && i < 2 * m[me] ? 1000 * me + i : 0));
 }
 
-TEST_CASE("collectives: bad arguments throw where they can be seen and never hang", "[collectives]") {
+TEST_CASE("collectives: bad arguments throw everywhere or where they can be seen, write nothing and never hang",
+          "[collectives]") {
   const int p = world_size(), me = world_rank();
-  Kokkos::DefaultHostExecutionSpace space;
+  Test::Watchdog dog("collectives with bad arguments");
+  Space space;
   Datatype one = primitive<int>();
   one.commit();
   const int root = p / 2;
   std::vector<std::int64_t> m(p, 2), displs(p);
-  for (int j = 0; j < p; ++j) displs[j] = 2 * j;
-  std::vector<int> src(2, me), dst(2 * p + 4, -1);
-  auto checked_gatherv = [&](std::int64_t count, std::vector<std::int64_t> counts, std::vector<std::int64_t> d,
-                             bool expect_throw) {
-    bool threw = false;
-    try {
-      gatherv(space, src.data(), count, one, dst.data(), counts, d, one, root, MPI_COMM_WORLD);
-    } catch (const Error& e) {
-      threw = true;
+  for (int j = 0; j < p; ++j) displs[j] = 3 * j;  // (a gap: one more int for a block is no overlap)
+  const auto src = on_space(std::vector<int>(2, me));
+  for (CollectiveSchedule schedule : {CollectiveSchedule::Tree, CollectiveSchedule::Linear}) {
+    CollectiveOptions o;
+    o.schedule = schedule;
+    INFO(describe(o));
+    auto dst = on_space(std::vector<int>(3 * p + 4, -1));
+    // Nothing of the root's buffer is written by a call that throws anywhere.
+    auto checked_gatherv = [&](std::int64_t count, std::vector<std::int64_t> counts, std::vector<std::int64_t> d,
+                               bool expect_throw) {
+      bool threw = false;
+      try {
+        gatherv(space, src.data(), count, one, dst.data(), counts, d, one, root, MPI_COMM_WORLD, o);
+      } catch (const Error& e) {
+        threw = true;
+        UNSCOPED_INFO(e.what());
+      }
+      CHECK(threw == expect_throw);
+      CHECK(dst.host() == std::vector<int>(3 * p + 4, -1));
+    };
+    SECTION("a negative count at a non-root: every process throws") {
+      const int bad = (root + 1) % p;
+      if (p > 1) checked_gatherv(me == bad ? -1 : 2, m, displs, true);
     }
-    CHECK(threw == expect_throw);
-  };
-  SECTION("a negative count at a non-root: it and the root throw") {
-    const int bad = (root + 1) % p;
-    if (p > 1) checked_gatherv(me == bad ? -1 : 2, m, displs, me == bad || me == root);
-  }
-  SECTION("root counts that disagree with the senders' (total and distribution)") {
-    std::vector<std::int64_t> more = m;
-    more[(root + 1) % p] += 1;
-    if (p > 1) checked_gatherv(2, more, displs, me == root);
-    if (p > 2) {
-      std::vector<std::int64_t> moved = m;  // the same total, one int moved between two ranks
-      const int a = (root + 1) % p, b = (root + 2) % p;
-      moved[a] += 1, moved[b] -= 1;
-      checked_gatherv(2, moved, displs, me == root);
+    SECTION("root counts that disagree with the senders' (total and distribution): the root throws") {
+      std::vector<std::int64_t> more = m;
+      more[(root + 1) % p] += 1;
+      if (p > 1) checked_gatherv(2, more, displs, me == root);
+      if (p > 2) {
+        std::vector<std::int64_t> moved = m;  // the same total, one int moved between two ranks
+        const int a = (root + 1) % p, b = (root + 2) % p;
+        moved[a] += 1, moved[b] -= 1;
+        checked_gatherv(2, moved, displs, me == root);
+      }
     }
-  }
-  SECTION("negative or missing counts at the root") {
-    std::vector<std::int64_t> negative = m;
-    negative[0] = -2;
-    checked_gatherv(2, negative, displs, me == root);
-    checked_gatherv(2, std::vector<std::int64_t>(p + 1, 2), displs, me == root);
-  }
-  SECTION("overlapping root displacements") {
-    std::vector<std::int64_t> overlap = displs;
-    if (p > 1) overlap[p - 1] = overlap[0] + 1;
-    if (p > 1) checked_gatherv(2, m, overlap, me == root);
-    // Interleaved blocks of a type with holes do not overlap: every other int, blocks one int apart.
-    Datatype spread = resized(vector(2, 1, 2, primitive<int>()), 0, 4);
-    spread.commit();
-    std::vector<std::int64_t> ones(p, 1), shifted(p);
-    for (int j = 0; j < p; ++j) shifted[j] = (j / 2) * 4 + j % 2;
-    std::vector<int> wide(4 * p + 4, -1);
-    CHECK_NOTHROW(gatherv(space, src.data(), 2, one, wide.data(), ones, shifted, spread, root, MPI_COMM_WORLD));
-  }
-  SECTION("scatterv: the root refuses a subtree whose counts disagree; its processes throw too") {
-    std::vector<std::int64_t> more = m;
-    const int bad = (root + 1) % p;
-    more[bad] += 1;
-    std::vector<int> table(2 * p + 2, 5), got(2, -1);
-    bool threw = false;
-    try {
-      scatterv(space, table.data(), more, displs, one, got.data(), 2, one, root, MPI_COMM_WORLD);
-    } catch (const Error&) {
-      threw = true;
+    SECTION("negative or missing counts at the root: every process throws") {
+      std::vector<std::int64_t> negative = m;
+      negative[0] = -2;
+      checked_gatherv(2, negative, displs, true);
+      checked_gatherv(2, std::vector<std::int64_t>(p + 1, 2), displs, true);
     }
-    if (me == root || me == bad) CHECK(threw);  // p = 1: the root's own count disagrees with its own block
+    SECTION("overlapping root displacements: every process throws") {
+      std::vector<std::int64_t> overlap = displs;
+      if (p > 1) overlap[p - 1] = overlap[0] + 1;
+      if (p > 1) checked_gatherv(2, m, overlap, true);
+      // Interleaved blocks of a type with holes do not overlap: every other int, blocks one int apart.
+      Datatype spread = resized(vector(2, 1, 2, primitive<int>()), 0, 4);
+      spread.commit();
+      std::vector<std::int64_t> ones(p, 1), shifted(p);
+      for (int j = 0; j < p; ++j) shifted[j] = (j / 2) * 4 + j % 2;
+      auto wide = on_space(std::vector<int>(4 * p + 4, -1));
+      CHECK_NOTHROW(gatherv(space, src.data(), 2, one, wide.data(), ones, shifted, spread, root, MPI_COMM_WORLD, o));
+    }
+    SECTION("scatterv: the root refuses counts that disagree; every process that expected data throws") {
+      std::vector<std::int64_t> more = m;
+      const int bad = (root + 1) % p;
+      more[bad] += 1;
+      const auto table = on_space(std::vector<int>(3 * p + 2, 5));
+      auto got = on_space(std::vector<int>(2, -1));
+      bool threw = false;
+      try {
+        scatterv(space, table.data(), more, displs, one, got.data(), 2, one, root, MPI_COMM_WORLD, o);
+      } catch (const Error&) {
+        threw = true;
+      }
+      CHECK(threw);  // (p = 1: the root's own count disagrees with its own block)
+      if (me != root) CHECK(got.host() == std::vector<int>(2, -1));
+    }
+    // The communicator is clean afterwards: a correct gatherv still works.
+    auto ok = on_space(std::vector<int>(3 * p, -1));
+    gatherv(space, src.data(), 2, one, ok.data(), m, displs, one, root, MPI_COMM_WORLD, o);
+    if (me == root) {
+      const std::vector<int> h = ok.host();
+      for (int j = 0; j < p; ++j) CHECK(h[3 * j] == j);
+    }
+    // A root out of range is seen by every process: all throw at once.
+    CHECK_THROWS_AS(gatherv(space, src.data(), 2, one, dst.data(), m, displs, one, p, MPI_COMM_WORLD, o), Error);
   }
-  // The communicator is clean afterwards: a correct gatherv still works.
-  std::vector<int> ok(2 * p, -1);
-  gatherv(space, src.data(), 2, one, ok.data(), m, displs, one, root, MPI_COMM_WORLD);
-  if (me == root)
-    for (int j = 0; j < p; ++j) CHECK(ok[2 * j] == j);
-  // A root out of range is seen by every process: all throw at once.
-  CHECK_THROWS_AS(gatherv(space, src.data(), 2, one, dst.data(), m, displs, one, p, MPI_COMM_WORLD), Error);
 }
 
 TEST_CASE("collectives: a root that differs between processes throws on every process, writing nothing",
@@ -328,13 +397,14 @@ TEST_CASE("collectives: a root that differs between processes throws on every pr
   const int p = world_size(), me = world_rank();
   if (p < 2) return;
   Test::Watchdog dog("collectives with differing roots");
-  Kokkos::DefaultHostExecutionSpace space;
+  Space space;
   Datatype one = primitive<int>();
   one.commit();
   std::vector<std::int64_t> m(p, 2), displs(p);
   for (int j = 0; j < p; ++j) displs[j] = 2 * j;
-  std::vector<int> src(2, me), table(2 * p);
-  for (int j = 0; j < 2 * p; ++j) table[j] = 1000 + j;
+  std::vector<int> h_table(2 * p);
+  for (int j = 0; j < 2 * p; ++j) h_table[j] = 1000 + j;
+  const auto src = on_space(std::vector<int>(2, me)), table = on_space(h_table);
   auto throws_everywhere = [&](auto&& call) {
     bool threw = false;
     try {
@@ -348,17 +418,19 @@ TEST_CASE("collectives: a root that differs between processes throws on every pr
   for (const int bad_root : {p, -1, 1}) {  // out of range on rank 1 alone; rank 1 naming itself while the others say 0
     INFO("rank 1 passes root " << bad_root);
     const int root = me == 1 ? bad_root : 0;
-    std::vector<int> dst(2 * p, -1), got(2, -1);
+    auto dst = on_space(std::vector<int>(2 * p, -1)), got = on_space(std::vector<int>(2, -1));
     throws_everywhere([&] { gatherv(space, src.data(), 2, one, dst.data(), m, displs, one, root, MPI_COMM_WORLD); });
     throws_everywhere([&] { scatterv(space, table.data(), m, displs, one, got.data(), 2, one, root, MPI_COMM_WORLD); });
     throws_everywhere([&] { igather(space, src.data(), 2, one, dst.data(), 2, one, root, MPI_COMM_WORLD).wait(); });
     throws_everywhere([&] { iscatter(space, table.data(), 2, one, got.data(), 2, one, root, MPI_COMM_WORLD).wait(); });
-    CHECK(dst == std::vector<int>(2 * p, -1));
-    CHECK(got == std::vector<int>(2, -1));
+    CHECK(dst.host() == std::vector<int>(2 * p, -1));
+    CHECK(got.host() == std::vector<int>(2, -1));
   }
   // The communicator is clean afterwards.
-  std::vector<int> ok(2 * p, -1);
+  auto ok = on_space(std::vector<int>(2 * p, -1));
   gatherv(space, src.data(), 2, one, ok.data(), m, displs, one, 0, MPI_COMM_WORLD);
-  if (me == 0)
-    for (int j = 0; j < p; ++j) CHECK(ok[2 * j] == j);
+  if (me == 0) {
+    const std::vector<int> h = ok.host();
+    for (int j = 0; j < p; ++j) CHECK(h[2 * j] == j);
+  }
 }

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// The arguments of one gather (Gather = true) or scatter, as MPI_Gatherv / MPI_Scatterv take them, what each process
+// can check of them alone, and the root's own block (copied within the root's memory by every schedule). "Own" is the
+// block every process contributes (gather: send side) or receives (scatter: receive side); "root" is the root's
+// counts, displacements and type, significant at the root only.
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+#include <KokkosDDT.hpp>
+#include <KokkosDDT_MPI.hpp>
+
+#include "KokkosDDT_RankRuns.hpp"
+
+namespace KokkosDDT::Impl {
+
+struct CollectiveArgs {
+  const void* own_buf = nullptr;
+  std::int64_t own_count = 0;
+  Datatype own_type;
+  bool in_place = false;  // at the root: its own block is already in place in the root buffer
+  const void* root_buf = nullptr;
+  std::vector<std::int64_t> counts, displs;
+  Datatype root_type;
+  int root = 0;
+  MPI_Comm comm = MPI_COMM_NULL;
+  std::int64_t threshold = 0;  // direct threshold of the tree, bytes
+};
+
+// What one process finds wrong with its own arguments (nullopt: nothing), and its own block's bytes. At the root also
+// the counts and displacements; `me` and `p` are its rank and the communicator's size.
+template <bool Gather>
+std::optional<Error> check_collective_arguments(const CollectiveArgs& a, int me, int p, const char* where,
+                                                std::int64_t& own_bytes) {
+  const char* own_count_name = Gather ? "sendcount" : "recvcount";
+  const char* counts_name = Gather ? "recvcounts" : "sendcounts";
+  auto bad = [&](const char* argument, const std::string& message) {
+    return Error(ErrorCode::InvalidArgument, where, argument, message);
+  };
+  own_bytes = 0;
+  try {
+    if (a.in_place && me != a.root)
+      return bad(Gather ? "sendbuf" : "recvbuf", "is in_place on a process that is not the root");
+    if (a.own_count < 0) return bad(own_count_name, "is " + std::to_string(a.own_count) + " but must be non-negative");
+    if (!a.in_place) {
+      own_bytes = checked_mul(a.own_count, a.own_type.impl_committed(where).size, where, own_count_name);
+      if (own_bytes > 0 && !a.own_buf) return bad(Gather ? "sendbuf" : "recvbuf", "is null");
+    }
+    if (me != a.root || a.root < 0 || a.root >= p) return std::nullopt;
+    const std::int64_t rsize = a.root_type.impl_committed(where).size;
+    std::string problem = root_arguments_problem(p, a.counts, a.displs, a.root_type, counts_name);
+    if (!problem.empty()) return bad(counts_name, problem);
+    if (a.in_place) own_bytes = a.counts[a.root] * rsize;
+    if (own_bytes != a.counts[a.root] * rsize)
+      return bad(counts_name, std::string(counts_name) + "[root] makes " + std::to_string(a.counts[a.root] * rsize) +
+                                  " bytes but the root's own block has " + std::to_string(own_bytes));
+    if (Gather) {
+      problem = overlap_problem(a.counts, a.displs, a.root_type);
+      if (!problem.empty()) return bad("displs", problem);
+    }
+    if (!a.root_buf && counts_bytes(a.counts, rsize, 0, p - 1) > 0)
+      return bad(Gather ? "recvbuf" : "sendbuf", "is null");
+  } catch (const Error& e) {  // an uncommitted or null type, an overflow
+    return e;
+  }
+  return std::nullopt;
+}
+
+// The root's own block, copied within its memory (unless in place): one pass where either side is one contiguous run
+// (the common case), else through `stage` (a staging buffer it keeps until the copy is fenced).
+template <bool Gather, class ExecSpace>
+void copy_root_block(const ExecSpace& space, const CollectiveArgs& a, std::int64_t own_bytes, Staging& stage,
+                     const char* where) {
+  if (a.in_place || own_bytes == 0) return;
+  char* root_block = static_cast<char*>(const_cast<void*>(a.root_buf)) + a.displs[a.root] * a.root_type.extent();
+  void* own = const_cast<void*>(a.own_buf);
+  const std::int64_t root_count = a.counts[a.root];
+  std::int64_t at = 0;
+  if (contiguous_run(a.own_type.impl_committed(where), a.own_count, at)) {
+    char* run = static_cast<char*>(own) + at;
+    if (Gather)
+      unpack(space, run, own_bytes, root_block, root_count, a.root_type);
+    else
+      pack(space, root_block, root_count, a.root_type, run, own_bytes);
+    return;
+  }
+  if (contiguous_run(a.root_type.impl_committed(where), root_count, at)) {
+    if (Gather)
+      pack(space, own, a.own_count, a.own_type, root_block + at, own_bytes);
+    else
+      unpack(space, root_block + at, own_bytes, own, a.own_count, a.own_type);
+    return;
+  }
+  if (stage.bytes < own_bytes) stage = take_staging<ExecSpace>(own_bytes);
+  if (Gather) {
+    pack(space, own, a.own_count, a.own_type, stage.data, own_bytes);
+    unpack(space, stage.data, own_bytes, root_block, root_count, a.root_type);
+  } else {
+    pack(space, root_block, root_count, a.root_type, stage.data, own_bytes);
+    unpack(space, stage.data, own_bytes, own, a.own_count, a.own_type);
+  }
+}
+
+// Regular counts as the root's irregular ones: count each, displacements 0, count, 2 count, ... (a negative count is
+// then reported by the root's argument check, like gatherv's).
+inline void regular_counts(CollectiveArgs& a, std::int64_t count, int me, int p) {
+  if (me != a.root) return;  // significant at the root only
+  a.counts.assign(static_cast<std::size_t>(p), count);
+  a.displs.resize(static_cast<std::size_t>(p));
+  for (int j = 0; j < p; ++j) a.displs[j] = count * j;
+}
+
+}  // namespace KokkosDDT::Impl

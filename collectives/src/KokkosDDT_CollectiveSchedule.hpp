@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// Which schedule a gather or scatter runs, chosen by a cost model once the processes have agreed on the sizes:
+//
+//   linear (direct): every process sends its block straight to the root (scatter: receives it from the root), which
+//           moves each with one typed operation; one dependent message step, p - 1 messages at the root.
+//   tree:   Träff's ordered tree (KokkosDDT_GatherTree.hpp): 2 ceil(log2 p) - 1 dependent steps of 64-byte records
+//           build it, then ceil(log2 p) data hops, ceil(log2 p) messages at the root.
+//
+// Model (per message: alpha + beta * bytes; a root receiving or sending many messages at once pays `gap` for each one
+// after the first, LogP's g):
+//
+//   T_linear = alpha + (p - 2) gap + beta m               (m: the bytes of all blocks)
+//   T_tree   = (3 ceil(log2 p) - 1) alpha + beta m
+//
+// Both move every byte through the root once, so the choice turns on start-ups: the tree wins once (p - 2) gap
+// exceeds (3 ceil(log2 p) - 2) alpha, i.e. for many processes or costly start-ups (a network). The model's constants
+// are measured (gatherv_bench --alpha-beta, docs/collectives.md) or given per call; every process must use the same
+// (they are part of what the processes agree on before anything moves).
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+namespace KokkosDDT {
+
+enum class CollectiveSchedule : std::int64_t {
+  Auto = 0,    // by the model, from the agreed sizes
+  Tree = 1,    // Träff's ordered tree (with direct subtrees from CollectiveOptions::direct_threshold)
+  Linear = 2,  // every block straight between its process and the root
+};
+
+// Costs in microseconds (alpha, gap) and nanoseconds per byte (beta).
+struct CollectiveModel {
+  double alpha_us = 1.5;  // one dependent message step (half a ping-pong round trip)
+  double gap_us = 0.25;   // each further message a root handles in one step
+  double beta_ns = 0.11;  // per byte
+
+  // H200 node, 16 Xeon cores, Open MPI 4.1.6 over shared memory (gatherv_bench --alpha-beta, 2026-11-23/25).
+  static CollectiveModel shared_memory_node() { return {}; }
+};
+
+struct CollectiveOptions {
+  // A subtree whose data (bytes) reaches this sends it straight to the root (scatter: receives it from the root).
+  // -1: KOKKOSDDT_COLLECTIVE_DIRECT_BYTES from the environment, else kDefaultDirectThreshold. Must agree on all
+  // processes only in that each pair of merging subtrees uses the smaller of their two values.
+  std::int64_t direct_threshold = -1;
+  // 2 alpha / beta of the measured model (docs/collectives.md): the size at which two more message start-ups at the
+  // root (header and data) cost what forwarding the data once more does. Measured on the H200 node (Open MPI 4.1.6,
+  // shared memory): alpha 1.49 us, beta 0.115 ns/B -> 25.9 kB; on the 2-vCPU VM (MPICH 4.0.2): 10.9 kB.
+  static constexpr std::int64_t kDefaultDirectThreshold = std::int64_t(24) << 10;
+  // Auto: KOKKOSDDT_COLLECTIVE_SCHEDULE (auto, tree, linear) from the environment, else the model's choice.
+  CollectiveSchedule schedule = CollectiveSchedule::Auto;
+  // Negative alpha: KOKKOSDDT_COLLECTIVE_MODEL ("alpha_us,gap_us,beta_ns") from the environment, else the defaults.
+  CollectiveModel model{-1, 0, 0};
+};
+
+namespace Impl {
+
+inline std::int64_t direct_threshold(const CollectiveOptions& o) {
+  if (o.direct_threshold >= 0) return o.direct_threshold;
+  static const std::int64_t from_env = [] {  // read once: the environment does not change under a run
+    const char* env = std::getenv("KOKKOSDDT_COLLECTIVE_DIRECT_BYTES");
+    return env ? std::atoll(env) : CollectiveOptions::kDefaultDirectThreshold;
+  }();
+  return from_env;
+}
+
+inline CollectiveSchedule requested_schedule(const CollectiveOptions& o) {
+  if (o.schedule != CollectiveSchedule::Auto) return o.schedule;
+  static const CollectiveSchedule from_env = [] {
+    const char* env = std::getenv("KOKKOSDDT_COLLECTIVE_SCHEDULE");
+    const std::string s = env ? env : "";
+    return s == "tree"     ? CollectiveSchedule::Tree
+           : s == "linear" ? CollectiveSchedule::Linear
+                           : CollectiveSchedule::Auto;
+  }();
+  return from_env;
+}
+
+inline CollectiveModel model(const CollectiveOptions& o) {
+  if (o.model.alpha_us >= 0) return o.model;
+  static const CollectiveModel from_env = [] {
+    CollectiveModel m = CollectiveModel::shared_memory_node();
+    if (const char* env = std::getenv("KOKKOSDDT_COLLECTIVE_MODEL")) {
+      char* end = nullptr;
+      m.alpha_us = std::strtod(env, &end);
+      if (*end == ',') m.gap_us = std::strtod(end + 1, &end);
+      if (*end == ',') m.beta_ns = std::strtod(end + 1, &end);
+    }
+    return m;
+  }();
+  return from_env;
+}
+
+inline int ceil_log2(int p) {
+  int r = 0;
+  while ((1 << r) < p) ++r;
+  return r;
+}
+
+// Modelled times (us) of the two schedules for p processes moving `bytes` in all.
+inline double linear_time(const CollectiveModel& m, int p, std::int64_t bytes) {
+  return m.alpha_us + (p > 2 ? p - 2 : 0) * m.gap_us + m.beta_ns * 1e-3 * static_cast<double>(bytes);
+}
+inline double tree_time(const CollectiveModel& m, int p, std::int64_t bytes) {
+  return (3 * ceil_log2(p) - 1) * m.alpha_us + m.beta_ns * 1e-3 * static_cast<double>(bytes);
+}
+
+// The schedule every process runs: the same inputs (agreed) give the same answer everywhere.
+inline CollectiveSchedule choose_schedule(CollectiveSchedule requested, const CollectiveModel& m, int p,
+                                          std::int64_t bytes) {
+  if (requested != CollectiveSchedule::Auto) return requested;
+  return linear_time(m, p, bytes) <= tree_time(m, p, bytes) ? CollectiveSchedule::Linear : CollectiveSchedule::Tree;
+}
+
+}  // namespace Impl
+}  // namespace KokkosDDT

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// The linear (direct) schedule of a gather or scatter: every process sends its block straight to the root (scatter:
+// receives it from the root), and the root moves each block between the wire and its buffer in one typed operation,
+// all posted at once. One dependent message step; the root handles p - 1 messages.
+//
+// Every pair exchanges exactly one message, even of no bytes, so that no count mismatch can leave a message unmatched
+// or a process waiting: a message of another size than its receiver's counts fails that receive alone (short, or
+// MPI_ERR_TRUNCATE), and the receiver throws once everything is done. The processes have agreed beforehand that the
+// root is valid and no process found a bad argument (KokkosDDT_ScheduledCollective.hpp); a root that found its counts
+// inconsistent with the processes' (`refusal`) drains every message into scratch (gather) or sends every process an
+// empty message (scatter), so nothing of the user's is written and every process that expected data throws.
+//
+// The typed messages are made once: a persistent collective starts them again in every round.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+#include <KokkosDDT.hpp>
+#include <KokkosDDT_MPI.hpp>
+
+#include "KokkosDDT_ByteMessages.hpp"
+#include "KokkosDDT_CollectiveArgs.hpp"
+#include "KokkosDDT_CollectiveComm.hpp"
+
+namespace KokkosDDT::Impl {
+
+template <class ExecSpace, bool Gather>
+class LinearCollective final : public Operation {
+  static constexpr Direction kRootDir = Gather ? Direction::Unpack : Direction::Pack;
+  static constexpr Direction kOwnDir = Gather ? Direction::Pack : Direction::Unpack;
+
+ public:
+  // `refusal` (root only): why the root moves no data (its counts disagree with the processes'); empty: none.
+  LinearCollective(const char* where, const ExecSpace& space, CollectiveArgs args, std::int64_t own_bytes,
+                   std::shared_ptr<MpiTransport> transport, CollectiveTags tags, std::string refusal = {})
+      : where_(where),
+        space_(space),
+        a_(std::move(args)),
+        own_bytes_(own_bytes),
+        transport_(std::move(transport)),
+        tag_(tags(CollectiveTag::Data)),
+        refusal_(std::move(refusal)) {
+    const MPI_Comm comm = transport_->comm();
+    const int p = transport_->size(), me = transport_->rank();
+    if (me != a_.root) {
+      ops_.push_back(make_message<ExecSpace, kOwnDir>(where_, space_, own_bytes_ > 0 ? a_.own_buf : nullptr,
+                                                      a_.own_count, a_.own_type, a_.root, tag_, comm));
+      return;
+    }
+    if (!refusal_.empty()) return;  // (its empty messages are posted by start)
+    const std::int64_t extent = a_.root_type.extent();
+    char* base = static_cast<char*>(const_cast<void*>(a_.root_buf));
+    for (int j = 0; j < p; ++j) {
+      if (j == a_.root) continue;
+      char* block = a_.counts[j] > 0 ? base + a_.displs[j] * extent : nullptr;
+      ops_.push_back(
+          make_message<ExecSpace, kRootDir>(where_, space_, block, a_.counts[j], a_.root_type, j, tag_, comm));
+    }
+  }
+
+  void start() override {
+    done_ = false;
+    for (auto& op : ops_) op->start();
+    pending_ = ops_;
+    if (transport_->rank() != a_.root) return;
+    if (!refusal_.empty()) return refuse();
+    copy_root_block<Gather>(space_, a_, own_bytes_, own_stage_, where_);
+  }
+
+  bool progress() override {
+    if (done_) return true;
+    bool all = refused_done();
+    for (auto& op : pending_) {
+      if (!op) continue;
+      try {
+        if (!op->progress()) {
+          all = false;
+          continue;
+        }
+      } catch (const Error& e) {  // a message of another size: counts that disagree, or the root's refusal
+        if (error_.empty())
+          error_ = std::string(Gather ? "a process sent another size than the root's counts say ("
+                                      : "the root found an error and sent this process no data (") +
+                   e.what() + ")";
+      }
+      op.reset();
+    }
+    if (!all) return false;
+    done_ = true;
+    space_.fence("KokkosDDT::collective");
+    if (!refusal_.empty()) throw_error(ErrorCode::MPI, where_, "comm", refusal_);
+    if (!error_.empty()) throw_error(ErrorCode::MPI, where_, "comm", std::exchange(error_, {}));
+    return true;
+  }
+
+  Arrival status() const override { return {}; }
+
+ private:
+  // A drained message of another size than the root's counts fails alone (and is gone): test the rest again.
+  bool refused_done() {
+    for (;;) {
+      try {
+        return refused_.test();
+      } catch (const Error&) {
+      }
+    }
+  }
+
+  // The root moves nothing of the user's: it drains every process's message (gather) or sends each an empty one.
+  void refuse() {
+    const std::int64_t rsize = a_.root_type.size();
+    for (int j = 0; j < transport_->size(); ++j) {
+      if (j == a_.root) continue;
+      const std::int64_t bytes = a_.counts[j] * rsize;
+      if (Gather) {
+        scratch_.emplace_back(static_cast<std::size_t>(bytes));
+        refused_.post(*transport_, false, scratch_.back().data(), bytes, j, tag_, where_);
+      } else {
+        refused_.post(*transport_, true, nullptr, bytes, j, tag_, where_, true);
+      }
+    }
+  }
+
+  const char* where_;
+  ExecSpace space_;
+  CollectiveArgs a_;
+  std::int64_t own_bytes_;
+  std::shared_ptr<MpiTransport> transport_;  // on the communicator's duplicate (KokkosDDT_CollectiveComm.hpp)
+  int tag_;
+  std::string refusal_, error_;
+  std::vector<std::shared_ptr<Operation>> ops_, pending_;  // every typed message; those of this round not yet done
+  ByteMessages refused_;
+  std::vector<std::vector<char>> scratch_;
+  Staging own_stage_;
+  bool done_ = false;
+};
+
+}  // namespace KokkosDDT::Impl
