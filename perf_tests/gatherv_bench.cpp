@@ -1,35 +1,58 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The seed's section 5 (traff-gatherv19): irregular gather and scatter of MPI_INT blocks, root floor(p/2), block sizes
-// by problem type with average b ints per process:
+// The seed's section 5 (traff-gatherv19): irregular gather and scatter, root floor(p/2), block sizes by problem type
+// with average b elements per process:
 //
 //   same m_i = b | random uniform in [1, 2b] | spikes 5b with probability 1/5, else 1 | decreasing floor(2b(p-i)/p) + 1
 //   alternating b + floor(b/2) (even i), b - floor(b/2) (odd i) | two blocks m_0 = m_{p-1} = b, others 0
 //
-// Contenders per problem: MPI_Gather of blocks padded to max m_i (m' = p max m_i), guideline 2's MPI_Allreduce(1 int)
-// + that padded MPI_Gather, MPI_Gatherv, and KokkosDDT::gatherv (host buffers, primitive<int>); scatter likewise.
-// 10 untimed calls, then `reps` timed calls, each after an MPI_Barrier; a call's time is the slowest process's;
-// average and minimum over the calls (µs). Every case is checked against MPI_Gatherv / MPI_Scatterv first.
-// Verdicts: G2 = guideline 2 (Gatherv(m) <= Allreduce(1) + Gather(m')), on average times, for MPI's and ours.
+// Sections (--section):
+//   ints     MPI_INT blocks, contiguous on both sides (the paper's setting)
+//   strided  doubles, noncontiguous on both sides: each process's block is a column of its row-major array (one
+//            double every 8), the root's blocks every other double; the MPI gets the same derived types
+//   device   (GPU builds) the ints section's buffers in device memory: ours on them, against the MPI's v-collective
+//            on host copies (copy down, MPI, copy up: what users do when their MPI is not GPU-aware)
 //
-//   mpiexec -n 16 gatherv_bench [--quick] [--reps 75] [--b 1,10,100] [--csv out.csv] [--threshold bytes]
-//   mpiexec -n 2 gatherv_bench --alpha-beta      (ping-pong fit t = alpha + beta n, and the threshold 2 alpha / beta)
+// Contenders per case: MPI_Gather of blocks padded to max m_i and guideline 2's MPI_Allreduce(1) + that padded gather
+// (ints only), the MPI's v-collective, the MPI's persistent v-collective where the MPI has one (MPI-4's
+// MPI_Gatherv_init, or Open MPI's MPIX_ extension), and KokkosDDT: the model's choice (auto), the tree, the linear
+// schedule, and the persistent form (auto; start + wait, made once outside the timing). 10 untimed calls, then `reps`
+// timed calls, each after an MPI_Barrier; a call's time is the slowest process's; average and minimum over the calls
+// (us). Every KokkosDDT form is first checked against MPI_Gatherv / MPI_Scatterv.
+//
+//   mpiexec -n 16 gatherv_bench [--quick] [--reps 75] [--b 1,10,100] [--section ints] [--csv out.csv]
+//   mpiexec -n 16 gatherv_bench --alpha-beta   (ping-pong fit t = alpha + beta n, the root's per-message gap, and the
+//                                               schedule the model picks)
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
 #include <KokkosDDT_Collectives.hpp>
 #include <mpi.h>
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
 
 #include "support/Mpi.hpp"
 #include "support/Options.hpp"
 
+#if MPI_VERSION >= 4
+#define BENCH_GATHERV_INIT MPI_Gatherv_init
+#define BENCH_SCATTERV_INIT MPI_Scatterv_init
+#elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+#define BENCH_GATHERV_INIT MPIX_Gatherv_init
+#define BENCH_SCATTERV_INIT MPIX_Scatterv_init
+#endif
+
 namespace {
 
+using KokkosDDT::CollectiveOptions;
+using KokkosDDT::CollectiveSchedule;
 using KokkosDDT::Datatype;
 
 int g_rank = 0, g_size = 1;
@@ -71,12 +94,186 @@ Stats measure(const std::function<void()>& call, int warmup, int reps) {
 std::vector<int> to_int(const std::vector<std::int64_t>& v) { return std::vector<int>(v.begin(), v.end()); }
 
 struct Row {
-  std::string op, kind;
+  std::string section, op, kind;
   std::int64_t b, m, mprime;
-  Stats regular, guideline2, mpiv, ours;
+  std::vector<std::pair<std::string, Stats>> times;  // contender -> stats, in column order
+  double of(const std::string& name) const {
+    for (const auto& [n, s] : times)
+      if (n == name) return s.avg;
+    return 0;
+  }
 };
 
-// Ping-pong between ranks 0 and 1: half round trip for sizes 8 B .. 1 MiB, least-squares line.
+// The element layout of a section: `send_stride` / `root_stride` elements between consecutive elements of a block on
+// the processes / at the root (1: contiguous), as a KokkosDDT type and the same MPI type.
+struct Layout {
+  int send_stride = 1, root_stride = 1;
+  Datatype send, root;
+  MPI_Datatype msend = MPI_DATATYPE_NULL, mroot = MPI_DATATYPE_NULL;
+};
+
+template <class T>
+Layout make_layout(int send_stride, int root_stride) {
+  Layout l{send_stride, root_stride, {}, {}};
+  l.send = KokkosDDT::resized(KokkosDDT::primitive<T>(), 0, send_stride * sizeof(T));
+  l.root = KokkosDDT::resized(KokkosDDT::primitive<T>(), 0, root_stride * sizeof(T));
+  l.send.commit();
+  l.root.commit();
+  l.msend = KokkosDDT::mpi::to_mpi(l.send);
+  l.mroot = KokkosDDT::mpi::to_mpi(l.root);
+  return l;
+}
+
+// Buffers of one case, in memory the execution space reaches; `host_*` mirror them for the MPI contenders.
+template <class T, class Space>
+struct Buffers {
+  using View = Kokkos::View<T*, typename Space::memory_space>;
+  View mine, all;
+  std::vector<T> host_mine, host_all;
+  Buffers(std::int64_t mine_n, std::int64_t all_n)
+      : mine("mine", std::max<std::int64_t>(mine_n, 1)),
+        all("all", std::max<std::int64_t>(all_n, 1)),
+        host_mine(mine.extent(0)),
+        host_all(all.extent(0)) {}
+  void down() {  // device -> host mirrors
+    Kokkos::deep_copy(Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(host_mine.data(),
+                                                                                                   host_mine.size()),
+                      mine);
+    Kokkos::deep_copy(
+        Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(host_all.data(), host_all.size()),
+        all);
+  }
+  void up(bool gather) {  // the result back: the root's buffer (gather) or every process's own (scatter)
+    if (gather)
+      Kokkos::deep_copy(all, Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                                 host_all.data(), host_all.size()));
+    else
+      Kokkos::deep_copy(mine, Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                                  host_mine.data(), host_mine.size()));
+  }
+};
+
+struct Config {
+  int reps = 75, warmup = 10;
+  std::int64_t threshold = -1;
+};
+
+template <class T, class Space>
+Row run_case(const std::string& section, bool gather, const std::string& kind, std::int64_t b, const Layout& L,
+             const Config& cfg, bool device, int& failures) {
+  const int p = g_size, root = p / 2, me = g_rank;
+  const MPI_Datatype mtype = sizeof(T) == 4 ? MPI_INT : MPI_DOUBLE;
+  const std::vector<std::int64_t> m = problem(kind, p, b);
+  const std::int64_t mx = *std::max_element(m.begin(), m.end());
+  std::vector<std::int64_t> displs(p);
+  std::int64_t total = 0;
+  for (int j = 0; j < p; ++j) displs[j] = total, total += m[j];
+  const std::vector<int> icounts = to_int(m), idispls = to_int(displs);
+  const int n = static_cast<int>(m[me]), imx = static_cast<int>(mx);
+  Buffers<T, Space> buf(m[me] * L.send_stride, total * L.root_stride);
+  // Values: process j's element i is 1000 j + i (gather: its block; scatter: block j at the root).
+  std::vector<T> init_mine(buf.host_mine.size(), T(-1)), init_all(buf.host_all.size(), T(-1));
+  for (std::int64_t i = 0; i < m[me]; ++i) init_mine[i * L.send_stride] = T(1000 * me + i);
+  for (int j = 0; j < p; ++j)
+    for (std::int64_t i = 0; i < m[j]; ++i) init_all[(displs[j] + i) * L.root_stride] = T(1000 * j + i);
+  auto reset = [&] {
+    buf.host_mine = gather ? init_mine : std::vector<T>(init_mine.size(), T(-1));
+    buf.host_all = gather ? std::vector<T>(init_all.size(), T(-1)) : init_all;
+    buf.up(true);
+    buf.up(false);
+  };
+  Space space;
+  CollectiveOptions autos, tree, linear;
+  autos.direct_threshold = tree.direct_threshold = linear.direct_threshold = cfg.threshold;
+  tree.schedule = CollectiveSchedule::Tree;
+  linear.schedule = CollectiveSchedule::Linear;
+  auto ours = [&](const CollectiveOptions& o) {
+    if (gather)
+      KokkosDDT::gatherv(space, buf.mine, m[me], L.send, buf.all, m, displs, L.root, root, MPI_COMM_WORLD, o);
+    else
+      KokkosDDT::scatterv(space, buf.all, m, displs, L.root, buf.mine, m[me], L.send, root, MPI_COMM_WORLD, o);
+  };
+  KokkosDDT::mpi::Request persistent = gather ? KokkosDDT::gatherv_init(space, buf.mine, m[me], L.send, buf.all, m,
+                                                                        displs, L.root, root, MPI_COMM_WORLD, autos)
+                                              : KokkosDDT::scatterv_init(space, buf.all, m, displs, L.root, buf.mine,
+                                                                         m[me], L.send, root, MPI_COMM_WORLD, autos);
+  auto ours_persistent = [&] {
+    persistent.start();
+    persistent.wait();
+  };
+  // MPI's v-collective on the host buffers (device: through the host copies).
+  auto mpi_v = [&] {
+    if (device) buf.down();
+    if (gather)
+      MPI_Gatherv(buf.host_mine.data(), n, L.msend, buf.host_all.data(), icounts.data(), idispls.data(), L.mroot, root,
+                  MPI_COMM_WORLD);
+    else
+      MPI_Scatterv(buf.host_all.data(), icounts.data(), idispls.data(), L.mroot, buf.host_mine.data(), n, L.msend, root,
+                   MPI_COMM_WORLD);
+    if (device) buf.up(gather);
+  };
+  // Correctness first: every form of ours against MPI's.
+  reset();
+  mpi_v();
+  const std::vector<T> want = gather ? buf.host_all : buf.host_mine;
+  const std::vector<std::pair<const char*, std::function<void()>>> forms = {{"auto", [&] { ours(autos); }},
+                                                                            {"tree", [&] { ours(tree); }},
+                                                                            {"linear", [&] { ours(linear); }},
+                                                                            {"persistent", ours_persistent}};
+  for (const auto& [name, call] : forms) {
+    reset();
+    call();
+    buf.down();
+    const std::vector<T>& got = gather ? buf.host_all : buf.host_mine;
+    if ((gather ? me == root : true) && got != want) {
+      ++failures;
+      std::fprintf(stderr, "%s %s mismatch on rank %d: %s b=%lld\n", name, gather ? "gatherv" : "scatterv", me,
+                   kind.c_str(), static_cast<long long>(b));
+    }
+  }
+  reset();
+  Row row{section, gather ? "gather" : "scatter", kind, b, total, p * mx, {}};
+  auto time = [&](const char* name, const std::function<void()>& call) {
+    row.times.emplace_back(name, measure(call, cfg.warmup, cfg.reps));
+  };
+  if (section == "ints") {  // the paper's regular contenders: blocks padded to the largest
+    std::vector<T> mine(std::max<std::int64_t>(mx, 1)), padded(static_cast<std::size_t>(p * std::max(imx, 1)));
+    auto padded_regular = [&] {
+      if (gather)
+        MPI_Gather(mine.data(), imx, mtype, padded.data(), imx, mtype, root, MPI_COMM_WORLD);
+      else
+        MPI_Scatter(padded.data(), imx, mtype, mine.data(), imx, mtype, root, MPI_COMM_WORLD);
+    };
+    time("padded_regular", padded_regular);
+    time("guideline2", [&] {
+      int local = n, out = 0;
+      MPI_Allreduce(&local, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+      padded_regular();
+    });
+  }
+  time("mpi_v", mpi_v);
+#if defined(BENCH_GATHERV_INIT)
+  if (!device) {
+    MPI_Request req = MPI_REQUEST_NULL;
+    if (gather)
+      BENCH_GATHERV_INIT(buf.host_mine.data(), n, L.msend, buf.host_all.data(), icounts.data(), idispls.data(), L.mroot,
+                         root, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+    else
+      BENCH_SCATTERV_INIT(buf.host_all.data(), icounts.data(), idispls.data(), L.mroot, buf.host_mine.data(), n,
+                          L.msend, root, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+    time("mpi_v_persistent", [&] {
+      MPI_Start(&req);
+      MPI_Wait(&req, MPI_STATUS_IGNORE);
+    });
+    MPI_Request_free(&req);
+  }
+#endif
+  for (const auto& [name, call] : forms) time((std::string("kokkosddt_") + name).c_str(), call);
+  return row;
+}
+
+// Ping-pong between ranks 0 and 1 (half round trip, 8 B .. 1 MiB, least squares), then the root's gap: every other
+// rank sends 8 bytes to rank 0 at once, (time - alpha) / (p - 2) per message.
 void alpha_beta() {
   std::vector<char> buf(1 << 20);
   std::vector<double> n, t;
@@ -105,9 +302,66 @@ void alpha_beta() {
   for (std::size_t i = 0; i < n.size(); ++i) sn += n[i], st += t[i], snn += n[i] * n[i], snt += n[i] * t[i];
   const double k = static_cast<double>(n.size());
   const double beta = (k * snt - sn * st) / (k * snn - sn * sn), alpha = (st - beta * sn) / k;
-  if (g_rank == 0)
-    std::printf("alpha = %.3f us, beta = %.4f ns/B (%.2f GB/s); direct threshold 2 alpha / beta = %.0f bytes\n", alpha,
-                beta * 1e3, 1e-3 / beta, 2 * alpha / beta);
+  // Fan-in: 8 bytes from every rank to rank 0, all posted at once; the minimum over rounds of the slowest process.
+  double gap = 0;
+  if (g_size > 2) {
+    std::vector<std::int64_t> in(g_size);
+    std::vector<MPI_Request> reqs(g_size);
+    const Stats s = measure(
+        [&] {
+          if (g_rank == 0) {
+            for (int j = 1; j < g_size; ++j) MPI_Irecv(&in[j], 1, MPI_INT64_T, j, 1, MPI_COMM_WORLD, &reqs[j - 1]);
+            MPI_Waitall(g_size - 1, reqs.data(), MPI_STATUSES_IGNORE);
+          } else {
+            MPI_Send(&in[0], 1, MPI_INT64_T, 0, 1, MPI_COMM_WORLD);
+          }
+        },
+        100, 2000);
+    gap = std::max(0.0, (s.min - alpha) / (g_size - 2));
+    if (g_rank == 0) std::printf("fan-in of %d 8-byte messages: min %.3f us, avg %.3f us\n", g_size - 1, s.min, s.avg);
+  }
+  if (g_rank == 0) {
+    std::printf(
+        "alpha = %.3f us, beta = %.4f ns/B (%.2f GB/s), gap = %.3f us; direct threshold 2 alpha / beta = %.0f B\n",
+        alpha, beta * 1e3, 1e-3 / beta, gap, 2 * alpha / beta);
+    const KokkosDDT::CollectiveModel model{alpha, gap, beta * 1e3};
+    for (int p : {4, 16, 64, 256, 1024})
+      std::printf("  p = %4d: model linear %.1f us, tree %.1f us (+ beta m each) -> %s\n", p,
+                  KokkosDDT::Impl::linear_time(model, p, 0), KokkosDDT::Impl::tree_time(model, p, 0),
+                  KokkosDDT::Impl::choose_schedule(CollectiveSchedule::Auto, model, p, 0) == CollectiveSchedule::Linear
+                      ? "linear"
+                      : "tree");
+    std::printf("KOKKOSDDT_COLLECTIVE_MODEL=%.3f,%.3f,%.4f\n", alpha, gap, beta * 1e3);
+  }
+}
+
+void print_and_write(const std::vector<Row>& rows, const Config& cfg, const std::string& csv) {
+  std::printf(
+      "p = %d, root = %d, %d timed calls (avg / min us, slowest process); x = ours (auto) / MPI v, xp = ours "
+      "persistent / MPI v (avg)\n",
+      g_size, g_size / 2, cfg.reps);
+  std::string section;
+  for (const Row& r : rows) {
+    if (r.section != section) {
+      section = r.section;
+      std::printf("\n[%s]\n%-7s %-11s %6s |", section.c_str(), "op", "problem", "b");
+      for (const auto& [name, s] : r.times) std::printf(" %17s |", name.c_str());
+      std::printf(" %5s %5s\n", "x", "xp");
+    }
+    std::printf("%-7s %-11s %6lld |", r.op.c_str(), r.kind.c_str(), static_cast<long long>(r.b));
+    for (const auto& [name, s] : r.times) std::printf(" %8.1f %8.1f |", s.avg, s.min);
+    std::printf(" %5.2f %5.2f\n", r.of("kokkosddt_auto") / r.of("mpi_v"), r.of("kokkosddt_persistent") / r.of("mpi_v"));
+  }
+  if (csv.empty()) return;
+  FILE* out = std::fopen(csv.c_str(), "w");
+  if (!out) return;
+  std::fprintf(out, "section,op,problem,b,p,m,mprime,contender,avg_us,min_us\n");
+  for (const Row& r : rows)
+    for (const auto& [name, s] : r.times)
+      std::fprintf(out, "%s,%s,%s,%lld,%d,%lld,%lld,%s,%.3f,%.3f\n", r.section.c_str(), r.op.c_str(), r.kind.c_str(),
+                   static_cast<long long>(r.b), g_size, static_cast<long long>(r.m), static_cast<long long>(r.mprime),
+                   name.c_str(), s.avg, s.min);
+  std::fclose(out);
 }
 
 }  // namespace
@@ -120,149 +374,51 @@ int main(int argc, char* argv[]) {
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &g_size);
     std::vector<std::int64_t> bs = {1, 10, 100, 1000, 10000};
-    int reps = 75, warmup = 10;
+    std::vector<std::string> sections = {"ints", "strided"};
+    Config cfg;
     std::string csv;
     bool ab = false;
-    KokkosDDT::CollectiveOptions options;
     bench::Options args("gatherv_bench");
-    const auto quick = [&] { bs = {1, 10}, reps = 5, warmup = 2; };
+    const auto quick = [&] { bs = {1, 10}, cfg.reps = 5, cfg.warmup = 2; };
     args.flag("--quick", quick, "b = 1 and 10, 5 timed calls after 2 untimed ones")
-        .option("--reps", "N", reps, "timed calls per contender and case")
-        .option("--b", "B,...", bs, "average block sizes b (ints per process)")
+        .option("--reps", "N", cfg.reps, "timed calls per contender and case")
+        .option("--b", "B,...", bs, "average block sizes b (elements per process)")
+        .option("--section", "S,...", sections, "ints, strided, device (GPU builds)")
         .option("--csv", "FILE", csv, "write the rows as CSV")
-        .option("--threshold", "BYTES", options.direct_threshold,
+        .option("--threshold", "BYTES", cfg.threshold,
                 "a subtree with this much data sends it straight to the root (-1: the library's default)")
-        .flag("--alpha-beta", ab, "measure the latency/bandwidth model instead (ranks 0 and 1)");
+        .flag("--alpha-beta", ab, "measure the cost model instead (ping-pong of ranks 0 and 1, fan-in to rank 0)");
     if (const auto done = args.parse(argc, argv, g_rank == 0)) return *done;
     if (ab) {
       if (g_size >= 2) alpha_beta();
     } else {
-      const int p = g_size, root = p / 2, me = g_rank;
-      Kokkos::DefaultHostExecutionSpace space;
-      Datatype type = KokkosDDT::primitive<int>();
-      type.commit();
       std::vector<Row> rows;
-      for (const char* op : {"gather", "scatter"}) {
-        for (const char* kind : {"same", "random", "spikes", "decreasing", "alternating", "two blocks"}) {
-          for (std::int64_t b : bs) {
-            const std::vector<std::int64_t> m = problem(kind, p, b);
-            const std::int64_t mx = *std::max_element(m.begin(), m.end());
-            std::vector<std::int64_t> displs(p);
-            std::int64_t total = 0;
-            for (int j = 0; j < p; ++j) displs[j] = total, total += m[j];
-            const std::vector<int> icounts = to_int(m), idispls = to_int(displs);
-            std::vector<int> mine(std::max<std::int64_t>(mx, 1), me), all(std::max<std::int64_t>(total, 1), -1),
-                padded(static_cast<std::size_t>(p * std::max<std::int64_t>(mx, 1)), 0), check(all.size(), -2);
-            for (std::int64_t j = 0; j < total; ++j) all[j] = static_cast<int>(j);
-            Row row{op, kind, b, total, p * mx, {}, {}, {}, {}};
-            const bool gather = std::string(op) == "gather";
-            const int n = static_cast<int>(m[me]), imx = static_cast<int>(mx);
-            auto allreduce = [&] {
-              int local = n, out = 0;
-              MPI_Allreduce(&local, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-            };
-            if (gather) {
-              // Correctness first: ours against MPI_Gatherv.
-              std::vector<int> ref(all.size(), -3);
-              std::vector<int> src(std::max(n, 1));
-              for (int i = 0; i < n; ++i) src[i] = 7 * me + i;
-              MPI_Gatherv(src.data(), n, MPI_INT, ref.data(), icounts.data(), idispls.data(), MPI_INT, root,
-                          MPI_COMM_WORLD);
-              KokkosDDT::gatherv(space, src.data(), n, type, check.data(), m, displs, type, root, MPI_COMM_WORLD,
-                                 options);
-              if (me == root && check != ref) {
-                ++failures;
-                std::fprintf(stderr, "gatherv mismatch: %s b=%lld\n", kind, static_cast<long long>(b));
-              }
-              row.regular = measure(
-                  [&] { MPI_Gather(mine.data(), imx, MPI_INT, padded.data(), imx, MPI_INT, root, MPI_COMM_WORLD); },
-                  warmup, reps);
-              row.guideline2 = measure(
-                  [&] {
-                    allreduce();
-                    MPI_Gather(mine.data(), imx, MPI_INT, padded.data(), imx, MPI_INT, root, MPI_COMM_WORLD);
-                  },
-                  warmup, reps);
-              row.mpiv = measure(
-                  [&] {
-                    MPI_Gatherv(mine.data(), n, MPI_INT, all.data(), icounts.data(), idispls.data(), MPI_INT, root,
-                                MPI_COMM_WORLD);
-                  },
-                  warmup, reps);
-              row.ours = measure(
-                  [&] {
-                    KokkosDDT::gatherv(space, mine.data(), n, type, all.data(), m, displs, type, root, MPI_COMM_WORLD,
-                                       options);
-                  },
-                  warmup, reps);
-            } else {
-              std::vector<int> ref(std::max(n, 1), -3), got(std::max(n, 1), -3);
-              MPI_Scatterv(all.data(), icounts.data(), idispls.data(), MPI_INT, ref.data(), n, MPI_INT, root,
-                           MPI_COMM_WORLD);
-              KokkosDDT::scatterv(space, all.data(), m, displs, type, got.data(), n, type, root, MPI_COMM_WORLD,
-                                  options);
-              if (got != ref) {
-                ++failures;
-                std::fprintf(stderr, "scatterv mismatch on rank %d: %s b=%lld\n", me, kind, static_cast<long long>(b));
-              }
-              row.regular = measure(
-                  [&] { MPI_Scatter(padded.data(), imx, MPI_INT, mine.data(), imx, MPI_INT, root, MPI_COMM_WORLD); },
-                  warmup, reps);
-              row.guideline2 = measure(
-                  [&] {
-                    allreduce();
-                    MPI_Scatter(padded.data(), imx, MPI_INT, mine.data(), imx, MPI_INT, root, MPI_COMM_WORLD);
-                  },
-                  warmup, reps);
-              row.mpiv = measure(
-                  [&] {
-                    MPI_Scatterv(all.data(), icounts.data(), idispls.data(), MPI_INT, mine.data(), n, MPI_INT, root,
-                                 MPI_COMM_WORLD);
-                  },
-                  warmup, reps);
-              row.ours = measure(
-                  [&] {
-                    KokkosDDT::scatterv(space, all.data(), m, displs, type, mine.data(), n, type, root, MPI_COMM_WORLD,
-                                        options);
-                  },
-                  warmup, reps);
+      for (const std::string& section : sections) {
+        const bool device = section == "device";
+        if (device && std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>) continue;
+        const Layout L = section == "strided" ? make_layout<double>(8, 2) : make_layout<int>(1, 1);
+        for (bool gather : {true, false})
+          for (const char* kind : {"same", "random", "spikes", "decreasing", "alternating", "two blocks"})
+            for (std::int64_t b : bs) {
+              if (section == "strided")
+                rows.push_back(run_case<double, Kokkos::DefaultHostExecutionSpace>(section, gather, kind, b, L, cfg,
+                                                                                   false, failures));
+              else if (device)
+                rows.push_back(
+                    run_case<int, Kokkos::DefaultExecutionSpace>(section, gather, kind, b, L, cfg, true, failures));
+              else
+                rows.push_back(run_case<int, Kokkos::DefaultHostExecutionSpace>(section, gather, kind, b, L, cfg, false,
+                                                                                failures));
             }
-            rows.push_back(row);
-          }
-        }
+        MPI_Datatype msend = L.msend, mroot = L.mroot;
+        MPI_Type_free(&msend);
+        MPI_Type_free(&mroot);
       }
       int all_failures = 0;
       MPI_Allreduce(&failures, &all_failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
       failures = all_failures;
-      if (me == 0) {
-        std::printf(
-            "p = %d, root = %d, %d timed calls (avg / min us, slowest process); * = guideline 2 violated "
-            "(avg); x = ours / MPI v-collective (avg)\n",
-            p, root, reps);
-        std::printf("%-7s %-11s %6s %9s %9s | %17s | %17s | %18s | %18s | %6s\n", "op", "problem", "b", "m", "m'",
-                    "padded regular", "guideline 2", "MPI v", "KokkosDDT v", "x");
-        FILE* out = csv.empty() ? nullptr : std::fopen(csv.c_str(), "w");
-        if (out) std::fprintf(out, "op,problem,b,p,m,mprime,contender,avg_us,min_us\n");
-        for (const Row& r : rows) {
-          const char* mpi_mark = r.mpiv.avg > r.guideline2.avg ? "*" : " ";
-          const char* our_mark = r.ours.avg > r.guideline2.avg ? "*" : " ";
-          std::printf(
-              "%-7s %-11s %6lld %9lld %9lld | %8.1f %8.1f | %8.1f %8.1f | %8.1f %8.1f%s | %8.1f %8.1f%s | %6.2f\n",
-              r.op.c_str(), r.kind.c_str(), static_cast<long long>(r.b), static_cast<long long>(r.m),
-              static_cast<long long>(r.mprime), r.regular.avg, r.regular.min, r.guideline2.avg, r.guideline2.min,
-              r.mpiv.avg, r.mpiv.min, mpi_mark, r.ours.avg, r.ours.min, our_mark, r.ours.avg / r.mpiv.avg);
-          if (out) {
-            const std::pair<const char*, Stats> cs[] = {{"padded_regular", r.regular},
-                                                        {"guideline2", r.guideline2},
-                                                        {"mpi_v", r.mpiv},
-                                                        {"kokkosddt_v", r.ours}};
-            for (const auto& [name, s] : cs)
-              std::fprintf(out, "%s,%s,%lld,%d,%lld,%lld,%s,%.3f,%.3f\n", r.op.c_str(), r.kind.c_str(),
-                           static_cast<long long>(r.b), p, static_cast<long long>(r.m),
-                           static_cast<long long>(r.mprime), name, s.avg, s.min);
-          }
-        }
-        if (out) std::fclose(out);
+      if (g_rank == 0) {
+        print_and_write(rows, cfg, csv);
         if (failures) std::printf("MISMATCH against MPI_Gatherv / MPI_Scatterv in %d case(s)\n", failures);
       }
     }

@@ -11,6 +11,7 @@
 #   bash perf_tests/gpu_session.sh kokkos build-two-gpu                 (what perf_tests/two_gpu.sh runs, on two GPUs)
 #   bash perf_tests/gpu_session.sh fresh                                (README's one CUDA command, nothing installed)
 #   bash perf_tests/gpu_session.sh kokkos build-engine   then   engine-test engine-compare   (before against after)
+#   bash perf_tests/gpu_session.sh kokkos collectives                   (the collectives: tests, model, gatherv_bench)
 #
 # Inputs (not in git): .carry/kokkos-cuda.tgz (a /opt/kokkos/cuda install made on the development machine, unpacked
 # at the same path) or .carry/tpls/kokkos-4.6.01.tar.gz (copied from ../shared/tpls before the call), the Kokkos
@@ -120,6 +121,39 @@ for stage in "$@"; do
       run configure-two-gpu cmake --preset cuda -DKokkosDDT_DISCOVER_TESTS=OFF "${preset_flags[@]}"
       run build-two-gpu cmake --build --preset cuda -j "$jobs" --target kokkosddt_unit_tests_Cuda \
         kokkosddt_mpi_tests_Cuda kokkosddt_collectives_tests_Cuda halo_bench jacobi3d heat3d_kokkosddt ;;
+    collectives)
+      # The collectives (issue 25): their tests on Cuda and OpenMP at every p (ranks share the GPU under MPS), the
+      # cost model's constants, and gatherv_bench at 16 ranks, one per core: the ints and strided sections alternating
+      # with the code before (.carry/base-*.tgz, its ints table), then the device section under MPS. Output:
+      # $OUT/coll.tgz.
+      export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
+      mkdir -p /tmp/coll
+      run configure-coll cmake --preset cuda -DKokkosDDT_DISCOVER_TESTS=OFF "${preset_flags[@]}"
+      run build-coll cmake --build --preset cuda -j "$jobs" --target gatherv_bench kokkosddt_collectives_tests_Cuda \
+        kokkosddt_collectives_tests_OpenMP
+      base=$(compgen -G '.carry/base-*.tgz' | head -1)
+      if [ -n "$base" ]; then
+        rm -rf /tmp/base && mkdir -p /tmp/base && tar xzf "$base" -C /tmp/base
+        (cd /tmp/base && run configure-base cmake --preset cuda -DKokkosDDT_DISCOVER_TESTS=OFF "${preset_flags[@]}" &&
+          run build-base cmake --build build/cuda -j "$jobs" --target gatherv_bench)
+      fi
+      nvidia-cuda-mps-control -d && echo "MPS started"
+      run test-coll ctest --test-dir build/cuda -R "(Cuda|OpenMP)/collectives" --timeout 300 --output-on-failure
+      echo quit | nvidia-cuda-mps-control
+      bench=(mpiexec --bind-to core -n 16 -x OMP_NUM_THREADS=1)
+      run coll-model "${bench[@]}" build/cuda/perf_tests/gatherv_bench --alpha-beta
+      for rep in 1 2; do
+        run "coll-new-$rep" "${bench[@]}" build/cuda/perf_tests/gatherv_bench --section ints,strided \
+          --csv "/tmp/coll/gatherv-new-$rep.csv"
+        [ -x /tmp/base/build/cuda/perf_tests/gatherv_bench ] &&
+          run "coll-base-$rep" "${bench[@]}" /tmp/base/build/cuda/perf_tests/gatherv_bench --csv "/tmp/coll/gatherv-base-$rep.csv"
+      done
+      nvidia-cuda-mps-control -d && echo "MPS started"
+      run coll-device "${bench[@]}" build/cuda/perf_tests/gatherv_bench --section device --b 1,100,10000 --reps 30 \
+        --csv /tmp/coll/gatherv-device.csv
+      echo quit | nvidia-cuda-mps-control
+      cp "$OUT"/*coll*.log "$OUT"/build-base.log /tmp/coll/ 2>/dev/null
+      tar czf "$OUT/coll.tgz" -C /tmp coll ;;
     test-mpi)
       # Every MPI pass (1, 2 with 2 threads, 3 and 4 ranks with small chunks) on Cuda, OpenMP and the collectives; the
       # ranks share the GPU under MPS (without it they are time-sliced). Open MPI refuses root without these.
