@@ -84,14 +84,14 @@ inline int comm_size(MPI_Comm comm) {
 // MPI requests stay posted and the buffers they read and write stay valid, so no message lands in freed memory. The
 // other processes may then wait for it, as with an abandoned MPI request.
 template <class ExecSpace, bool Gather>
-mpi::Request collective_request(const char* where, const ExecSpace& space, CollectiveArgs args,
-                                const CollectiveOptions& options, bool persistent) {
+mpi::Request collective_request(CollectiveMode mode, const char* where, const ExecSpace& space, CollectiveArgs args,
+                                const CollectiveOptions& options) {
   using Op = ScheduledCollective<ExecSpace, Gather>;
   args.threshold = direct_threshold(options);
-  std::shared_ptr<Op> op(new Op(where, space, std::move(args), options, persistent), [](Op* p) {
+  std::shared_ptr<Op> op(new Op(where, space, std::move(args), options, mode), [](Op* p) {
     if (p->finished()) delete p;
   });
-  if (persistent) return mpi::Request(std::move(op), true);
+  if (mode == CollectiveMode::Persistent) return mpi::Request(std::move(op), true);
   return mpi::make_active(std::move(op));
 }
 
@@ -111,6 +111,49 @@ inline CollectiveArgs regular(CollectiveArgs a, std::int64_t count) {
   return a;
 }
 
+// One entry point per form and mode (nonblocking, blocking, persistent), MPI's argument order.
+template <class ExecSpace>
+mpi::Request gatherv_request(CollectiveMode mode, const char* where, const ExecSpace& space, CollectiveBuffer sendbuf,
+                             std::int64_t sendcount, const Datatype& sendtype, CollectiveBuffer recvbuf,
+                             std::vector<std::int64_t> recvcounts, std::vector<std::int64_t> displs,
+                             const Datatype& recvtype, int root, MPI_Comm comm, const CollectiveOptions& options) {
+  return collective_request<ExecSpace, true>(mode, where, space,
+                                             own_and_root(sendbuf, sendcount, sendtype, recvbuf, std::move(recvcounts),
+                                                          std::move(displs), recvtype, root, comm),
+                                             options);
+}
+
+template <class ExecSpace>
+mpi::Request scatterv_request(CollectiveMode mode, const char* where, const ExecSpace& space, CollectiveBuffer sendbuf,
+                              std::vector<std::int64_t> sendcounts, std::vector<std::int64_t> displs,
+                              const Datatype& sendtype, CollectiveBuffer recvbuf, std::int64_t recvcount,
+                              const Datatype& recvtype, int root, MPI_Comm comm, const CollectiveOptions& options) {
+  return collective_request<ExecSpace, false>(mode, where, space,
+                                              own_and_root(recvbuf, recvcount, recvtype, sendbuf, std::move(sendcounts),
+                                                           std::move(displs), sendtype, root, comm),
+                                              options);
+}
+
+template <class ExecSpace>
+mpi::Request gather_request(CollectiveMode mode, const char* where, const ExecSpace& space, CollectiveBuffer sendbuf,
+                            std::int64_t sendcount, const Datatype& sendtype, CollectiveBuffer recvbuf,
+                            std::int64_t recvcount, const Datatype& recvtype, int root, MPI_Comm comm,
+                            const CollectiveOptions& options) {
+  return collective_request<ExecSpace, true>(
+      mode, where, space,
+      regular(own_and_root(sendbuf, sendcount, sendtype, recvbuf, {}, {}, recvtype, root, comm), recvcount), options);
+}
+
+template <class ExecSpace>
+mpi::Request scatter_request(CollectiveMode mode, const char* where, const ExecSpace& space, CollectiveBuffer sendbuf,
+                             std::int64_t sendcount, const Datatype& sendtype, CollectiveBuffer recvbuf,
+                             std::int64_t recvcount, const Datatype& recvtype, int root, MPI_Comm comm,
+                             const CollectiveOptions& options) {
+  return collective_request<ExecSpace, false>(
+      mode, where, space,
+      regular(own_and_root(recvbuf, recvcount, recvtype, sendbuf, {}, {}, sendtype, root, comm), sendcount), options);
+}
+
 }  // namespace Impl
 
 // ---- gatherv / igatherv / gatherv_init ----------------------------------------------------------------------------
@@ -121,19 +164,17 @@ mpi::Request igatherv(const ExecSpace& space, CollectiveBuffer sendbuf, std::int
                       const Datatype& sendtype, CollectiveBuffer recvbuf, std::vector<std::int64_t> recvcounts,
                       std::vector<std::int64_t> displs, const Datatype& recvtype, int root, MPI_Comm comm,
                       const CollectiveOptions& options = {}) {
-  return Impl::collective_request<ExecSpace, true>(
-      "KokkosDDT::gatherv", space,
-      Impl::own_and_root(sendbuf, sendcount, sendtype, recvbuf, std::move(recvcounts), std::move(displs), recvtype,
-                         root, comm),
-      options, false);
+  return Impl::gatherv_request(Impl::CollectiveMode::Nonblocking, "KokkosDDT::gatherv", space, sendbuf, sendcount,
+                               sendtype, recvbuf, std::move(recvcounts), std::move(displs), recvtype, root, comm,
+                               options);
 }
 
 template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
 void gatherv(const ExecSpace& space, CollectiveBuffer sendbuf, std::int64_t sendcount, const Datatype& sendtype,
              CollectiveBuffer recvbuf, std::vector<std::int64_t> recvcounts, std::vector<std::int64_t> displs,
              const Datatype& recvtype, int root, MPI_Comm comm, const CollectiveOptions& options = {}) {
-  igatherv(space, sendbuf, sendcount, sendtype, recvbuf, std::move(recvcounts), std::move(displs), recvtype, root, comm,
-           options)
+  Impl::gatherv_request(Impl::CollectiveMode::Blocking, "KokkosDDT::gatherv", space, sendbuf, sendcount, sendtype,
+                        recvbuf, std::move(recvcounts), std::move(displs), recvtype, root, comm, options)
       .wait();
 }
 
@@ -143,11 +184,9 @@ mpi::Request gatherv_init(const ExecSpace& space, CollectiveBuffer sendbuf, std:
                           const Datatype& sendtype, CollectiveBuffer recvbuf, std::vector<std::int64_t> recvcounts,
                           std::vector<std::int64_t> displs, const Datatype& recvtype, int root, MPI_Comm comm,
                           const CollectiveOptions& options = {}) {
-  return Impl::collective_request<ExecSpace, true>(
-      "KokkosDDT::gatherv_init", space,
-      Impl::own_and_root(sendbuf, sendcount, sendtype, recvbuf, std::move(recvcounts), std::move(displs), recvtype,
-                         root, comm),
-      options, true);
+  return Impl::gatherv_request(Impl::CollectiveMode::Persistent, "KokkosDDT::gatherv_init", space, sendbuf, sendcount,
+                               sendtype, recvbuf, std::move(recvcounts), std::move(displs), recvtype, root, comm,
+                               options);
 }
 
 // ---- scatterv / iscatterv / scatterv_init -------------------------------------------------------------------------
@@ -158,11 +197,9 @@ mpi::Request iscatterv(const ExecSpace& space, CollectiveBuffer sendbuf, std::ve
                        std::vector<std::int64_t> displs, const Datatype& sendtype, CollectiveBuffer recvbuf,
                        std::int64_t recvcount, const Datatype& recvtype, int root, MPI_Comm comm,
                        const CollectiveOptions& options = {}) {
-  return Impl::collective_request<ExecSpace, false>(
-      "KokkosDDT::scatterv", space,
-      Impl::own_and_root(recvbuf, recvcount, recvtype, sendbuf, std::move(sendcounts), std::move(displs), sendtype,
-                         root, comm),
-      options, false);
+  return Impl::scatterv_request(Impl::CollectiveMode::Nonblocking, "KokkosDDT::scatterv", space, sendbuf,
+                                std::move(sendcounts), std::move(displs), sendtype, recvbuf, recvcount, recvtype, root,
+                                comm, options);
 }
 
 template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
@@ -170,8 +207,8 @@ void scatterv(const ExecSpace& space, CollectiveBuffer sendbuf, std::vector<std:
               std::vector<std::int64_t> displs, const Datatype& sendtype, CollectiveBuffer recvbuf,
               std::int64_t recvcount, const Datatype& recvtype, int root, MPI_Comm comm,
               const CollectiveOptions& options = {}) {
-  iscatterv(space, sendbuf, std::move(sendcounts), std::move(displs), sendtype, recvbuf, recvcount, recvtype, root,
-            comm, options)
+  Impl::scatterv_request(Impl::CollectiveMode::Blocking, "KokkosDDT::scatterv", space, sendbuf, std::move(sendcounts),
+                         std::move(displs), sendtype, recvbuf, recvcount, recvtype, root, comm, options)
       .wait();
 }
 
@@ -180,11 +217,9 @@ mpi::Request scatterv_init(const ExecSpace& space, CollectiveBuffer sendbuf, std
                            std::vector<std::int64_t> displs, const Datatype& sendtype, CollectiveBuffer recvbuf,
                            std::int64_t recvcount, const Datatype& recvtype, int root, MPI_Comm comm,
                            const CollectiveOptions& options = {}) {
-  return Impl::collective_request<ExecSpace, false>(
-      "KokkosDDT::scatterv_init", space,
-      Impl::own_and_root(recvbuf, recvcount, recvtype, sendbuf, std::move(sendcounts), std::move(displs), sendtype,
-                         root, comm),
-      options, true);
+  return Impl::scatterv_request(Impl::CollectiveMode::Persistent, "KokkosDDT::scatterv_init", space, sendbuf,
+                                std::move(sendcounts), std::move(displs), sendtype, recvbuf, recvcount, recvtype, root,
+                                comm, options);
 }
 
 // ---- gather / scatter (regular: recvcount / sendcount per process, blocks one after another at the root) ---------
@@ -192,54 +227,50 @@ template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
 mpi::Request igather(const ExecSpace& space, CollectiveBuffer sendbuf, std::int64_t sendcount, const Datatype& sendtype,
                      CollectiveBuffer recvbuf, std::int64_t recvcount, const Datatype& recvtype, int root,
                      MPI_Comm comm, const CollectiveOptions& options = {}) {
-  return Impl::collective_request<ExecSpace, true>(
-      "KokkosDDT::gather", space,
-      Impl::regular(Impl::own_and_root(sendbuf, sendcount, sendtype, recvbuf, {}, {}, recvtype, root, comm), recvcount),
-      options, false);
+  return Impl::gather_request(Impl::CollectiveMode::Nonblocking, "KokkosDDT::gather", space, sendbuf, sendcount,
+                              sendtype, recvbuf, recvcount, recvtype, root, comm, options);
 }
 
 template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
 void gather(const ExecSpace& space, CollectiveBuffer sendbuf, std::int64_t sendcount, const Datatype& sendtype,
             CollectiveBuffer recvbuf, std::int64_t recvcount, const Datatype& recvtype, int root, MPI_Comm comm,
             const CollectiveOptions& options = {}) {
-  igather(space, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, options).wait();
+  Impl::gather_request(Impl::CollectiveMode::Blocking, "KokkosDDT::gather", space, sendbuf, sendcount, sendtype,
+                       recvbuf, recvcount, recvtype, root, comm, options)
+      .wait();
 }
 
 template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
 mpi::Request gather_init(const ExecSpace& space, CollectiveBuffer sendbuf, std::int64_t sendcount,
                          const Datatype& sendtype, CollectiveBuffer recvbuf, std::int64_t recvcount,
                          const Datatype& recvtype, int root, MPI_Comm comm, const CollectiveOptions& options = {}) {
-  return Impl::collective_request<ExecSpace, true>(
-      "KokkosDDT::gather_init", space,
-      Impl::regular(Impl::own_and_root(sendbuf, sendcount, sendtype, recvbuf, {}, {}, recvtype, root, comm), recvcount),
-      options, true);
+  return Impl::gather_request(Impl::CollectiveMode::Persistent, "KokkosDDT::gather_init", space, sendbuf, sendcount,
+                              sendtype, recvbuf, recvcount, recvtype, root, comm, options);
 }
 
 template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
 mpi::Request iscatter(const ExecSpace& space, CollectiveBuffer sendbuf, std::int64_t sendcount,
                       const Datatype& sendtype, CollectiveBuffer recvbuf, std::int64_t recvcount,
                       const Datatype& recvtype, int root, MPI_Comm comm, const CollectiveOptions& options = {}) {
-  return Impl::collective_request<ExecSpace, false>(
-      "KokkosDDT::scatter", space,
-      Impl::regular(Impl::own_and_root(recvbuf, recvcount, recvtype, sendbuf, {}, {}, sendtype, root, comm), sendcount),
-      options, false);
+  return Impl::scatter_request(Impl::CollectiveMode::Nonblocking, "KokkosDDT::scatter", space, sendbuf, sendcount,
+                               sendtype, recvbuf, recvcount, recvtype, root, comm, options);
 }
 
 template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
 void scatter(const ExecSpace& space, CollectiveBuffer sendbuf, std::int64_t sendcount, const Datatype& sendtype,
              CollectiveBuffer recvbuf, std::int64_t recvcount, const Datatype& recvtype, int root, MPI_Comm comm,
              const CollectiveOptions& options = {}) {
-  iscatter(space, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, options).wait();
+  Impl::scatter_request(Impl::CollectiveMode::Blocking, "KokkosDDT::scatter", space, sendbuf, sendcount, sendtype,
+                        recvbuf, recvcount, recvtype, root, comm, options)
+      .wait();
 }
 
 template <class ExecSpace, Impl::enable_if_exec<ExecSpace> = 0>
 mpi::Request scatter_init(const ExecSpace& space, CollectiveBuffer sendbuf, std::int64_t sendcount,
                           const Datatype& sendtype, CollectiveBuffer recvbuf, std::int64_t recvcount,
                           const Datatype& recvtype, int root, MPI_Comm comm, const CollectiveOptions& options = {}) {
-  return Impl::collective_request<ExecSpace, false>(
-      "KokkosDDT::scatter_init", space,
-      Impl::regular(Impl::own_and_root(recvbuf, recvcount, recvtype, sendbuf, {}, {}, sendtype, root, comm), sendcount),
-      options, true);
+  return Impl::scatter_request(Impl::CollectiveMode::Persistent, "KokkosDDT::scatter_init", space, sendbuf, sendcount,
+                               sendtype, recvbuf, recvcount, recvtype, root, comm, options);
 }
 
 }  // namespace KokkosDDT

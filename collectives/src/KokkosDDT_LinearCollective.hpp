@@ -4,12 +4,13 @@
 // receives it from the root), and the root moves each block between the wire and its buffer in one typed operation,
 // all posted at once. One dependent message step; the root handles p - 1 messages.
 //
-// Every pair exchanges exactly one message, even of no bytes, so that no count mismatch can leave a message unmatched
-// or a process waiting: a message of another size than its receiver's counts fails that receive alone (short, or
-// MPI_ERR_TRUNCATE), and the receiver throws once everything is done. The processes have agreed beforehand that the
-// root is valid and no process found a bad argument (KokkosDDT_ScheduledCollective.hpp); a root that found its counts
-// inconsistent with the processes' (`refusal`) drains every message into scratch (gather) or sends every process an
-// empty message (scatter), so nothing of the user's is written and every process that expected data throws.
+// Every pair exchanges exactly one message, even of no bytes (unless the counts were verified everywhere beforehand: a
+// persistent collective's init), so that no count mismatch can leave a message unmatched or a process waiting: a
+// message of another size than its receiver's counts fails that receive alone (short, or MPI_ERR_TRUNCATE), and the
+// receiver throws once everything is done. The processes have agreed beforehand that the root is valid and no process
+// found a bad argument (KokkosDDT_ScheduledCollective.hpp); a root that found its counts inconsistent with the
+// processes' (`refusal`) drains every message into scratch (gather) or sends every process an empty message (scatter),
+// so nothing of the user's is written and every process that expected data throws.
 //
 // The typed messages are made once: a persistent collective starts them again in every round.
 
@@ -36,8 +37,9 @@ class LinearCollective final : public Operation {
 
  public:
   // `refusal` (root only): why the root moves no data (its counts disagree with the processes'); empty: none.
+  // `verified`: every process knows the counts agree (no message of no bytes is needed).
   LinearCollective(const char* where, const ExecSpace& space, CollectiveArgs args, std::int64_t own_bytes,
-                   std::shared_ptr<MpiTransport> transport, CollectiveTags tags, std::string refusal = {})
+                   std::shared_ptr<MpiTransport> transport, CollectiveTags tags, std::string refusal, bool verified)
       : where_(where),
         space_(space),
         a_(std::move(args)),
@@ -48,6 +50,7 @@ class LinearCollective final : public Operation {
     const MPI_Comm comm = transport_->comm();
     const int p = transport_->size(), me = transport_->rank();
     if (me != a_.root) {
+      if (verified && own_bytes_ == 0) return;
       ops_.push_back(make_message<ExecSpace, kOwnDir>(where_, space_, own_bytes_ > 0 ? a_.own_buf : nullptr,
                                                       a_.own_count, a_.own_type, a_.root, tag_, comm));
       return;
@@ -56,7 +59,7 @@ class LinearCollective final : public Operation {
     const std::int64_t extent = a_.root_type.extent();
     char* base = static_cast<char*>(const_cast<void*>(a_.root_buf));
     for (int j = 0; j < p; ++j) {
-      if (j == a_.root) continue;
+      if (j == a_.root || (verified && a_.counts[j] == 0)) continue;
       char* block = a_.counts[j] > 0 ? base + a_.displs[j] * extent : nullptr;
       ops_.push_back(
           make_message<ExecSpace, kRootDir>(where_, space_, block, a_.counts[j], a_.root_type, j, tag_, comm));

@@ -4,12 +4,11 @@
 // (KokkosDDT_CollectiveSchedule.hpp) on the agreed sizes: Träff's tree (KokkosDDT_TreeCollective.hpp) or the linear
 // schedule (KokkosDDT_LinearCollective.hpp).
 //
-// The agreement is two reductions posted together on the communicator's duplicate (one dependent step of about
-// log2 p messages, before anything moves):
-//   MPI_MAX (KokkosDDT_MPIAgreement.hpp): whether any process found a bad argument of its own, the root, the
-//            requested schedule and a fingerprint of the model (both ends of each range);
-//   MPI_SUM: the bytes of all blocks, and a hash of every rank's byte count (sum of bytes_i * h(i), mod 2^64).
-// Every process gets the same verdict, so every process throws, or none does, for a bad argument anywhere, a root
+// The agreement is one reduction on the communicator's duplicate (KokkosDDT_CollectiveAgreement.hpp: one dependent
+// step of about log2 p messages, before anything moves; blocking calls use the blocking reduction, which is faster):
+// whether any process found a bad argument of its own, whether all pass the same root, schedule and model, the bytes
+// of all blocks and a hash of every rank's byte count (sum of bytes_i * h(i), mod 2^64). Every process gets the same
+// verdict, so every process throws, or none does, for a bad argument anywhere, a root
 // that differs or is out of range, or options that differ; nothing is sent or written then. The root compares the
 // sum and the hash with its counts: counts that disagree with what the processes contribute are refused by the
 // schedule (nothing of the user's written; docs/collectives.md says who throws).
@@ -31,6 +30,7 @@
 #include <KokkosDDT.hpp>
 #include <KokkosDDT_MPI.hpp>
 
+#include "KokkosDDT_CollectiveAgreement.hpp"
 #include "KokkosDDT_CollectiveArgs.hpp"
 #include "KokkosDDT_CollectiveComm.hpp"
 #include "KokkosDDT_CollectiveSchedule.hpp"
@@ -48,39 +48,33 @@ inline std::int64_t model_fingerprint(CollectiveSchedule requested, const Collec
   return fingerprint({static_cast<std::int64_t>(requested), bits[0], bits[1], bits[2]});
 }
 
+// How the operation is called: nonblocking (igatherv: a request), blocking (gatherv: waits at once), or persistent
+// (gatherv_init: made once, started many times).
+enum class CollectiveMode { Nonblocking, Blocking, Persistent };
+
 template <class ExecSpace, bool Gather>
 class ScheduledCollective final : public Operation {
  public:
   ScheduledCollective(const char* where, const ExecSpace& space, CollectiveArgs args, const CollectiveOptions& options,
-                      bool persistent)
-      : where_(where), space_(space), a_(std::move(args)), persistent_(persistent) {
+                      CollectiveMode mode)
+      : where_(where), space_(space), a_(std::move(args)), persistent_(mode == CollectiveMode::Persistent) {
     CollectiveContext& ctx = collective_context(a_.comm, where_);
     transport_ = ctx.transport;
-    tags_ = next_collective_tags(ctx, persistent);
+    tags_ = next_collective_tags(ctx, persistent_);
     p_ = transport_->size();
     me_ = transport_->rank();
     requested_ = requested_schedule(options);
     model_ = model(options);
     local_error_ = check_collective_arguments<Gather>(a_, me_, p_, where_, own_bytes_);
     if (local_error_) own_bytes_ = 0;
-    const MPI_Comm comm = transport_->comm();
-    agreement_ = std::make_unique<Agreement>(comm, local_error_.has_value(),
-                                             std::vector<std::int64_t>{a_.root, static_cast<std::int64_t>(requested_),
-                                                                       model_fingerprint(requested_, model_)},
-                                             where_);
-    sums_in_[0] = static_cast<std::uint64_t>(own_bytes_);
-    sums_in_[1] = static_cast<std::uint64_t>(bytes_hash(own_bytes_, me_));
-    mpi_check(MPI_Iallreduce(sums_in_, sums_out_, 2, MPI_UINT64_T, MPI_SUM, comm, &sums_request_), where_,
-              "MPI_Iallreduce");
+    agreement_ = std::make_unique<CollectiveAgreement>(
+        transport_->comm(),
+        CollectiveAgreement::Mine{local_error_.has_value(), a_.root, model_fingerprint(requested_, model_), own_bytes_},
+        mode != CollectiveMode::Nonblocking, where_);
     if (persistent_)
       prepare_persistent();
     else
       in_round_ = true;
-  }
-  ScheduledCollective(const ScheduledCollective&) = delete;  // MPI writes into sums_out_ until the reduction is done
-
-  ~ScheduledCollective() override {
-    if (sums_request_ != MPI_REQUEST_NULL) MPI_Wait(&sums_request_, MPI_STATUS_IGNORE);  // (the others contribute)
   }
 
   // Persistent: one round of data. Nonpersistent: nothing (the operation began when it was made).
@@ -94,7 +88,7 @@ class ScheduledCollective final : public Operation {
   bool progress() override {
     if (done_) return true;
     if (!schedule_) {
-      if (!agreement_->test() || !sums_done()) return false;
+      if (!agreement_->test()) return false;
       try {
         decide();
       } catch (...) {
@@ -124,20 +118,10 @@ class ScheduledCollective final : public Operation {
     in_round_ = false;
   }
 
-  bool sums_done() {
-    if (sums_request_ == MPI_REQUEST_NULL) return true;
-    int flag = 0;
-    mpi_check(MPI_Test(&sums_request_, &flag, MPI_STATUS_IGNORE), where_, "MPI_Test (agreement)");
-    return flag != 0;
-  }
-
   // Init of a persistent collective: everything but the data, blocking; every process throws here, or none does.
   void prepare_persistent() {
-    agreement_->wait();
-    mpi_check(MPI_Wait(&sums_request_, MPI_STATUS_IGNORE), where_, "MPI_Wait (agreement)");
-    int refused = 0;
     throw_on_verdict();
-    if (me_ == a_.root) refused = refusal().empty() ? 0 : 1;
+    int refused = me_ == a_.root && !refusal().empty() ? 1 : 0;
     mpi_check(MPI_Bcast(&refused, 1, MPI_INT, a_.root, transport_->comm()), where_, "MPI_Bcast (verdict)");
     if (refused)
       throw_error(ErrorCode::InvalidArgument, where_, Gather ? "recvcounts" : "sendcounts",
@@ -157,19 +141,21 @@ class ScheduledCollective final : public Operation {
   }
 
   void throw_on_verdict() {
-    const std::int64_t lo = agreement_->min(0), hi = agreement_->max(0);
-    if (lo != hi || lo < 0 || hi >= p_)
+    const CollectiveAgreement& v = *agreement_;
+    if (v.root_out_of_range() || !v.same_root())
       throw_error(ErrorCode::InvalidArgument, where_, "root",
-                  lo != hi ? "differs between the processes (" + std::to_string(lo) + " to " + std::to_string(hi) +
-                                 "; this one passes " + std::to_string(a_.root) + "): every process must pass the same"
-                           : "is " + std::to_string(a_.root) + " for " + std::to_string(p_) + " processes");
-    if (agreement_->any_error()) {
+                  !v.same_root() ? "differs between the processes (this one passes " + std::to_string(a_.root) +
+                                       "): every process must pass the same"
+                                 : "is out of range for " + std::to_string(p_) + " processes on at least one (this " +
+                                       "one passes " + std::to_string(a_.root) + ")");
+    if (v.errors() > 0) {
       if (local_error_) throw *local_error_;
       throw_error(ErrorCode::InvalidArgument, where_, "comm",
-                  "rank " + std::to_string(agreement_->lowest_error_rank()) +
-                      " passed a bad argument (its error names it); nothing was moved");
+                  (v.errors() == 1 ? "rank " + std::to_string(v.error_rank()) + " passed a bad argument"
+                                   : std::to_string(v.errors()) + " processes passed bad arguments") +
+                      " (each one's error names it); nothing was moved");
     }
-    if (!agreement_->agreed(1) || !agreement_->agreed(2))
+    if (!v.same_options())
       throw_error(ErrorCode::InvalidArgument, where_, "options",
                   "the schedule or the cost model differs between the processes: every process must pass the same");
   }
@@ -179,19 +165,19 @@ class ScheduledCollective final : public Operation {
     const std::int64_t rsize = a_.root_type.size();
     const char* counts = Gather ? "recvcounts" : "sendcounts";
     const std::int64_t expect = counts_bytes(a_.counts, rsize, 0, p_ - 1);
-    if (static_cast<std::uint64_t>(expect) != sums_out_[0])
+    if (static_cast<std::uint64_t>(expect) != agreement_->total_bytes())
       return std::string(counts) + " make " + std::to_string(expect) + " bytes but the processes " +
-             (Gather ? "send " : "receive ") + std::to_string(sums_out_[0]);
-    if (static_cast<std::uint64_t>(counts_hash(a_.counts, rsize, 0, p_ - 1)) != sums_out_[1])
+             (Gather ? "send " : "receive ") + std::to_string(agreement_->total_bytes());
+    if (static_cast<std::uint64_t>(counts_hash(a_.counts, rsize, 0, p_ - 1)) != agreement_->bytes_hash())
       return std::string(counts) + " disagree with the counts the processes pass (same total, other distribution)";
     return {};
   }
 
   void make_schedule(std::string refusal) {
-    chosen_ = choose_schedule(requested_, model_, p_, static_cast<std::int64_t>(sums_out_[0]));
+    chosen_ = choose_schedule(requested_, model_, p_, static_cast<std::int64_t>(agreement_->total_bytes()));
     if (chosen_ == CollectiveSchedule::Linear)
       schedule_ = std::make_unique<LinearCollective<ExecSpace, Gather>>(where_, space_, a_, own_bytes_, transport_,
-                                                                        tags_, std::move(refusal));
+                                                                        tags_, std::move(refusal), persistent_);
     else
       schedule_ = std::make_unique<TreeCollective<ExecSpace, Gather>>(where_, space_, a_, own_bytes_, transport_, tags_,
                                                                       std::move(refusal));
@@ -208,9 +194,7 @@ class ScheduledCollective final : public Operation {
   CollectiveModel model_;
   std::int64_t own_bytes_ = 0;
   std::optional<Error> local_error_;
-  std::unique_ptr<Agreement> agreement_;
-  std::uint64_t sums_in_[2] = {}, sums_out_[2] = {};
-  MPI_Request sums_request_ = MPI_REQUEST_NULL;
+  std::unique_ptr<CollectiveAgreement> agreement_;
   std::unique_ptr<Operation> schedule_;
   bool done_ = false;
   bool in_round_ = false;  // started and not complete
