@@ -15,9 +15,11 @@
 // Contenders per case: MPI_Gather of blocks padded to max m_i and guideline 2's MPI_Allreduce(1) + that padded gather
 // (ints only), the MPI's v-collective, the MPI's persistent v-collective where the MPI has one (MPI-4's
 // MPI_Gatherv_init, or Open MPI's MPIX_ extension), and KokkosDDT: the model's choice (auto), the tree, the linear
-// schedule, and the persistent form (auto; start + wait, made once outside the timing). 10 untimed calls, then `reps`
-// timed calls, each after an MPI_Barrier; a call's time is the slowest process's; average and minimum over the calls
-// (us). Every KokkosDDT form is first checked against MPI_Gatherv / MPI_Scatterv.
+// schedule, the persistent form (auto; start + wait, made once outside the timing), and "cold" calls of auto and of the
+// tree, which alternate between two root buffers so that no call finds the schedule of the call before it (a
+// nonpersistent call with the same arguments as the last one runs the cached schedule again). 10 untimed calls, then
+// `reps` timed calls, each after an MPI_Barrier; a call's time is the slowest process's; average and minimum over the
+// calls (us). Every KokkosDDT form is first checked against MPI_Gatherv / MPI_Scatterv.
 //
 //   mpiexec -n 16 gatherv_bench [--quick] [--reps 75] [--b 1,10,100] [--section ints] [--csv out.csv]
 //   mpiexec -n 16 gatherv_bench --alpha-beta   (ping-pong fit t = alpha + beta n, the root's per-message gap, and the
@@ -128,11 +130,12 @@ Layout make_layout(int send_stride, int root_stride) {
 template <class T, class Space>
 struct Buffers {
   using View = Kokkos::View<T*, typename Space::memory_space>;
-  View mine, all;
+  View mine, all, other;  // (other: a second root buffer, for the cold calls)
   std::vector<T> host_mine, host_all;
   Buffers(std::int64_t mine_n, std::int64_t all_n)
       : mine("mine", std::max<std::int64_t>(mine_n, 1)),
         all("all", std::max<std::int64_t>(all_n, 1)),
+        other("other", std::max<std::int64_t>(all_n, 1)),
         host_mine(mine.extent(0)),
         host_all(all.extent(0)) {}
   void down() {  // device -> host mirrors
@@ -216,12 +219,22 @@ Row run_case(const std::string& section, bool gather, const std::string& kind, s
   reset();
   mpi_v();
   const std::vector<T> want = gather ? buf.host_all : buf.host_mine;
-  const std::vector<std::pair<const char*, std::function<void()>>> forms = {{"auto", [&] { ours(autos); }},
-                                                                            {"tree", [&] { ours(tree); }},
-                                                                            {"linear", [&] { ours(linear); }},
-                                                                            {"persistent", ours_persistent}};
+  // Cold: the root buffer alternates between calls (the first call uses `all`, so that it is checked like the rest).
+  bool flip = false;
+  auto cold = [&](const CollectiveOptions& o) {
+    auto& root_buf = flip ? buf.other : buf.all;
+    flip = !flip;
+    if (gather)
+      KokkosDDT::gatherv(space, buf.mine, m[me], L.send, root_buf, m, displs, L.root, root, MPI_COMM_WORLD, o);
+    else
+      KokkosDDT::scatterv(space, root_buf, m, displs, L.root, buf.mine, m[me], L.send, root, MPI_COMM_WORLD, o);
+  };
+  const std::vector<std::pair<const char*, std::function<void()>>> forms = {
+      {"auto", [&] { ours(autos); }},  {"tree", [&] { ours(tree); }},       {"linear", [&] { ours(linear); }},
+      {"persistent", ours_persistent}, {"auto_cold", [&] { cold(autos); }}, {"tree_cold", [&] { cold(tree); }}};
   for (const auto& [name, call] : forms) {
     reset();
+    flip = false;
     call();
     buf.down();
     const std::vector<T>& got = gather ? buf.host_all : buf.host_mine;
@@ -328,7 +341,7 @@ void alpha_beta() {
     for (int p : {4, 16, 64, 256, 1024})
       std::printf("  p = %4d: model linear %.1f us, tree %.1f us (+ beta m each) -> %s\n", p,
                   KokkosDDT::Impl::linear_time(model, p, 0), KokkosDDT::Impl::tree_time(model, p, 0),
-                  KokkosDDT::Impl::choose_schedule(CollectiveSchedule::Auto, model, p, 0) == CollectiveSchedule::Linear
+                  KokkosDDT::Impl::choose_schedule(CollectiveSchedule::Auto, model, p) == CollectiveSchedule::Linear
                       ? "linear"
                       : "tree");
     std::printf("KOKKOSDDT_COLLECTIVE_MODEL=%.3f,%.3f,%.4f\n", alpha, gap, beta * 1e3);

@@ -10,16 +10,29 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
+
+#include <Kokkos_Core.hpp>
 
 #include "KokkosDDT_MPIError.hpp"
+#include "KokkosDDT_MPIRequest.hpp"
 #include "KokkosDDT_MpiTransport.hpp"
 
 namespace KokkosDDT::Impl {
+
+// The schedule of the last scatter ([0]) and gather ([1]) that completed on a communicator, kept for the next call with
+// the same arguments (KokkosDDT_ScheduledCollective.hpp): its messages, tree and staging are made once.
+struct CachedSchedule {
+  std::uint64_t key = 0;                // the arguments it was made for, on this process
+  std::uint64_t sequence = 0;           // the operation that made it (its tags)
+  std::shared_ptr<Operation> schedule;  // null while a call runs it
+};
 
 struct CollectiveContext {
   std::shared_ptr<MpiTransport> transport;  // on the duplicate
   std::uint64_t sequence = 0;               // operations started on it
   std::uint64_t persistent = 0;             // persistent operations made on it
+  CachedSchedule cached[2];
 };
 
 // Message kinds of one operation: tree construction (exchange between fixed roots, verdict to a gather root), data,
@@ -28,13 +41,29 @@ enum class CollectiveTag : int { Exchange = 0, Verdict = 1, Data = 2, Header = 3
 
 struct CollectiveTags {
   int base = 0;
+  std::uint64_t sequence = 0;  // the operation's number (nonpersistent operations)
   int operator()(CollectiveTag kind) const { return base + static_cast<int>(kind); }
 };
+
+// Every context alive: their cached schedules hold Kokkos allocations (staging), which must go at Kokkos::finalize,
+// before MPI_Finalize frees the communicators.
+inline std::set<CollectiveContext*>& collective_contexts() {
+  static auto* all = [] {
+    auto* contexts = new std::set<CollectiveContext*>;
+    Kokkos::push_finalize_hook([contexts] {
+      for (CollectiveContext* ctx : *contexts)
+        for (CachedSchedule& slot : ctx->cached) slot.schedule.reset();
+    });
+    return contexts;
+  }();
+  return *all;
+}
 
 inline int collective_keyval() {
   static int keyval = [] {
     int k = MPI_KEYVAL_INVALID;
     auto del = [](MPI_Comm, int, void* value, void*) -> int {
+      collective_contexts().erase(static_cast<CollectiveContext*>(value));
       delete static_cast<CollectiveContext*>(value);  // (the transport frees its duplicate)
       return MPI_SUCCESS;
     };
@@ -54,6 +83,7 @@ inline CollectiveContext& collective_context(MPI_Comm comm, const char* where) {
   auto* ctx = new CollectiveContext;
   ctx->transport = MpiTransport::duplicate(comm, where);
   mpi_check(MPI_Comm_set_attr(comm, collective_keyval(), ctx), where, "MPI_Comm_set_attr");
+  collective_contexts().insert(ctx);
   return *ctx;
 }
 
@@ -61,8 +91,13 @@ inline CollectiveContext& collective_context(MPI_Comm comm, const char* where) {
 // persistent operation keeps its tags for its life, in a range of their own (4096 alive at most): its rounds never
 // share tags with the operations started between them.
 inline CollectiveTags next_collective_tags(CollectiveContext& ctx, bool persistent) {
-  if (persistent) return {16384 + static_cast<int>(ctx.persistent++ % 4096) * 4};
-  return {static_cast<int>(ctx.sequence++ % 4096) * 4};
+  if (persistent) return {16384 + static_cast<int>(ctx.persistent++ % 4096) * 4, 0};
+  const std::uint64_t sequence = ctx.sequence++;
+  return {static_cast<int>(sequence % 4096) * 4, sequence};
 }
+
+// Whether a schedule made by operation `made` may run again for operation `now` with its tags: no operation still in
+// flight (4096 at most, as above) can be using them.
+inline bool tags_reusable(std::uint64_t made, std::uint64_t now) { return now - made < 4096; }
 
 }  // namespace KokkosDDT::Impl

@@ -13,8 +13,10 @@
 //   T_linear = alpha + (p - 2) gap + beta m               (m: the bytes of all blocks)
 //   T_tree   = (3 ceil(log2 p) - 1) alpha + beta m
 //
-// Both move every byte through the root once, so the choice turns on start-ups: the tree wins once (p - 2) gap
-// exceeds (3 ceil(log2 p) - 2) alpha, i.e. for many processes or costly start-ups (a network). The model's constants
+// Both move every byte through the root once (the tree's forwarding overlaps the root's receives; at 16 ranks on the
+// H200 node the two took alike at b = 10000 ints: perf_tests/results/gatherv-2026-11-25.md), so the choice turns on
+// start-ups: the tree wins once (p - 2) gap exceeds (3 ceil(log2 p) - 2) alpha, i.e. for many processes or
+// costly start-ups (a network). The model's constants
 // are measured (gatherv_bench --alpha-beta, docs/collectives.md) or given per call; every process must use the same
 // (they are part of what the processes agree on before anything moves).
 
@@ -107,11 +109,11 @@ inline double tree_time(const CollectiveModel& m, int p, std::int64_t bytes) {
   return (3 * ceil_log2(p) - 1) * m.alpha_us + m.beta_ns * 1e-3 * static_cast<double>(bytes);
 }
 
-// The schedule every process runs: the same inputs (agreed) give the same answer everywhere.
-inline CollectiveSchedule choose_schedule(CollectiveSchedule requested, const CollectiveModel& m, int p,
-                                          std::int64_t bytes) {
+// The schedule every process runs: the same inputs (agreed) give the same answer everywhere. (The byte terms are
+// equal, so the sizes do not enter: the processes need not agree on them.)
+inline CollectiveSchedule choose_schedule(CollectiveSchedule requested, const CollectiveModel& m, int p) {
   if (requested != CollectiveSchedule::Auto) return requested;
-  return linear_time(m, p, bytes) <= tree_time(m, p, bytes) ? CollectiveSchedule::Linear : CollectiveSchedule::Tree;
+  return linear_time(m, p, 0) <= tree_time(m, p, 0) ? CollectiveSchedule::Linear : CollectiveSchedule::Tree;
 }
 
 }  // namespace Impl

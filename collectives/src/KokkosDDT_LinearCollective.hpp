@@ -68,8 +68,8 @@ class LinearCollective final : public Operation {
 
   void start() override {
     done_ = false;
-    for (auto& op : ops_) op->start();
-    pending_ = ops_;
+    pending_.clear();  // (its capacity stays: no allocation in later rounds)
+    for (auto& op : ops_) op->start(), pending_.push_back(op.get());
     if (transport_->rank() != a_.root) return;
     if (!refusal_.empty()) return refuse();
     copy_root_block<Gather>(space_, a_, own_bytes_, own_stage_, where_);
@@ -91,7 +91,7 @@ class LinearCollective final : public Operation {
                                       : "the root found an error and sent this process no data (") +
                    e.what() + ")";
       }
-      op.reset();
+      op = nullptr;
     }
     if (!all) return false;
     done_ = true;
@@ -136,7 +136,8 @@ class LinearCollective final : public Operation {
   std::shared_ptr<MpiTransport> transport_;  // on the communicator's duplicate (KokkosDDT_CollectiveComm.hpp)
   int tag_;
   std::string refusal_, error_;
-  std::vector<std::shared_ptr<Operation>> ops_, pending_;  // every typed message; those of this round not yet done
+  std::vector<std::shared_ptr<Operation>> ops_;  // every typed message
+  std::vector<Operation*> pending_;              // those of this round not yet done
   ByteMessages refused_;
   std::vector<std::vector<char>> scratch_;
   Staging own_stage_;

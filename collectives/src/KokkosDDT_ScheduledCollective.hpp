@@ -16,6 +16,12 @@
 // Persistent (gatherv_init ...): the agreement, the schedule, the tree's construction and every typed message are
 // done once, at init, where a root refusal is broadcast so that every process throws there; each start() only moves
 // data.
+//
+// Nonpersistent calls keep their schedule on the communicator (KokkosDDT_CollectiveComm.hpp, one per gather and
+// scatter): the next call whose arguments are the same on every process (buffers, counts, displacements, types, root,
+// execution-space instance, options: a key per process) runs it again instead of making one, which the agreement
+// settles (every process offers the same cached schedule, or a new one is made everywhere). Such a call pays the
+// agreement and the data, as a persistent round pays the data alone.
 
 #include <mpi.h>
 
@@ -24,7 +30,9 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <typeinfo>
 #include <utility>
+#include <vector>
 
 #include <Kokkos_Core.hpp>
 #include <KokkosDDT.hpp>
@@ -67,9 +75,11 @@ class ScheduledCollective final : public Operation {
     model_ = model(options);
     local_error_ = check_collective_arguments<Gather>(a_, me_, p_, where_, own_bytes_);
     if (local_error_) own_bytes_ = 0;
+    const std::int64_t options_fp = model_fingerprint(requested_, model_);
+    std::uint64_t offer = 0;
+    if (!persistent_ && !local_error_) offer = offer_cached(ctx, options_fp);
     agreement_ = std::make_unique<CollectiveAgreement>(
-        transport_->comm(),
-        CollectiveAgreement::Mine{local_error_.has_value(), a_.root, model_fingerprint(requested_, model_), own_bytes_},
+        transport_->comm(), CollectiveAgreement::Mine{local_error_.has_value(), a_.root, options_fp, own_bytes_, offer},
         mode != CollectiveMode::Nonblocking, where_);
     if (persistent_)
       prepare_persistent();
@@ -104,6 +114,7 @@ class ScheduledCollective final : public Operation {
       throw;
     }
     finish();
+    if (!persistent_) keep_schedule();
     return true;
   }
 
@@ -134,10 +145,58 @@ class ScheduledCollective final : public Operation {
       }
   }
 
-  // The agreement is in: throw everywhere, or pick the schedule and make it.
+  // The agreement is in: throw everywhere, or run the cached schedule again, or pick one and make it.
   void decide() {
+    if (agreement_->reuse_cached()) {
+      schedule_ = std::move(reserved_);
+      return;
+    }
+    CachedSchedule& slot = ctx_ ? ctx_->cached[Gather ? 1 : 0] : unused_slot_;
+    if (reserved_ && !slot.schedule) slot.schedule = std::move(reserved_);  // (offered, not taken: back in its slot)
+    reserved_.reset();
     throw_on_verdict();
+    made_ = tags_.sequence;
     make_schedule(me_ == a_.root ? refusal() : std::string());
+  }
+
+  // What identifies this call's schedule on this process: the arguments, the execution-space instance, the options.
+  std::uint64_t cache_key(std::int64_t options_fp) const {
+    const auto address = [](const void* p) { return static_cast<std::int64_t>(reinterpret_cast<std::intptr_t>(p)); };
+    std::vector<std::int64_t> k = {Gather,
+                                   static_cast<std::int64_t>(typeid(ExecSpace).hash_code()),
+                                   static_cast<std::int64_t>(space_.impl_instance_id()),
+                                   address(a_.own_buf),
+                                   a_.own_count,
+                                   a_.in_place ? 0 : address(&a_.own_type.impl_committed(where_)),
+                                   a_.in_place,
+                                   a_.root,
+                                   a_.threshold,
+                                   options_fp};
+    if (me_ == a_.root) {
+      k.push_back(address(a_.root_buf));
+      k.push_back(address(&a_.root_type.impl_committed(where_)));
+      k.insert(k.end(), a_.counts.begin(), a_.counts.end());
+      k.insert(k.end(), a_.displs.begin(), a_.displs.end());
+    }
+    return static_cast<std::uint64_t>(fingerprint(k));
+  }
+
+  // The cached schedule this process offers to run again (its number + 1), reserved for this call; 0: none.
+  std::uint64_t offer_cached(CollectiveContext& ctx, std::int64_t options_fp) {
+    ctx_ = &ctx;
+    key_ = cache_key(options_fp);
+    CachedSchedule& slot = ctx.cached[Gather ? 1 : 0];
+    if (!slot.schedule || slot.key != key_ || !tags_reusable(slot.sequence, tags_.sequence)) return 0;
+    reserved_ = std::move(slot.schedule);
+    made_ = slot.sequence;
+    return slot.sequence + 1;
+  }
+
+  // A call that completed without error leaves its schedule for the next one with the same arguments.
+  void keep_schedule() {
+    if (!ctx_) return;
+    CachedSchedule& slot = ctx_->cached[Gather ? 1 : 0];
+    slot.key = key_, slot.sequence = made_, slot.schedule = std::move(schedule_);
   }
 
   void throw_on_verdict() {
@@ -151,35 +210,29 @@ class ScheduledCollective final : public Operation {
     if (v.errors() > 0) {
       if (local_error_) throw *local_error_;
       throw_error(ErrorCode::InvalidArgument, where_, "comm",
-                  (v.errors() == 1 ? "rank " + std::to_string(v.error_rank()) + " passed a bad argument"
-                                   : std::to_string(v.errors()) + " processes passed bad arguments") +
-                      " (each one's error names it); nothing was moved");
+                  std::to_string(v.errors()) + " other process" + (v.errors() == 1 ? "" : "es") +
+                      " passed a bad argument (its error names it); nothing was moved");
     }
     if (!v.same_options())
       throw_error(ErrorCode::InvalidArgument, where_, "options",
                   "the schedule or the cost model differs between the processes: every process must pass the same");
   }
 
-  // The root's counts against the agreed sum and hash of what the processes contribute (empty: they agree).
+  // The root's counts against the agreed hash of what the processes contribute (empty: they agree).
   std::string refusal() const {
-    const std::int64_t rsize = a_.root_type.size();
-    const char* counts = Gather ? "recvcounts" : "sendcounts";
-    const std::int64_t expect = counts_bytes(a_.counts, rsize, 0, p_ - 1);
-    if (static_cast<std::uint64_t>(expect) != agreement_->total_bytes())
-      return std::string(counts) + " make " + std::to_string(expect) + " bytes but the processes " +
-             (Gather ? "send " : "receive ") + std::to_string(agreement_->total_bytes());
-    if (static_cast<std::uint64_t>(counts_hash(a_.counts, rsize, 0, p_ - 1)) != agreement_->bytes_hash())
-      return std::string(counts) + " disagree with the counts the processes pass (same total, other distribution)";
-    return {};
+    if (static_cast<std::uint64_t>(counts_hash(a_.counts, a_.root_type.size(), 0, p_ - 1)) == agreement_->bytes_hash())
+      return {};
+    return std::string(Gather ? "recvcounts" : "sendcounts") + " disagree with the counts the processes pass (the " +
+           (Gather ? "bytes they send" : "bytes they receive") + ", in total or per rank)";
   }
 
   void make_schedule(std::string refusal) {
-    chosen_ = choose_schedule(requested_, model_, p_, static_cast<std::int64_t>(agreement_->total_bytes()));
+    chosen_ = choose_schedule(requested_, model_, p_);
     if (chosen_ == CollectiveSchedule::Linear)
-      schedule_ = std::make_unique<LinearCollective<ExecSpace, Gather>>(where_, space_, a_, own_bytes_, transport_,
+      schedule_ = std::make_shared<LinearCollective<ExecSpace, Gather>>(where_, space_, a_, own_bytes_, transport_,
                                                                         tags_, std::move(refusal), persistent_);
     else
-      schedule_ = std::make_unique<TreeCollective<ExecSpace, Gather>>(where_, space_, a_, own_bytes_, transport_, tags_,
+      schedule_ = std::make_shared<TreeCollective<ExecSpace, Gather>>(where_, space_, a_, own_bytes_, transport_, tags_,
                                                                       std::move(refusal));
   }
 
@@ -195,7 +248,10 @@ class ScheduledCollective final : public Operation {
   std::int64_t own_bytes_ = 0;
   std::optional<Error> local_error_;
   std::unique_ptr<CollectiveAgreement> agreement_;
-  std::unique_ptr<Operation> schedule_;
+  std::shared_ptr<Operation> schedule_, reserved_;  // the schedule running; a cached one offered to run again
+  CollectiveContext* ctx_ = nullptr;                // (nonpersistent calls without a bad argument)
+  CachedSchedule unused_slot_;
+  std::uint64_t key_ = 0, made_ = 0;
   bool done_ = false;
   bool in_round_ = false;  // started and not complete
 };

@@ -60,12 +60,12 @@ const CollectiveSchedule kSchedules[] = {CollectiveSchedule::Tree, CollectiveSch
 
 TEST_CASE("collectives: the model picks the linear schedule for few processes and the tree for many", "[collectives]") {
   const CollectiveModel node = CollectiveModel::shared_memory_node();
-  CHECK(Impl::choose_schedule(CollectiveSchedule::Auto, node, 16, 100) == CollectiveSchedule::Linear);
+  CHECK(Impl::choose_schedule(CollectiveSchedule::Auto, node, 16) == CollectiveSchedule::Linear);
   // A network: start-ups of several microseconds and a root that pays nearly one per message.
   const CollectiveModel network{5.0, 2.0, 0.1};
-  CHECK(Impl::choose_schedule(CollectiveSchedule::Auto, network, 1024, 4096) == CollectiveSchedule::Tree);
-  CHECK(Impl::choose_schedule(CollectiveSchedule::Auto, network, 4, 4096) == CollectiveSchedule::Linear);
-  CHECK(Impl::choose_schedule(CollectiveSchedule::Tree, node, 2, 1) == CollectiveSchedule::Tree);
+  CHECK(Impl::choose_schedule(CollectiveSchedule::Auto, network, 1024) == CollectiveSchedule::Tree);
+  CHECK(Impl::choose_schedule(CollectiveSchedule::Auto, network, 4) == CollectiveSchedule::Linear);
+  CHECK(Impl::choose_schedule(CollectiveSchedule::Tree, node, 2) == CollectiveSchedule::Tree);
   CHECK(Impl::linear_time(network, 1024, 0) > Impl::tree_time(network, 1024, 0));
 }
 
@@ -238,5 +238,57 @@ TEST_CASE("collectives: persistent init and differing options make every process
   if (me == root) {
     const std::vector<int> h = host(dst);
     for (int j = 0; j < p; ++j) CHECK(h[2 * j] == j);
+  }
+}
+
+TEST_CASE("collectives: a call with the same arguments as the last one runs its schedule again", "[collectives]") {
+  const int p = world_size(), me = world_rank();
+  Test::Watchdog dog("cached collective schedules");
+  Space space;
+  Datatype one = primitive<int>();
+  one.commit();
+  const int root = p / 2;
+  std::vector<std::int64_t> m(p), displs(p);
+  std::int64_t total = 0;
+  for (int j = 0; j < p; ++j) m[j] = 1 + j % 3, displs[j] = total, total += m[j];
+  auto src = on_space(std::vector<int>(4, 0)), dst = on_space(std::vector<int>(total + 4, -1));
+  const Impl::CachedSchedule& slot = Impl::collective_context(MPI_COMM_WORLD, "test").cached[1];
+  for (CollectiveSchedule s : kSchedules) {
+    INFO("schedule " << static_cast<int>(s));
+    std::uint64_t made = 0;
+    for (int call = 0; call < 4; ++call) {
+      // New data every call; the third call changes one process's count (and the root's counts): a new schedule.
+      std::vector<std::int64_t> counts = m;
+      if (call == 2) counts[p - 1] += 1;
+      Kokkos::deep_copy(src, on_space(std::vector<int>{100 * call + me, 100 * call + me + 1, -me, 7}));
+      gatherv(space, src, counts[me], one, dst, counts, displs, one, root, MPI_COMM_WORLD, with(s));
+      if (me == root) {
+        const std::vector<int> h = host(dst);
+        for (int j = 0; j < p; ++j)
+          for (std::int64_t i = 0; i < counts[j]; ++i)
+            CHECK(h[displs[j] + i] == std::vector<int>{100 * call + j, 100 * call + j + 1, -j, 7}[i]);
+      }
+      if (call == 1) CHECK(slot.sequence == made);  // the same arguments: the schedule of call 0 ran again
+      if (call == 2) CHECK(slot.sequence != made);  // other counts: a new one
+      made = slot.sequence;
+    }
+  }
+  // Two nonblocking calls in flight with the same arguments: the second makes its own schedule (the first runs the
+  // cached one), and both complete.
+  std::vector<std::int64_t> twos(p, 2), by2(p);
+  for (int j = 0; j < p; ++j) by2[j] = 2 * j;
+  auto a = on_space(std::vector<int>(2 * p, -1)), b = on_space(std::vector<int>(2 * p, -1));
+  auto pair = on_space(std::vector<int>{me, me});
+  gatherv(space, pair, 2, one, a, twos, by2, one, root, MPI_COMM_WORLD);
+  std::vector<mpi::Request> r;
+  r.push_back(igatherv(space, pair, 2, one, a, twos, by2, one, root, MPI_COMM_WORLD));
+  r.push_back(igatherv(space, pair, 2, one, b, twos, by2, one, root, MPI_COMM_WORLD));
+  r.push_back(igatherv(space, pair, 2, one, a, twos, by2, one, root, MPI_COMM_WORLD));
+  mpi::wait_all(r);
+  if (me == root) {
+    std::vector<int> want(2 * p);
+    for (int j = 0; j < 2 * p; ++j) want[j] = j / 2;
+    CHECK(host(a) == want);
+    CHECK(host(b) == want);
   }
 }
