@@ -12,7 +12,10 @@
 // processes' (`refusal`) drains every message into scratch (gather) or sends every process an empty message (scatter),
 // so nothing of the user's is written and every process that expected data throws.
 //
-// The typed messages are made once: a persistent collective starts them again in every round.
+// Blocks that are one contiguous run MPI can reach (host memory, or device memory with a GPU-aware MPI) travel as they
+// are, all in one persistent message set (MPI_Startall of prepared requests; one MPI_Test per sweep); the others are
+// typed messages (packed or unpacked through staging). Both are made once: a persistent collective, or a cached
+// schedule, starts them again in every round.
 
 #include <cstdint>
 #include <memory>
@@ -47,29 +50,26 @@ class LinearCollective final : public Operation {
         transport_(std::move(transport)),
         tag_(tags(CollectiveTag::Data)),
         refusal_(std::move(refusal)) {
-    const MPI_Comm comm = transport_->comm();
     const int p = transport_->size(), me = transport_->rank();
     if (me != a_.root) {
-      if (verified && own_bytes_ == 0) return;
-      ops_.push_back(make_message<ExecSpace, kOwnDir>(where_, space_, own_bytes_ > 0 ? a_.own_buf : nullptr,
-                                                      a_.own_count, a_.own_type, a_.root, tag_, comm));
-      return;
+      if (!verified || own_bytes_ > 0) add(!Gather, a_.own_buf, a_.own_count, a_.own_type, a_.root);
+    } else if (refusal_.empty()) {  // (a refusing root's empty messages are posted by start)
+      const std::int64_t extent = a_.root_type.extent();
+      const char* base = static_cast<const char*>(a_.root_buf);
+      for (int j = 0; j < p; ++j)
+        if (j != a_.root && (!verified || a_.counts[j] > 0))
+          add(Gather, a_.counts[j] > 0 ? base + a_.displs[j] * extent : nullptr, a_.counts[j], a_.root_type, j);
     }
-    if (!refusal_.empty()) return;  // (its empty messages are posted by start)
-    const std::int64_t extent = a_.root_type.extent();
-    char* base = static_cast<char*>(const_cast<void*>(a_.root_buf));
-    for (int j = 0; j < p; ++j) {
-      if (j == a_.root || (verified && a_.counts[j] == 0)) continue;
-      char* block = a_.counts[j] > 0 ? base + a_.displs[j] * extent : nullptr;
-      ops_.push_back(
-          make_message<ExecSpace, kRootDir>(where_, space_, block, a_.counts[j], a_.root_type, j, tag_, comm));
-    }
+    if (!sends_.empty() || !receives_.empty()) direct_ = transport_->make_set(sends_, receives_, true, where_);
   }
 
   void start() override {
     done_ = false;
+    direct_done_ = !direct_;
+    if (direct_) direct_->post_receives();
     pending_.clear();  // (its capacity stays: no allocation in later rounds)
     for (auto& op : ops_) op->start(), pending_.push_back(op.get());
+    if (direct_) direct_->post_sends();
     if (transport_->rank() != a_.root) return;
     if (!refusal_.empty()) return refuse();
     copy_root_block<Gather>(space_, a_, own_bytes_, own_stage_, where_);
@@ -77,7 +77,7 @@ class LinearCollective final : public Operation {
 
   bool progress() override {
     if (done_) return true;
-    bool all = refused_done();
+    bool all = refused_done() && direct_complete();
     for (auto& op : pending_) {
       if (!op) continue;
       try {
@@ -86,10 +86,7 @@ class LinearCollective final : public Operation {
           continue;
         }
       } catch (const Error& e) {  // a message of another size: counts that disagree, or the root's refusal
-        if (error_.empty())
-          error_ = std::string(Gather ? "a process sent another size than the root's counts say ("
-                                      : "the root found an error and sent this process no data (") +
-                   e.what() + ")";
+        note_error(e.what());
       }
       op = nullptr;
     }
@@ -104,6 +101,49 @@ class LinearCollective final : public Operation {
   Arrival status() const override { return {}; }
 
  private:
+  // One message with process `peer`: `count` x `type` at `buf`; `receive` on this side.
+  void add(bool receive, const void* buf, std::int64_t count, const Datatype& type, int peer) {
+    const CommittedType& c = type.impl_committed(where_);
+    const std::int64_t bytes = checked_mul(count, c.size, where_, "count");
+    std::int64_t offset = 0;
+    char* run = nullptr;
+    if (bytes > 0 && contiguous_run(c, count, offset)) run = static_cast<char*>(const_cast<void*>(buf)) + offset;
+    if (bytes > 0 && (!run || !mpi_reaches<ExecSpace>(run))) {
+      const MPI_Comm comm = transport_->comm();
+      if (receive)
+        ops_.push_back(make_message<ExecSpace, Direction::Unpack>(where_, space_, buf, count, type, peer, tag_, comm));
+      else
+        ops_.push_back(make_message<ExecSpace, Direction::Pack>(where_, space_, buf, count, type, peer, tag_, comm));
+      return;
+    }
+    if (bytes > 0) check_pointer<ExecSpace>(run, where_, "buf");
+    (receive ? receives_ : sends_).push_back({run, bytes, peer, tag_});
+  }
+
+  // The contiguous messages: complete, and every receive of the size its counts say.
+  bool direct_complete() {
+    while (!direct_done_) {
+      try {
+        if (!direct_->test()) return false;
+        direct_done_ = true;
+      } catch (const Error& e) {  // a longer message (MPI_ERR_TRUNCATE): it alone failed, and is gone
+        note_error(e.what());
+      }
+    }
+    for (std::size_t i = 0; i < receives_.size(); ++i)
+      if (direct_->arrival(i).bytes != receives_[i].bytes)
+        note_error("received " + std::to_string(direct_->arrival(i).bytes) + " bytes from rank " +
+                   std::to_string(receives_[i].peer) + " where the counts make " + std::to_string(receives_[i].bytes));
+    return true;
+  }
+
+  void note_error(const std::string& what) {
+    if (error_.empty())
+      error_ = std::string(Gather ? "a process sent another size than the root's counts say ("
+                                  : "the root found an error and sent this process no data (") +
+               what + ")";
+  }
+
   // A drained message of another size than the root's counts fails alone (and is gone): test the rest again.
   bool refused_done() {
     for (;;) {
@@ -136,6 +176,9 @@ class LinearCollective final : public Operation {
   std::shared_ptr<MpiTransport> transport_;  // on the communicator's duplicate (KokkosDDT_CollectiveComm.hpp)
   int tag_;
   std::string refusal_, error_;
+  std::vector<WireMessage> sends_, receives_;  // the contiguous blocks, as they are
+  std::unique_ptr<MessageSet> direct_;         // ... in one persistent set
+  bool direct_done_ = true;
   std::vector<std::shared_ptr<Operation>> ops_;  // every typed message
   std::vector<Operation*> pending_;              // those of this round not yet done
   ByteMessages refused_;
