@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -72,30 +73,47 @@ std::optional<Error> check_collective_arguments(const CollectiveArgs& a, int me,
   return std::nullopt;
 }
 
-// The root's own block, copied within its memory (unless in place): one pass where either side is one contiguous run
-// (the common case), else through `stage` (a staging buffer it keeps until the copy is fenced).
+// The root's own block, copied within its memory (unless in place): a plain copy where both sides are one contiguous
+// run (memcpy in host memory, an asynchronous deep_copy on the instance otherwise), one pass where either side is, else
+// through `stage` (a staging buffer it keeps until the copy is fenced). Returns whether work was enqueued on `space`
+// (to be fenced before the operation completes).
 template <bool Gather, class ExecSpace>
-void copy_root_block(const ExecSpace& space, const CollectiveArgs& a, std::int64_t own_bytes, Staging& stage,
+bool copy_root_block(const ExecSpace& space, const CollectiveArgs& a, std::int64_t own_bytes, Staging& stage,
                      const char* where) {
-  if (a.in_place || own_bytes == 0) return;
+  if (a.in_place || own_bytes == 0) return false;
   char* root_block = static_cast<char*>(const_cast<void*>(a.root_buf)) + a.displs[a.root] * a.root_type.extent();
   void* own = const_cast<void*>(a.own_buf);
   const std::int64_t root_count = a.counts[a.root];
-  std::int64_t at = 0;
-  if (contiguous_run(a.own_type.impl_committed(where), a.own_count, at)) {
-    char* run = static_cast<char*>(own) + at;
+  std::int64_t own_at = 0, root_at = 0;
+  const bool own_run = contiguous_run(a.own_type.impl_committed(where), a.own_count, own_at);
+  const bool root_run = contiguous_run(a.root_type.impl_committed(where), root_count, root_at);
+  if (own_run && root_run) {
+    char* from = Gather ? static_cast<char*>(own) + own_at : root_block + root_at;
+    char* to = Gather ? root_block + root_at : static_cast<char*>(own) + own_at;
+    using Mem = typename ExecSpace::memory_space;
+    if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible) {
+      std::memcpy(to, from, static_cast<std::size_t>(own_bytes));
+      return false;
+    } else {
+      using Bytes = Kokkos::View<char*, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+      Kokkos::deep_copy(space, Bytes(to, own_bytes), Bytes(from, own_bytes));
+      return true;
+    }
+  }
+  if (own_run) {
+    char* run = static_cast<char*>(own) + own_at;
     if (Gather)
       unpack(space, run, own_bytes, root_block, root_count, a.root_type);
     else
       pack(space, root_block, root_count, a.root_type, run, own_bytes);
-    return;
+    return true;
   }
-  if (contiguous_run(a.root_type.impl_committed(where), root_count, at)) {
+  if (root_run) {
     if (Gather)
-      pack(space, own, a.own_count, a.own_type, root_block + at, own_bytes);
+      pack(space, own, a.own_count, a.own_type, root_block + root_at, own_bytes);
     else
-      unpack(space, root_block + at, own_bytes, own, a.own_count, a.own_type);
-    return;
+      unpack(space, root_block + root_at, own_bytes, own, a.own_count, a.own_type);
+    return true;
   }
   if (stage.bytes < own_bytes) stage = take_staging<ExecSpace>(own_bytes);
   if (Gather) {
@@ -105,6 +123,7 @@ void copy_root_block(const ExecSpace& space, const CollectiveArgs& a, std::int64
     pack(space, root_block, root_count, a.root_type, stage.data, own_bytes);
     unpack(space, stage.data, own_bytes, own, a.own_count, a.own_type);
   }
+  return true;
 }
 
 // Regular counts as the root's irregular ones: count each, displacements 0, count, 2 count, ... (a negative count is

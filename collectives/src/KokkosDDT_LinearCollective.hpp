@@ -67,6 +67,7 @@ class LinearCollective final : public Operation {
 
   void start() override {
     done_ = false;
+    enqueued_ = false;
     direct_done_ = !direct_;
     if (direct_) direct_->post_receives();
     pending_.clear();  // (its capacity stays: no allocation in later rounds)
@@ -74,7 +75,7 @@ class LinearCollective final : public Operation {
     if (direct_) direct_->post_sends();
     if (transport_->rank() != a_.root) return;
     if (!refusal_.empty()) return refuse();
-    copy_root_block<Gather>(space_, a_, own_bytes_, own_stage_, where_);
+    enqueued_ = copy_root_block<Gather>(space_, a_, own_bytes_, own_stage_, where_);
   }
 
   bool progress() override {
@@ -94,7 +95,7 @@ class LinearCollective final : public Operation {
     }
     if (!all) return false;
     done_ = true;
-    space_.fence("KokkosDDT::collective");
+    if (enqueued_) space_.fence("KokkosDDT::collective (the root's own block)");
     if (!refusal_.empty()) throw_error(ErrorCode::MPI, where_, "comm", refusal_);
     if (!error_.empty()) throw_error(ErrorCode::MPI, where_, "comm", std::exchange(error_, {}));
     return true;
@@ -187,6 +188,7 @@ class LinearCollective final : public Operation {
   std::vector<std::vector<char>> scratch_;
   Staging own_stage_;
   bool done_ = false;
+  bool enqueued_ = false;  // the root's own block is copied on the execution space
 };
 
 }  // namespace KokkosDDT::Impl
