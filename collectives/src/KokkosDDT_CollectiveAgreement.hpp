@@ -5,19 +5,19 @@
 // whether every process passes the same root and options (schedule and model), whether every process offers the same
 // cached schedule, and a hash of every rank's byte count (so that the root can check its counts).
 //
-// Equality by a hashed sum: each process contributes v * h(rank) (h: an odd 64-bit mix of the rank, GatherTree.hpp).
-// If every process passes the same c, the sum is c * sum h(i) (mod 2^64), which each process checks against its own
-// value; values that differ pass with probability about 2^-64 (as the counts hash does), so every process reaches the
-// same verdict. Few integers matter: MPICH 4.0.2's MPI_Allreduce of 1, 4, 8 and 11 of them took 0.64, 1.07, 1.49 and
-// 1.49 us at 2 ranks (the VM); on the H200 node two nonblocking reductions took about 10 us more than MPI_Gatherv of
-// one int at 16 ranks.
+// Equality by a hashed sum: each process contributes v * h(rank) (h: an odd 64-bit mix of the rank, RankHash.hpp).
+// If every process passes the same c, the sum is c * sum h(i) (mod 2^64: `weights`, computed once per communicator),
+// which each process checks against its own value; values that differ pass with probability about 2^-64 (as the counts
+// hash does), so every process reaches the same verdict. Few integers matter: MPICH 4.0.2's MPI_Allreduce of 1, 4, 8
+// and 11 of them took 0.64, 1.07, 1.49 and 1.49 us at 2 ranks (the VM); on the H200 node two nonblocking reductions
+// took about 10 us more than MPI_Gatherv of one int at 16 ranks.
 
 #include <mpi.h>
 
 #include <cstdint>
 
 #include "KokkosDDT_CollectiveSchedule.hpp"
-#include "KokkosDDT_GatherTree.hpp"
+#include "KokkosDDT_RankHash.hpp"
 #include "KokkosDDT_MPIError.hpp"
 
 namespace KokkosDDT::Impl {
@@ -32,8 +32,9 @@ class CollectiveAgreement {
     std::uint64_t cached = 0;  // a cached schedule it offers to run again (0: none)
   };
 
-  // Posts (blocking: completes) the reduction over `comm`.
-  CollectiveAgreement(MPI_Comm comm, const Mine& mine, bool blocking, const char* where) : where_(where) {
+  // Posts (blocking: completes) the reduction over `comm`; `weights` is the sum of h(i) over its ranks.
+  CollectiveAgreement(MPI_Comm comm, const Mine& mine, std::uint64_t weights, bool blocking, const char* where)
+      : where_(where), weights_(weights) {
     MPI_Comm_size(comm, &p_);
     MPI_Comm_rank(comm, &me_);
     const std::uint64_t h = rank_hash(static_cast<std::uint64_t>(me_));
@@ -76,13 +77,10 @@ class CollectiveAgreement {
  private:
   static constexpr int kCount = 5;
 
-  bool all_equal(int i, std::uint64_t mine) const {
-    std::uint64_t weights = 0;
-    for (int j = 0; j < p_; ++j) weights += rank_hash(static_cast<std::uint64_t>(j));
-    return out_[i] == mine * weights;
-  }
+  bool all_equal(int i, std::uint64_t mine) const { return out_[i] == mine * weights_; }
 
   const char* where_;
+  std::uint64_t weights_;
   int p_ = 1, me_ = 0;
   std::uint64_t root_ = 0, options_ = 0, cached_ = 0;  // this process's
   std::uint64_t in_[kCount] = {}, out_[kCount] = {};

@@ -17,6 +17,7 @@
 #include "KokkosDDT_MPIError.hpp"
 #include "KokkosDDT_MPIRequest.hpp"
 #include "KokkosDDT_MpiTransport.hpp"
+#include "KokkosDDT_RankHash.hpp"
 
 namespace KokkosDDT::Impl {
 
@@ -33,6 +34,7 @@ struct CollectiveContext {
   std::uint64_t sequence = 0;               // operations started on it
   std::uint64_t persistent = 0;             // persistent operations made on it
   CachedSchedule cached[2];
+  std::uint64_t rank_weights = 0;  // sum of rank_hash(i) over the ranks (KokkosDDT_CollectiveAgreement.hpp)
 };
 
 // Message kinds of one operation: tree construction (exchange between fixed roots, verdict to a gather root), data,
@@ -82,6 +84,7 @@ inline CollectiveContext& collective_context(MPI_Comm comm, const char* where) {
   if (found) return *static_cast<CollectiveContext*>(value);
   auto* ctx = new CollectiveContext;
   ctx->transport = MpiTransport::duplicate(comm, where);
+  for (int j = 0; j < ctx->transport->size(); ++j) ctx->rank_weights += rank_hash(static_cast<std::uint64_t>(j));
   mpi_check(MPI_Comm_set_attr(comm, collective_keyval(), ctx), where, "MPI_Comm_set_attr");
   collective_contexts().insert(ctx);
   return *ctx;

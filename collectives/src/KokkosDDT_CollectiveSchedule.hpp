@@ -34,11 +34,13 @@ enum class CollectiveSchedule : std::int64_t {
 
 // Costs in microseconds (alpha, gap) and nanoseconds per byte (beta).
 struct CollectiveModel {
-  double alpha_us = 1.5;  // one dependent message step (half a ping-pong round trip)
-  double gap_us = 0.25;   // each further message a root handles in one step
-  double beta_ns = 0.11;  // per byte
+  double alpha_us = 0.44;  // one dependent step of a small message (half a ping-pong round trip of 8 bytes)
+  double gap_us = 0.066;   // each further small message a root receives in one step
+  double beta_ns = 0.124;  // per byte (least-squares slope, 8 B .. 1 MiB)
 
-  // H200 node, 16 Xeon cores, Open MPI 4.1.6 over shared memory (gatherv_bench --alpha-beta, 2026-11-23/25).
+  // H200 node, 16 Xeon cores, Open MPI 4.1.6 over shared memory: gatherv_bench --alpha-beta at 16 ranks, 2026-11-25
+  // (perf_tests/results/gatherv-2026-11-25-h200-model.txt): 8-byte latency 0.44 us, 15 messages into one rank 1.37 us.
+  // Linear up to about 128 processes, the tree beyond.
   static CollectiveModel shared_memory_node() { return {}; }
 };
 

@@ -27,6 +27,7 @@
 
 #include "KokkosDDT_CollectiveComm.hpp"
 #include "KokkosDDT_CollectiveSchedule.hpp"
+#include "KokkosDDT_RankHash.hpp"
 
 namespace KokkosDDT::Impl {
 
@@ -42,17 +43,6 @@ struct CubeRecord {
   std::int64_t threshold = 0;  // the smallest direct threshold in the cube (bytes)
 };
 static_assert(sizeof(CubeRecord) == 8 * sizeof(std::int64_t));
-
-// An odd 64-bit mix of the rank (splitmix64), so that moving bytes between ranks changes the hash.
-inline std::uint64_t rank_hash(std::uint64_t i) {
-  std::uint64_t z = i + 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return (z ^ (z >> 31)) | 1;
-}
-inline std::int64_t bytes_hash(std::int64_t bytes, int rank) {
-  return static_cast<std::int64_t>(static_cast<std::uint64_t>(bytes) * rank_hash(static_cast<std::uint64_t>(rank)));
-}
 
 struct GatherChild {
   int round;  // the level at which its cube merged into ours

@@ -80,7 +80,7 @@ class ScheduledCollective final : public Operation {
     if (!persistent_ && !local_error_) offer = offer_cached(ctx, options_fp);
     agreement_ = std::make_unique<CollectiveAgreement>(
         transport_->comm(), CollectiveAgreement::Mine{local_error_.has_value(), a_.root, options_fp, own_bytes_, offer},
-        mode != CollectiveMode::Nonblocking, where_);
+        ctx.rank_weights, mode != CollectiveMode::Nonblocking, where_);
     if (persistent_)
       prepare_persistent();
     else
@@ -147,14 +147,15 @@ class ScheduledCollective final : public Operation {
 
   // The agreement is in: throw everywhere, or run the cached schedule again, or pick one and make it.
   void decide() {
+    CachedSchedule& slot = ctx_ ? ctx_->cached[Gather ? 1 : 0] : unused_slot_;
+    if (!agreement_->reuse_cached() && reserved_ && !slot.schedule)
+      slot.schedule = std::move(reserved_);  // (offered, not taken: back in its slot)
+    throw_on_verdict();
     if (agreement_->reuse_cached()) {
       schedule_ = std::move(reserved_);
       return;
     }
-    CachedSchedule& slot = ctx_ ? ctx_->cached[Gather ? 1 : 0] : unused_slot_;
-    if (reserved_ && !slot.schedule) slot.schedule = std::move(reserved_);  // (offered, not taken: back in its slot)
     reserved_.reset();
-    throw_on_verdict();
     made_ = tags_.sequence;
     make_schedule(me_ == a_.root ? refusal() : std::string());
   }
