@@ -35,9 +35,6 @@ namespace KokkosDDT::Impl {
 
 template <class ExecSpace, bool Gather>
 class LinearCollective final : public Operation {
-  static constexpr Direction kRootDir = Gather ? Direction::Unpack : Direction::Pack;
-  static constexpr Direction kOwnDir = Gather ? Direction::Pack : Direction::Unpack;
-
  public:
   // `refusal` (root only): why the root moves no data (its counts disagree with the processes'); empty: none.
   // `verified`: every process knows the counts agree (no message of no bytes is needed).
@@ -60,8 +57,8 @@ class LinearCollective final : public Operation {
         if (j != a_.root && (!verified || a_.counts[j] > 0))
           add(Gather, a_.counts[j] > 0 ? base + a_.displs[j] * extent : nullptr, a_.counts[j], a_.root_type, j);
     }
-    // (Reposted each round rather than persistent: MPI_Start of prepared requests made a round of 15 small receives at
-    // the root 3x slower under Open MPI 4.1.6, H200 node.)
+    // (Reposted each round rather than persistent: with MPI_Start of prepared requests, a b = 1 round at 16 ranks took
+    // 6.2-7.5 us instead of 2.4-4.9 under Open MPI 4.1.6, H200 node: perf_tests/results/gatherv-2026-11-25.md.)
     if (!sends_.empty() || !receives_.empty()) direct_ = transport_->make_set(sends_, receives_, false, where_);
   }
 

@@ -121,7 +121,6 @@ class ScheduledCollective final : public Operation {
   Arrival status() const override { return {}; }
   // Nothing of it in flight: it may be freed (a persistent one between rounds, too).
   bool finished() const { return !in_round_; }
-  CollectiveSchedule schedule() const { return chosen_; }
 
  private:
   void finish() {
@@ -228,8 +227,7 @@ class ScheduledCollective final : public Operation {
   }
 
   void make_schedule(std::string refusal) {
-    chosen_ = choose_schedule(requested_, model_, p_);
-    if (chosen_ == CollectiveSchedule::Linear)
+    if (choose_schedule(requested_, model_, p_) == CollectiveSchedule::Linear)
       schedule_ = std::make_shared<LinearCollective<ExecSpace, Gather>>(where_, space_, a_, own_bytes_, transport_,
                                                                         tags_, std::move(refusal), persistent_);
     else
@@ -244,7 +242,7 @@ class ScheduledCollective final : public Operation {
   std::shared_ptr<MpiTransport> transport_;  // on the communicator's duplicate (KokkosDDT_CollectiveComm.hpp)
   CollectiveTags tags_;
   int p_ = 1, me_ = 0;
-  CollectiveSchedule requested_ = CollectiveSchedule::Auto, chosen_ = CollectiveSchedule::Auto;
+  CollectiveSchedule requested_ = CollectiveSchedule::Auto;
   CollectiveModel model_;
   std::int64_t own_bytes_ = 0;
   std::optional<Error> local_error_;

@@ -11,46 +11,19 @@
 #include <vector>
 
 #include "support/Catch.hpp"
-#include "support/TestSpace.hpp"
+#include "CollectiveTestSupport.hpp"
 #include "support/Watchdog.hpp"
 
 using namespace KokkosDDT;
 
 namespace {
 
-using Space = Test::ExecSpace;
-
-// A copy of a host vector in the execution space's memory.
-template <class T>
-struct SpaceBuffer {
-  Kokkos::View<T*, Space::memory_space> view;
-  explicit SpaceBuffer(const std::vector<T>& h) : view("collective buffer", h.size()) {
-    Kokkos::deep_copy(
-        view, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(h.data(), h.size()));
-  }
-  T* data() const { return view.data(); }
-  std::vector<T> host() const {
-    std::vector<T> h(view.extent(0));
-    Kokkos::deep_copy(Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(h.data(), h.size()),
-                      view);
-    return h;
-  }
-};
-template <class T>
-SpaceBuffer<T> on_space(const std::vector<T>& h) {
-  return SpaceBuffer<T>(h);
-}
-
-int world_size() {
-  int p = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &p);
-  return p;
-}
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
+using Test::host;
+using Test::on_space;
+using Test::Space;
+using Test::to_int;
+using Test::world_rank;
+using Test::world_size;
 
 // Block sizes of the seed's problem types (section 5) for p processes and base size b, plus "zero" and "one".
 std::vector<std::int64_t> problem(const std::string& kind, int p, std::int64_t b) {
@@ -112,8 +85,6 @@ std::vector<std::int64_t> reversed_displs(const std::vector<std::int64_t>& m, st
   return d;
 }
 
-std::vector<int> to_int(const std::vector<std::int64_t>& v) { return std::vector<int>(v.begin(), v.end()); }
-
 }  // namespace
 
 TEST_CASE("collectives: the gather tree has ceil(log2 p) rounds and covers every rank once", "[collectives]") {
@@ -157,7 +128,7 @@ TEST_CASE("collectives: gatherv equals MPI_Gatherv on the seed's problem types",
         INFO(kind << " root " << root << " " << describe(o));
         auto ours = on_space(std::vector<int>(2 * total + 2, -1));
         gatherv(space, d_src.data(), m[me], send, ours.data(), m, displs, recv, root, MPI_COMM_WORLD, o);
-        if (me == root) CHECK(ours.host() == ref);
+        if (me == root) CHECK(host(ours) == ref);
       }
     }
   }
@@ -188,7 +159,7 @@ TEST_CASE("collectives: scatterv equals MPI_Scatterv on the seed's problem types
         INFO(kind << " root " << root << " " << describe(o));
         auto ours = on_space(std::vector<int>(3 * m[me] + 3, -1));
         scatterv(space, d_src.data(), m, displs, send, ours.data(), m[me], recv, root, MPI_COMM_WORLD, o);
-        CHECK(ours.host() == ref);
+        CHECK(host(ours) == ref);
       }
     }
   }
@@ -220,7 +191,7 @@ TEST_CASE("collectives: gather and scatter equal MPI_Gather and MPI_Scatter, als
     INFO(describe(o));
     auto ours = on_space(std::vector<double>(8 * p, -1));
     gather(space, d_src.data(), 2, strided, ours.data(), 2, pair, root, MPI_COMM_WORLD, o);
-    if (me == root) CHECK(ours.host() == ref);
+    if (me == root) CHECK(host(ours) == ref);
     // gather in place: the root's block is already in recvbuf.
     std::vector<double> h_in_place(8 * p, -1);
     if (me == root) std::copy(ref.begin() + 4 * root, ref.begin() + 4 * root + 4, h_in_place.begin() + 4 * root);
@@ -229,17 +200,17 @@ TEST_CASE("collectives: gather and scatter equal MPI_Gather and MPI_Scatter, als
       gather(space, in_place, 0, pair, in_place_buf.data(), 2, pair, root, MPI_COMM_WORLD, o);
     else
       gather(space, d_src.data(), 2, strided, nullptr, 0, pair, root, MPI_COMM_WORLD, o);
-    if (me == root) CHECK(in_place_buf.host() == std::vector<double>(ref.begin(), ref.begin() + 8 * p));
+    if (me == root) CHECK(host(in_place_buf) == std::vector<double>(ref.begin(), ref.begin() + 8 * p));
     // scatter: pairs from the root -> strided instances everywhere; in place leaves the root's block where it is.
     auto got = on_space(std::vector<double>(12, -1));
     scatter(space, d_table.data(), 2, pair, got.data(), 2, strided, root, MPI_COMM_WORLD, o);
-    CHECK(got.host() == want);
+    CHECK(host(got) == want);
     auto untouched = on_space(std::vector<double>(12, -1));
     if (me == root)
       scatter(space, d_table.data(), 2, pair, in_place, 0, strided, root, MPI_COMM_WORLD, o);
     else
       scatter(space, nullptr, 0, pair, untouched.data(), 2, strided, root, MPI_COMM_WORLD, o);
-    if (me != root) CHECK(untouched.host() == want);
+    if (me != root) CHECK(host(untouched) == want);
   }
   MPI_Type_free(&mpair);
   MPI_Type_free(&mstrided);
@@ -269,9 +240,9 @@ TEST_CASE("collectives: nonblocking gathers and scatters in flight together comp
   r[2].wait();
   r[1].wait();
   r[0].wait();
-  if (me == 0) CHECK(d_a.host() == want);
-  if (me == p - 1) CHECK(d_b.host() == want);
-  CHECK(d_back.host() == src);
+  if (me == 0) CHECK(host(d_a) == want);
+  if (me == p - 1) CHECK(host(d_b) == want);
+  CHECK(host(d_back) == src);
 }
 
 TEST_CASE("collectives: Views in the execution space's memory", "[collectives]") {
@@ -328,7 +299,7 @@ TEST_CASE("collectives: bad arguments throw everywhere or where they can be seen
         UNSCOPED_INFO(e.what());
       }
       CHECK(threw == expect_throw);
-      CHECK(dst.host() == std::vector<int>(3 * p + 4, -1));
+      CHECK(host(dst) == std::vector<int>(3 * p + 4, -1));
     };
     SECTION("a negative count at a non-root: every process throws") {
       const int bad = (root + 1) % p;
@@ -376,13 +347,13 @@ TEST_CASE("collectives: bad arguments throw everywhere or where they can be seen
         threw = true;
       }
       CHECK(threw);  // (p = 1: the root's own count disagrees with its own block)
-      if (me != root) CHECK(got.host() == std::vector<int>(2, -1));
+      if (me != root) CHECK(host(got) == std::vector<int>(2, -1));
     }
     // The communicator is clean afterwards: a correct gatherv still works.
     auto ok = on_space(std::vector<int>(3 * p, -1));
     gatherv(space, src.data(), 2, one, ok.data(), m, displs, one, root, MPI_COMM_WORLD, o);
     if (me == root) {
-      const std::vector<int> h = ok.host();
+      const std::vector<int> h = host(ok);
       for (int j = 0; j < p; ++j) CHECK(h[3 * j] == j);
     }
     // A root out of range is seen by every process: all throw at once.
@@ -423,14 +394,14 @@ TEST_CASE("collectives: a root that differs between processes throws on every pr
     throws_everywhere([&] { scatterv(space, table.data(), m, displs, one, got.data(), 2, one, root, MPI_COMM_WORLD); });
     throws_everywhere([&] { igather(space, src.data(), 2, one, dst.data(), 2, one, root, MPI_COMM_WORLD).wait(); });
     throws_everywhere([&] { iscatter(space, table.data(), 2, one, got.data(), 2, one, root, MPI_COMM_WORLD).wait(); });
-    CHECK(dst.host() == std::vector<int>(2 * p, -1));
-    CHECK(got.host() == std::vector<int>(2, -1));
+    CHECK(host(dst) == std::vector<int>(2 * p, -1));
+    CHECK(host(got) == std::vector<int>(2, -1));
   }
   // The communicator is clean afterwards.
   auto ok = on_space(std::vector<int>(2 * p, -1));
   gatherv(space, src.data(), 2, one, ok.data(), m, displs, one, 0, MPI_COMM_WORLD);
   if (me == 0) {
-    const std::vector<int> h = ok.host();
+    const std::vector<int> h = host(ok);
     for (int j = 0; j < p; ++j) CHECK(h[2 * j] == j);
   }
 }

@@ -9,42 +9,19 @@
 #include <vector>
 
 #include "support/Catch.hpp"
-#include "support/TestSpace.hpp"
+#include "CollectiveTestSupport.hpp"
 #include "support/Watchdog.hpp"
 
 using namespace KokkosDDT;
 
 namespace {
 
-using Space = Test::ExecSpace;
-
-int world_size() {
-  int p = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &p);
-  return p;
-}
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-
-template <class T>
-Kokkos::View<T*, Space::memory_space> on_space(const std::vector<T>& h) {
-  Kokkos::View<T*, Space::memory_space> v("collective buffer", h.size());
-  Kokkos::deep_copy(
-      v, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(h.data(), h.size()));
-  return v;
-}
-template <class T>
-std::vector<T> host(const Kokkos::View<T*, Space::memory_space>& v) {
-  std::vector<T> h(v.extent(0));
-  Kokkos::deep_copy(Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(h.data(), h.size()),
-                    v);
-  return h;
-}
-
-std::vector<int> to_int(const std::vector<std::int64_t>& v) { return std::vector<int>(v.begin(), v.end()); }
+using Test::host;
+using Test::on_space;
+using Test::Space;
+using Test::to_int;
+using Test::world_rank;
+using Test::world_size;
 
 CollectiveOptions with(CollectiveSchedule s) {
   CollectiveOptions o;
