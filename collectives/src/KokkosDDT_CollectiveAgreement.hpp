@@ -66,6 +66,10 @@ class CollectiveAgreement {
     return flag != 0;
   }
 
+  void wait() {
+    if (request_ != MPI_REQUEST_NULL) mpi_check(MPI_Wait(&request_, MPI_STATUS_IGNORE), where_, "MPI_Wait (agreement)");
+  }
+
   // (after completion)
   std::uint64_t errors() const { return out_[0] & 0xffffffffu; }  // processes with a bad argument of their own
   bool root_out_of_range() const { return (out_[0] >> 32) != 0; }
