@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// What the processes of a gather or scatter settle before anything moves, in one reduction of five unsigned 64-bit
+// What the processes of a gather or scatter settle before anything moves, in one reduction of six unsigned 64-bit
 // integers (MPI_SUM, blocking or not): how many processes found a bad argument of their own or a root out of range,
-// whether every process passes the same root and options (schedule and model), whether every process offers the same
-// cached schedule, and a hash of every rank's byte count (so that the root can check its counts).
+// whether every process passes the same root and options (schedule, model, direct threshold), whether every process
+// offers the same cached schedule, whether the root's counts agree with what the processes contribute (a hash of every
+// rank's byte count against the root's, so every process knows when the root must refuse), and whether every block has
+// the same size (then every process knows every block's size: the tree needs no construction messages).
 //
 // Equality by a hashed sum: each process contributes v * h(rank) (h: an odd 64-bit mix of the rank, RankHash.hpp).
 // If every process passes the same c, the sum is c * sum h(i) (mod 2^64: `weights`, computed once per communicator),
@@ -30,6 +32,7 @@ class CollectiveAgreement {
     std::int64_t options = 0;  // a fingerprint of the schedule and model asked for
     std::int64_t bytes = 0;    // its own block
     std::uint64_t cached = 0;  // a cached schedule it offers to run again (0: none)
+    std::int64_t root_hash = 0;  // (the root) its counts' hash: sum of counts[j] * size * h(j)
   };
 
   // Posts (blocking: completes) the reduction over `comm`; `weights` is the sum of h(i) over its ranks.
@@ -42,11 +45,13 @@ class CollectiveAgreement {
     root_ = root_ok ? static_cast<std::uint64_t>(mine.root) : 0;
     options_ = static_cast<std::uint64_t>(mine.options);
     cached_ = mine.cached;
+    bytes_ = static_cast<std::uint64_t>(mine.bytes);
     in_[0] = (mine.error ? 1u : 0u) + (root_ok ? 0u : std::uint64_t(1) << 32);
     in_[1] = root_ * h;
     in_[2] = options_ * h;
     in_[3] = cached_ * h;
     in_[4] = static_cast<std::uint64_t>(Impl::bytes_hash(mine.bytes, me_));
+    in_[5] = static_cast<std::uint64_t>(mine.root_hash);
     if (blocking)
       mpi_check(MPI_Allreduce(in_, out_, kCount, MPI_UINT64_T, MPI_SUM, comm), where_, "MPI_Allreduce (agreement)");
     else
@@ -76,17 +81,18 @@ class CollectiveAgreement {
   bool same_root() const { return all_equal(1, root_); }
   bool same_options() const { return all_equal(2, options_); }
   bool reuse_cached() const { return cached_ != 0 && all_equal(3, cached_); }  // every process offers the same one
-  std::uint64_t bytes_hash() const { return out_[4]; }                         // sum of bytes_i h(i)
+  bool counts_agree() const { return out_[4] == out_[5]; }  // the root's counts hash as the processes' bytes do
+  bool equal_blocks() const { return all_equal(4, bytes_); }  // every process's block has this one's size
 
  private:
-  static constexpr int kCount = 5;
+  static constexpr int kCount = 6;
 
   bool all_equal(int i, std::uint64_t mine) const { return out_[i] == mine * weights_; }
 
   const char* where_;
   std::uint64_t weights_;
   int p_ = 1, me_ = 0;
-  std::uint64_t root_ = 0, options_ = 0, cached_ = 0;  // this process's
+  std::uint64_t root_ = 0, options_ = 0, cached_ = 0, bytes_ = 0;  // this process's
   std::uint64_t in_[kCount] = {}, out_[kCount] = {};
   MPI_Request request_ = MPI_REQUEST_NULL;
 };

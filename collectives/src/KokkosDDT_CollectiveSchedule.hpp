@@ -5,18 +5,19 @@
 //   linear (direct): every process sends its block straight to the root (scatter: receives it from the root), which
 //           moves each with one typed operation; one dependent message step, p - 1 messages at the root.
 //   tree:   Träff's ordered tree (KokkosDDT_GatherTree.hpp): 2 ceil(log2 p) - 1 dependent steps of 64-byte records
-//           build it, then ceil(log2 p) data hops, ceil(log2 p) messages at the root.
+//           build it, then ceil(log2 p) data hops, ceil(log2 p) messages at the root. Where the processes agreed
+//           that every block has one size, each computes the tree alone: the data hops remain.
 //
 // Model (per message: alpha + beta * bytes; a root receiving or sending many messages at once pays `gap` for each one
 // after the first, LogP's g):
 //
 //   T_linear = alpha + (p - 2) gap + beta m               (m: the bytes of all blocks)
-//   T_tree   = (3 ceil(log2 p) - 1) alpha + beta m
+//   T_tree   = (3 ceil(log2 p) - 1) alpha + beta m        (blocks of one size: ceil(log2 p) alpha + beta m)
 //
 // Both move every byte through the root once (the tree's forwarding overlaps the root's receives; at 16 ranks on the
 // H200 node the two took alike at b = 10000 ints: perf_tests/results/gatherv-2026-11-25.md), so the choice turns on
-// start-ups: the tree wins once (p - 2) gap exceeds (3 ceil(log2 p) - 2) alpha, i.e. for many processes or
-// costly start-ups (a network). The model's constants
+// start-ups: the tree wins once (p - 2) gap exceeds (3 ceil(log2 p) - 2) alpha (blocks of one size:
+// (ceil(log2 p) - 1) alpha), i.e. for many processes or costly start-ups (a network). The model's constants
 // are measured (gatherv_bench --alpha-beta, docs/collectives.md) or given per call; every process must use the same
 // (they are part of what the processes agree on before anything moves).
 
@@ -40,14 +41,14 @@ struct CollectiveModel {
 
   // H200 node, 16 Xeon cores, Open MPI 4.1.6 over shared memory: gatherv_bench --alpha-beta at 16 ranks, 2026-11-25
   // (perf_tests/results/gatherv-2026-11-25-h200-model.txt): 8-byte latency 0.44 us, 15 messages into one rank 1.37 us.
-  // Linear up to about 128 processes, the tree beyond.
+  // Linear up to about 128 processes, the tree beyond (blocks of one size: up to 28).
   static CollectiveModel shared_memory_node() { return {}; }
 };
 
 struct CollectiveOptions {
   // A subtree whose data (bytes) reaches this sends it straight to the root (scatter: receives it from the root).
-  // -1: KOKKOSDDT_COLLECTIVE_DIRECT_BYTES from the environment, else kDefaultDirectThreshold. Must agree on all
-  // processes only in that each pair of merging subtrees uses the smaller of their two values.
+  // -1: KOKKOSDDT_COLLECTIVE_DIRECT_BYTES from the environment, else kDefaultDirectThreshold. The same on every
+  // process, like the schedule and the model (the processes agree on it before anything moves).
   std::int64_t direct_threshold = -1;
   // 2 alpha / beta of the measured model (docs/collectives.md): the size at which two more message start-ups at the
   // root (header and data) cost what forwarding the data once more does. Measured on the H200 node (Open MPI 4.1.6,
@@ -107,15 +108,19 @@ inline int ceil_log2(int p) {
 inline double linear_time(const CollectiveModel& m, int p, std::int64_t bytes) {
   return m.alpha_us + (p > 2 ? p - 2 : 0) * m.gap_us + m.beta_ns * 1e-3 * static_cast<double>(bytes);
 }
-inline double tree_time(const CollectiveModel& m, int p, std::int64_t bytes) {
-  return (3 * ceil_log2(p) - 1) * m.alpha_us + m.beta_ns * 1e-3 * static_cast<double>(bytes);
+// `equal_blocks`: every process knows every block's size, so the tree needs no construction.
+inline double tree_time(const CollectiveModel& m, int p, std::int64_t bytes, bool equal_blocks = false) {
+  const int steps = equal_blocks ? ceil_log2(p) : 3 * ceil_log2(p) - 1;
+  return steps * m.alpha_us + m.beta_ns * 1e-3 * static_cast<double>(bytes);
 }
 
 // The schedule every process runs: the same inputs (agreed) give the same answer everywhere. (The byte terms are
 // equal, so the sizes do not enter: the processes need not agree on them.)
-inline CollectiveSchedule choose_schedule(CollectiveSchedule requested, const CollectiveModel& m, int p) {
+inline CollectiveSchedule choose_schedule(CollectiveSchedule requested, const CollectiveModel& m, int p,
+                                          bool equal_blocks = false) {
   if (requested != CollectiveSchedule::Auto) return requested;
-  return linear_time(m, p, 0) <= tree_time(m, p, 0) ? CollectiveSchedule::Linear : CollectiveSchedule::Tree;
+  return linear_time(m, p, 0) <= tree_time(m, p, 0, equal_blocks) ? CollectiveSchedule::Linear
+                                                                  : CollectiveSchedule::Tree;
 }
 
 }  // namespace Impl

@@ -16,6 +16,10 @@
 //
 // The builder is a state machine advanced by progress(): a process learns its parent in the round its cube loses and
 // then knows all of its children, so the data phase of a subtree can start while the rounds above it still run.
+//
+// Where every process knows every block's size (the processes agreed that all blocks have one size: regular
+// gather/scatter, or a gatherv of equal counts), each computes its place alone (local_gather_tree): the same merges,
+// cube by cube, in O(p) operations and no message, the paper's remark on regular collectives.
 
 #include <mpi.h>
 
@@ -67,6 +71,86 @@ struct GatherTree {
 inline int cube_lo(int i, int k) { return (i >> k) << k; }
 inline int cube_hi(int i, int k, int p) { return std::min(cube_lo(i, k) + (1 << k) - 1, p - 1); }
 
+// Two adjacent cubes merge: who wins (the cube of the MPI root; else the one with more data flowing through the tree;
+// ties: the upper), whether the loser's data goes straight to the root, and the merged cube's record (the winner's
+// gather root). Both fixed roots decide from the same two records, so they always agree: even when processes pass
+// different roots and both cubes claim one (the lower wins then), the tree stays consistent and every message of the
+// construction is matched, while the processes find out about the roots through the agreement.
+struct CubeMerge {
+  bool lower_wins = false;
+  bool direct = false;
+  CubeRecord merged;
+};
+inline CubeMerge merge_cubes(const CubeRecord& lower, const CubeRecord& upper) {
+  CubeMerge m;
+  m.lower_wins = lower.has_root || (!upper.has_root && lower.eff > upper.eff);
+  const CubeRecord& winner = m.lower_wins ? lower : upper;
+  const CubeRecord& loser = m.lower_wins ? upper : lower;
+  const std::int64_t threshold = std::min(lower.threshold, upper.threshold);
+  m.direct = !winner.has_root && loser.eff > 0 && loser.eff >= threshold;
+  m.merged = winner;
+  m.merged.eff = winner.eff + (m.direct ? 0 : loser.eff);
+  m.merged.full = lower.full + upper.full;
+  m.merged.has_root = lower.has_root || upper.has_root;
+  m.merged.hash = static_cast<std::int64_t>(static_cast<std::uint64_t>(lower.hash) + static_cast<std::uint64_t>(upper.hash));
+  m.merged.direct = lower.direct + upper.direct + (m.direct ? 1 : 0);
+  m.merged.error = lower.error | upper.error;
+  m.merged.threshold = threshold;
+  return m;
+}
+
+// A gather root's side of a merge at level k: the other cube (`other`, whose gather root is other.gather_root) became
+// its child, or a direct subtree, when `win`; else this process's parent is known.
+inline void apply_merge(GatherTree& t, int me, int root, int p, int k, bool win, bool direct, const CubeRecord& other) {
+  const int other_rank = static_cast<int>(other.gather_root);
+  if (win) {
+    if (!direct) {
+      t.children.push_back({k, other_rank, other, cube_lo(other_rank, k), cube_hi(other_rank, k, p)});
+      t.total += other.eff;
+    }
+    t.direct_total += other.direct + (direct ? 1 : 0);
+    t.error |= other.error;
+    return;
+  }
+  t.parent = direct ? root : other_rank;
+  t.direct = direct;
+  t.send_round = k;
+  t.lo = cube_lo(me, k);
+  t.hi = cube_hi(me, k, p);
+  std::sort(t.children.begin(), t.children.end(), [](const auto& a, const auto& b) { return a.lo < b.lo; });
+}
+
+// The first record of process i: its own block.
+inline CubeRecord leaf_record(int i, int root, std::int64_t bytes, std::int64_t threshold) {
+  return {bytes, bytes, i, i == root, bytes_hash(bytes, i), 0, 0, threshold};
+}
+
+// Process me's place in the tree when every one of the p blocks has `bytes` bytes: every merge of every round, computed
+// here (O(p)); the result is what the rounds of messages would give.
+inline GatherTree local_gather_tree(int p, int me, int root, std::int64_t bytes, std::int64_t threshold) {
+  GatherTree t;
+  t.rounds = ceil_log2(p);
+  t.total = bytes;
+  std::vector<CubeRecord> cubes(static_cast<std::size_t>(p));  // level k: cube c holds ranks [c 2^k, (c + 1) 2^k)
+  for (int i = 0; i < p; ++i) cubes[i] = leaf_record(i, root, bytes, threshold);
+  for (int k = 0; k < t.rounds; ++k) {
+    const std::size_t n = cubes.size();
+    for (std::size_t c = 0; c < n; c += 2) {
+      if (c + 1 == n) {
+        cubes[c / 2] = cubes[c];
+        continue;
+      }
+      const CubeRecord lower = cubes[c], upper = cubes[c + 1];
+      const CubeMerge m = merge_cubes(lower, upper);
+      if (lower.gather_root == me) apply_merge(t, me, root, p, k, m.lower_wins, m.direct, upper);
+      if (upper.gather_root == me) apply_merge(t, me, root, p, k, !m.lower_wins, m.direct, lower);
+      cubes[c / 2] = m.merged;
+    }
+    cubes.resize((n + 1) / 2);
+  }
+  return t;
+}
+
 class TreeBuilder {
  public:
   TreeBuilder(Transport& transport, int root, std::int64_t my_bytes, bool error, std::int64_t threshold,
@@ -75,10 +159,20 @@ class TreeBuilder {
     p_ = transport.size();
     me_ = transport.rank();
     tree_.rounds = ceil_log2(p_);
-    fixed_ = {my_bytes, my_bytes, me_, me_ == root, bytes_hash(my_bytes, me_), 0, error ? 1 : 0, threshold};
+    fixed_ = leaf_record(me_, root, my_bytes, threshold);
+    fixed_.error = error ? 1 : 0;
     tree_.total = my_bytes;
     tree_.error = fixed_.error;
     post_round();
+  }
+
+  // A tree computed without messages (local_gather_tree): complete at once.
+  TreeBuilder(Transport& transport, int root, GatherTree tree)
+      : transport_(transport), root_(root), where_(""), tree_(std::move(tree)) {
+    p_ = transport.size();
+    me_ = transport.rank();
+    round_ = tree_.rounds;
+    alive_ = me_ == root_;
   }
 
   const GatherTree& tree() const { return tree_; }
@@ -149,64 +243,27 @@ class TreeBuilder {
     }
     if (role_ != Role::Exchange) return;
     const CubeRecord& o = other_;
-    // Both sides decide from the same two records, so they always agree: even when processes pass different roots
-    // and both cubes claim one (the lower cube wins then), the tree stays consistent and every message of the
-    // construction is matched, while the processes find out about the roots (KokkosDDT_TreeCollective.hpp).
-    const bool win = fixed_.has_root && o.has_root ? lower(k)
-                     : fixed_.has_root             ? true
-                     : o.has_root                  ? false
-                     : fixed_.eff != o.eff         ? fixed_.eff > o.eff
-                                                   : !lower(k);
-    const CubeRecord& loser = win ? o : fixed_;
-    const bool winner_has_root = win ? fixed_.has_root : o.has_root;
-    const std::int64_t threshold = std::min(fixed_.threshold, o.threshold);
-    const bool direct = !winner_has_root && loser.eff > 0 && loser.eff >= threshold;
+    const CubeMerge m = lower(k) ? merge_cubes(fixed_, o) : merge_cubes(o, fixed_);
+    const bool win = lower(k) == m.lower_wins;
     if (fixed_.gather_root == me_) {
-      if (alive_) apply(k, win, direct, o);
+      if (alive_) apply(k, win, m.direct, o);
     } else {                // tell this cube's gather root
       wait_verdict_send();  // its buffer is reused (the last verdict has usually gone long ago)
       std::int64_t* v = verdict_out_;
       v[0] = win;
-      v[1] = direct;
+      v[1] = m.direct;
       std::copy(reinterpret_cast<const std::int64_t*>(&o), reinterpret_cast<const std::int64_t*>(&o) + 8, v + 2);
       verdict_send_ = transport_.make_set(
           {record(v, 10, static_cast<int>(fixed_.gather_root), tags_(CollectiveTag::Verdict))}, {}, false, where_);
       verdict_send_->post_sends();
     }
-    if (!lower(k)) {  // the upper fixed root stays the fixed root of the merged cube
-      const CubeRecord& winner = win ? fixed_ : o;
-      CubeRecord merged = winner;
-      merged.eff = winner.eff + (direct ? 0 : loser.eff);
-      merged.full = fixed_.full + o.full;
-      merged.has_root = fixed_.has_root || o.has_root;
-      merged.hash =
-          static_cast<std::int64_t>(static_cast<std::uint64_t>(fixed_.hash) + static_cast<std::uint64_t>(o.hash));
-      merged.direct = fixed_.direct + o.direct + (direct ? 1 : 0);
-      merged.error = fixed_.error | o.error;
-      merged.threshold = threshold;
-      fixed_ = merged;
-    }
+    if (!lower(k)) fixed_ = m.merged;  // the upper fixed root stays the fixed root of the merged cube
   }
 
   // The gather root's side of a merge.
   void apply(int k, bool win, bool direct, const CubeRecord& other) {
-    const int other_rank = static_cast<int>(other.gather_root);
-    if (win) {
-      if (!direct) {
-        tree_.children.push_back({k, other_rank, other, cube_lo(other_rank, k), cube_hi(other_rank, k, p_)});
-        tree_.total += other.eff;
-      }
-      tree_.direct_total += other.direct + (direct ? 1 : 0);
-      tree_.error |= other.error;
-      return;
-    }
-    tree_.parent = direct ? root_ : other_rank;
-    tree_.direct = direct;
-    tree_.send_round = k;
-    tree_.lo = cube_lo(me_, k);
-    tree_.hi = cube_hi(me_, k, p_);
-    alive_ = false;
-    std::sort(tree_.children.begin(), tree_.children.end(), [](const auto& a, const auto& b) { return a.lo < b.lo; });
+    apply_merge(tree_, me_, root_, p_, k, win, direct, other);
+    if (!win) alive_ = false;
   }
 
   enum class Role { None, Exchange, Verdict };

@@ -4,13 +4,11 @@
 // receives it from the root), and the root moves each block between the wire and its buffer in one typed operation,
 // all posted at once. One dependent message step; the root handles p - 1 messages.
 //
-// Every pair exchanges exactly one message, even of no bytes (unless the counts were verified everywhere beforehand: a
-// persistent collective's init), so that no count mismatch can leave a message unmatched or a process waiting: a
-// message of another size than its receiver's counts fails that receive alone (short, or MPI_ERR_TRUNCATE), and the
-// receiver throws once everything is done. The processes have agreed beforehand that the root is valid and no process
-// found a bad argument (KokkosDDT_ScheduledCollective.hpp); a root that found its counts inconsistent with the
-// processes' (`refusal`) drains every message into scratch (gather) or sends every process an empty message (scatter),
-// so nothing of the user's is written and every process that expected data throws.
+// The processes have agreed beforehand that the arguments are consistent (KokkosDDT_ScheduledCollective.hpp): the root
+// is valid, no process found a bad argument, and the root's counts hash as the processes' bytes do. So a pair with no
+// bytes exchanges no message. Should a message still have another size than its receiver's counts (counts that
+// collide in the 64-bit hash), that receive alone fails (short, or MPI_ERR_TRUNCATE), and the receiver throws once
+// everything is done.
 //
 // Blocks that are one contiguous run MPI can reach (host memory, or device memory with a GPU-aware MPI) travel as they
 // are, all in one message set (one MPI_Test per sweep, which stops at the first message in flight); the others are
@@ -27,7 +25,6 @@
 #include <KokkosDDT.hpp>
 #include <KokkosDDT_MPI.hpp>
 
-#include "KokkosDDT_ByteMessages.hpp"
 #include "KokkosDDT_CollectiveArgs.hpp"
 #include "KokkosDDT_CollectiveComm.hpp"
 
@@ -36,26 +33,23 @@ namespace KokkosDDT::Impl {
 template <class ExecSpace, bool Gather>
 class LinearCollective final : public Operation {
  public:
-  // `refusal` (root only): why the root moves no data (its counts disagree with the processes'); empty: none.
-  // `verified`: every process knows the counts agree (no message of no bytes is needed).
   LinearCollective(const char* where, const ExecSpace& space, CollectiveArgs args, std::int64_t own_bytes,
-                   std::shared_ptr<MpiTransport> transport, CollectiveTags tags, std::string refusal, bool verified)
+                   std::shared_ptr<MpiTransport> transport, CollectiveTags tags)
       : where_(where),
         space_(space),
         a_(std::move(args)),
         own_bytes_(own_bytes),
         transport_(std::move(transport)),
-        tag_(tags(CollectiveTag::Data)),
-        refusal_(std::move(refusal)) {
+        tag_(tags(CollectiveTag::Data)) {
     const int p = transport_->size(), me = transport_->rank();
     if (me != a_.root) {
-      if (!verified || own_bytes_ > 0) add(!Gather, a_.own_buf, a_.own_count, a_.own_type, a_.root);
-    } else if (refusal_.empty()) {  // (a refusing root's empty messages are posted by start)
-      const std::int64_t extent = a_.root_type.extent();
+      if (own_bytes_ > 0) add(!Gather, a_.own_buf, a_.own_count, a_.own_type, a_.root);
+    } else {
+      const std::int64_t extent = a_.root_type.extent(), size = a_.root_type.size();
       const char* base = static_cast<const char*>(a_.root_buf);
-      for (int j = 0; j < p; ++j)
-        if (j != a_.root && (!verified || a_.counts[j] > 0))
-          add(Gather, a_.counts[j] > 0 ? base + a_.displs[j] * extent : nullptr, a_.counts[j], a_.root_type, j);
+      for (int j = 0; j < p; ++j)  // (a block of no bytes: no message, as its process sends none)
+        if (j != a_.root && a_.counts[j] * size > 0)
+          add(Gather, base + a_.displs[j] * extent, a_.counts[j], a_.root_type, j);
     }
     // (Reposted each round rather than persistent: with MPI_Start of prepared requests, a b = 1 round at 16 ranks took
     // 6.2-7.5 us instead of 2.4-4.9 under Open MPI 4.1.6, H200 node: perf_tests/results/gatherv-2026-11-25.md.)
@@ -71,13 +65,12 @@ class LinearCollective final : public Operation {
     for (auto& op : ops_) op->start(), pending_.push_back(op.get());
     if (direct_) direct_->post_sends();
     if (transport_->rank() != a_.root) return;
-    if (!refusal_.empty()) return refuse();
     enqueued_ = copy_root_block<Gather>(space_, a_, own_bytes_, own_stage_, where_);
   }
 
   bool progress() override {
     if (done_) return true;
-    bool all = refused_done() && direct_complete();
+    bool all = direct_complete();
     for (auto& op : pending_) {
       if (!op) continue;
       try {
@@ -85,7 +78,7 @@ class LinearCollective final : public Operation {
           all = false;
           continue;
         }
-      } catch (const Error& e) {  // a message of another size: counts that disagree, or the root's refusal
+      } catch (const Error& e) {  // a message of another size (counts that collide in the hash)
         note_error(e.what());
       }
       op = nullptr;
@@ -93,7 +86,6 @@ class LinearCollective final : public Operation {
     if (!all) return false;
     done_ = true;
     if (enqueued_) space_.fence("KokkosDDT::collective (the root's own block)");
-    if (!refusal_.empty()) throw_error(ErrorCode::MPI, where_, "comm", refusal_);
     if (!error_.empty()) throw_error(ErrorCode::MPI, where_, "comm", std::exchange(error_, {}));
     return true;
   }
@@ -138,35 +130,7 @@ class LinearCollective final : public Operation {
   }
 
   void note_error(const std::string& what) {
-    if (error_.empty())
-      error_ = std::string(Gather ? "a process sent another size than the root's counts say ("
-                                  : "the root found an error and sent this process no data (") +
-               what + ")";
-  }
-
-  // A drained message of another size than the root's counts fails alone (and is gone): test the rest again.
-  bool refused_done() {
-    for (;;) {
-      try {
-        return refused_.test();
-      } catch (const Error&) {
-      }
-    }
-  }
-
-  // The root moves nothing of the user's: it drains every process's message (gather) or sends each an empty one.
-  void refuse() {
-    const std::int64_t rsize = a_.root_type.size();
-    for (int j = 0; j < transport_->size(); ++j) {
-      if (j == a_.root) continue;
-      const std::int64_t bytes = a_.counts[j] * rsize;
-      if (Gather) {
-        scratch_.emplace_back(static_cast<std::size_t>(bytes));
-        refused_.post(*transport_, false, scratch_.back().data(), bytes, j, tag_, where_);
-      } else {
-        refused_.post(*transport_, true, nullptr, bytes, j, tag_, where_, true);
-      }
-    }
+    if (error_.empty()) error_ = "a message had another size than the counts say (" + what + ")";
   }
 
   const char* where_;
@@ -175,14 +139,12 @@ class LinearCollective final : public Operation {
   std::int64_t own_bytes_;
   std::shared_ptr<MpiTransport> transport_;  // on the communicator's duplicate (KokkosDDT_CollectiveComm.hpp)
   int tag_;
-  std::string refusal_, error_;
+  std::string error_;
   std::vector<WireMessage> sends_, receives_;  // the contiguous blocks, as they are
   std::unique_ptr<MessageSet> direct_;         // ... in one set
   bool direct_done_ = true;
   std::vector<std::shared_ptr<Operation>> ops_;  // every typed message
   std::vector<Operation*> pending_;              // those of this round not yet done
-  ByteMessages refused_;
-  std::vector<std::vector<char>> scratch_;
   Staging own_stage_;
   bool done_ = false;
   bool enqueued_ = false;  // the root's own block is copied on the execution space

@@ -6,16 +6,17 @@
 //
 // The agreement is one reduction on the communicator's duplicate (KokkosDDT_CollectiveAgreement.hpp: one dependent
 // step of about log2 p messages, before anything moves; blocking calls use the blocking reduction, which is faster):
-// whether any process found a bad argument of its own, whether all pass the same root, schedule and model, the bytes
-// of all blocks and a hash of every rank's byte count (sum of bytes_i * h(i), mod 2^64). Every process gets the same
-// verdict, so every process throws, or none does, for a bad argument anywhere, a root
-// that differs or is out of range, or options that differ; nothing is sent or written then. The root compares the
-// sum and the hash with its counts: counts that disagree with what the processes contribute are refused by the
-// schedule (nothing of the user's written; docs/collectives.md says who throws).
+// whether any process found a bad argument of its own, whether all pass the same root and options, whether the root's
+// counts agree with what the processes contribute (a hash of every rank's byte count: sum of bytes_i * h(i), mod
+// 2^64, against the root's), and whether all blocks have one size. Every process gets the same verdict, so every
+// process throws, or none does, for a bad argument anywhere, a root that differs or is out of range, options that
+// differ, or root counts that disagree with the processes'; nothing is sent or written then. So the schedules run only
+// on consistent arguments: they send no message of no bytes, and where all blocks have one size every process knows
+// every size, and the tree is computed locally, without construction messages (the paper's remark on regular
+// gather/scatter).
 //
 // Persistent (gatherv_init ...): the agreement, the schedule, the tree's construction and every typed message are
-// done once, at init, where a root refusal is broadcast so that every process throws there; each start() only moves
-// data.
+// done once, at init, where every process throws or none does; each start() only moves data.
 //
 // Nonpersistent calls keep their schedule on the communicator (KokkosDDT_CollectiveComm.hpp, one per gather and
 // scatter): the next call whose arguments are the same on every process (buffers, counts, displacements, types, root,
@@ -49,12 +50,13 @@
 
 namespace KokkosDDT::Impl {
 
-inline std::int64_t model_fingerprint(CollectiveSchedule requested, const CollectiveModel& m) {
+// What every process must pass alike: the schedule asked for, the model and the direct threshold.
+inline std::int64_t options_fingerprint(CollectiveSchedule requested, const CollectiveModel& m, std::int64_t threshold) {
   std::int64_t bits[3];
   std::memcpy(&bits[0], &m.alpha_us, 8);
   std::memcpy(&bits[1], &m.gap_us, 8);
   std::memcpy(&bits[2], &m.beta_ns, 8);
-  return fingerprint({static_cast<std::int64_t>(requested), bits[0], bits[1], bits[2]});
+  return fingerprint({static_cast<std::int64_t>(requested), bits[0], bits[1], bits[2], threshold});
 }
 
 // Blocking calls agree with MPI's blocking reduction (faster where every process has a core), unless
@@ -88,11 +90,14 @@ class ScheduledCollective final : public Operation {
     model_ = model(options);
     local_error_ = check_collective_arguments<Gather>(a_, me_, p_, where_, own_bytes_);
     if (local_error_) own_bytes_ = 0;
-    const std::int64_t options_fp = model_fingerprint(requested_, model_);
+    const std::int64_t options_fp = options_fingerprint(requested_, model_, a_.threshold);
     std::uint64_t offer = 0;
     if (!persistent_ && !local_error_) offer = offer_cached(ctx, options_fp);
+    const std::int64_t root_hash =
+        me_ == a_.root && !local_error_ ? counts_hash(a_.counts, a_.root_type.size(), 0, p_ - 1) : 0;
     agreement_ = std::make_unique<CollectiveAgreement>(
-        transport_->comm(), CollectiveAgreement::Mine{local_error_.has_value(), a_.root, options_fp, own_bytes_, offer},
+        transport_->comm(),
+        CollectiveAgreement::Mine{local_error_.has_value(), a_.root, options_fp, own_bytes_, offer, root_hash},
         ctx.rank_weights, mode != CollectiveMode::Nonblocking && blocking_reductions(), where_);
     if (persistent_)
       prepare_persistent();
@@ -145,14 +150,7 @@ class ScheduledCollective final : public Operation {
   void prepare_persistent() {
     agreement_->wait();
     throw_on_verdict();
-    int refused = me_ == a_.root && !refusal().empty() ? 1 : 0;
-    mpi_check(MPI_Bcast(&refused, 1, MPI_INT, a_.root, transport_->comm()), where_, "MPI_Bcast (verdict)");
-    if (refused)
-      throw_error(ErrorCode::InvalidArgument, where_, Gather ? "recvcounts" : "sendcounts",
-                  me_ == a_.root ? refusal()
-                                 : "the root's counts disagree with what the processes " +
-                                       std::string(Gather ? "send" : "receive") + " (the root's error says how)");
-    make_schedule(std::string());
+    make_schedule();
     if (auto* tree = dynamic_cast<TreeCollective<ExecSpace, Gather>*>(schedule_.get()))
       while (!tree->build()) {
       }
@@ -170,7 +168,7 @@ class ScheduledCollective final : public Operation {
     }
     reserved_.reset();
     made_ = tags_.sequence;
-    make_schedule(me_ == a_.root ? refusal() : std::string());
+    make_schedule();
   }
 
   // What identifies this call's schedule on this process: the arguments, the execution-space instance, the options.
@@ -229,24 +227,27 @@ class ScheduledCollective final : public Operation {
     }
     if (!v.same_options())
       throw_error(ErrorCode::InvalidArgument, where_, "options",
-                  "the schedule or the cost model differs between the processes: every process must pass the same");
+                  "the schedule, the cost model or the direct threshold differs between the processes: every process "
+                  "must pass the same");
+    if (!v.counts_agree()) {
+      const std::string moved = Gather ? "send" : "receive";
+      throw_error(ErrorCode::InvalidArgument, where_, Gather ? "recvcounts" : "sendcounts",
+                  me_ == a_.root ? "disagree with the counts the processes pass (the bytes they " + moved +
+                                       ", in total or per rank); nothing was moved"
+                                 : "(the root's) disagree with the bytes the processes " + moved +
+                                       " (the root's error says how); nothing was moved");
+    }
   }
 
-  // The root's counts against the agreed hash of what the processes contribute (empty: they agree).
-  std::string refusal() const {
-    if (static_cast<std::uint64_t>(counts_hash(a_.counts, a_.root_type.size(), 0, p_ - 1)) == agreement_->bytes_hash())
-      return {};
-    return std::string(Gather ? "recvcounts" : "sendcounts") + " disagree with the counts the processes pass (the " +
-           (Gather ? "bytes they send" : "bytes they receive") + ", in total or per rank)";
-  }
-
-  void make_schedule(std::string refusal) {
-    if (choose_schedule(requested_, model_, p_) == CollectiveSchedule::Linear)
+  // Every block of one size: each process knows the tree without constructing it.
+  void make_schedule() {
+    const bool known = agreement_->equal_blocks();
+    if (choose_schedule(requested_, model_, p_, known) == CollectiveSchedule::Linear)
       schedule_ = std::make_shared<LinearCollective<ExecSpace, Gather>>(where_, space_, a_, own_bytes_, transport_,
-                                                                        tags_, std::move(refusal), persistent_);
+                                                                        tags_);
     else
       schedule_ = std::make_shared<TreeCollective<ExecSpace, Gather>>(where_, space_, a_, own_bytes_, transport_, tags_,
-                                                                      std::move(refusal));
+                                                                      known);
   }
 
   const char* where_;

@@ -13,12 +13,14 @@
 // stage, in buffers MPI and the execution space both reach. A process learns all its children in the round its cube
 // loses, so its data phase starts while the rounds above still run.
 //
-// The processes have agreed, before this runs, that the root is valid and that no process found a bad argument
-// (KokkosDDT_ScheduledCollective.hpp). What only the root can see remains: counts that disagree with what the processes
-// contribute. The root checks each child's byte-count hash against its counts before moving that child's data; on a
-// mismatch a gather root receives the child's data into scratch, a scatter root sends the child's subtree empty
-// messages, which every process below reads as "the root found an error" and passes on. Each process that knows of an
-// error throws Error at the end of the operation, after its part of the protocol is done.
+// The processes have agreed, before this runs, that the root is valid, that no process found a bad argument and that
+// the root's counts hash as the processes' bytes do (KokkosDDT_ScheduledCollective.hpp). Where every block has one
+// size, every process computes its place in the tree alone (local_gather_tree: no construction messages). The root
+// still checks each child's byte count and hash against its counts before moving that child's data (counts that
+// collide in the agreement's hash); on a mismatch a gather root receives the child's data into scratch, a scatter root
+// sends the child's subtree empty messages, which every process below reads as "the root found an error" and passes
+// on. Each process that knows of an error throws Error at the end of the operation, after its part of the protocol is
+// done.
 //
 // Persistent use: build() completes the construction once; each start() runs the data phase again on the same tree,
 // restarting the root's and the leaves' typed messages (built in the first round) and reusing the staging buffers.
@@ -53,22 +55,20 @@ class TreeCollective final : public Operation {
 
  public:
   // `own_bytes`: this process's block (checked); `transport` and `tags`: the operation's messages on the
-  // communicator's duplicate (KokkosDDT_CollectiveComm.hpp). The construction starts at once.
-  // `refusal` (root only): why the root moves no data at all (its counts disagree with the processes'); empty: it
-  // checks each subtree's counts and refuses only those that disagree.
+  // communicator's duplicate (KokkosDDT_CollectiveComm.hpp). The construction starts at once, unless `equal_blocks`:
+  // every process's block has own_bytes (agreed), so the tree is computed here.
   TreeCollective(const char* where, const ExecSpace& space, CollectiveArgs args, std::int64_t own_bytes,
-                 std::shared_ptr<MpiTransport> transport, CollectiveTags tags, std::string refusal = {})
-      : where_(where),
-        space_(space),
-        a_(std::move(args)),
-        transport_(std::move(transport)),
-        tags_(tags),
-        refusal_(std::move(refusal)) {
+                 std::shared_ptr<MpiTransport> transport, CollectiveTags tags, bool equal_blocks = false)
+      : where_(where), space_(space), a_(std::move(args)), transport_(std::move(transport)), tags_(tags) {
     comm_ = transport_->comm();
     p_ = transport_->size();
     me_ = transport_->rank();
     own_bytes_ = own_bytes;
-    builder_ = std::make_unique<TreeBuilder>(*transport_, a_.root, own_bytes_, false, a_.threshold, tags_, where_);
+    if (equal_blocks)
+      builder_ = std::make_unique<TreeBuilder>(*transport_, a_.root,
+                                               local_gather_tree(p_, me_, a_.root, own_bytes_, a_.threshold));
+    else
+      builder_ = std::make_unique<TreeBuilder>(*transport_, a_.root, own_bytes_, false, a_.threshold, tags_, where_);
   }
 
   // The construction alone (a persistent collective completes it once, before its first start).
@@ -80,10 +80,7 @@ class TreeCollective final : public Operation {
     done_ = false;
     if (me_ == a_.root) {
       headers_.reserve(static_cast<std::size_t>(p_));  // receives land in it: it must never move
-      if (refusal_.empty())
-        copy_root_block<Gather>(space_, a_, own_bytes_, own_stage_, where_);
-      else
-        remote_error_ = refusal_;
+      copy_root_block<Gather>(space_, a_, own_bytes_, own_stage_, where_);
     }
   }
   Arrival status() const override { return {}; }
@@ -230,18 +227,16 @@ class TreeCollective final : public Operation {
   // A tree child of the root: check its record against the counts, then move its run (now, unless direct subtrees
   // are nested in it: their ranks are not in its message, so it waits for their headers).
   void root_child(const GatherChild& c) {
-    std::string problem = refusal_;
-    if (problem.empty()) {
-      const std::int64_t rsize = a_.root_type.impl_committed(where_).size;
-      const std::int64_t expect = counts_bytes(a_.counts, rsize, c.lo, c.hi);
-      if (expect != c.record.full)
-        problem = std::string(Gather ? "recvcounts" : "sendcounts") + " of ranks " + range(c) + " make " +
-                  std::to_string(expect) + " bytes but those processes " + (Gather ? "send " : "receive ") +
-                  std::to_string(c.record.full);
-      else if (counts_hash(a_.counts, rsize, c.lo, c.hi) != c.record.hash)
-        problem = std::string(Gather ? "recvcounts" : "sendcounts") + " of ranks " + range(c) +
-                  " disagree with the counts those processes pass (same total, other distribution)";
-    }
+    std::string problem;
+    const std::int64_t rsize = a_.root_type.impl_committed(where_).size;
+    const std::int64_t expect = counts_bytes(a_.counts, rsize, c.lo, c.hi);
+    if (expect != c.record.full)
+      problem = std::string(Gather ? "recvcounts" : "sendcounts") + " of ranks " + range(c) + " make " +
+                std::to_string(expect) + " bytes but those processes " + (Gather ? "send " : "receive ") +
+                std::to_string(c.record.full);
+    else if (counts_hash(a_.counts, rsize, c.lo, c.hi) != c.record.hash)
+      problem = std::string(Gather ? "recvcounts" : "sendcounts") + " of ranks " + range(c) +
+                " disagree with the counts those processes pass (same total, other distribution)";
     if (!problem.empty() && remote_error_.empty()) remote_error_ = problem;
     if (!problem.empty()) return root_refuse(c.rank, c.record.eff);
     if (c.record.direct > 0) return deferred_.push_back(c);
@@ -259,10 +254,6 @@ class TreeCollective final : public Operation {
     for (std::size_t h = 0; h < headers_.size(); ++h) {
       ranges.push_back({static_cast<int>(headers_[h][0]), static_cast<int>(headers_[h][1])});
       peers.emplace_back(header_sets_[h]->arrival(0).source, headers_[h][2]);
-    }
-    if (!refusal_.empty()) {
-      for (const auto& [peer, bytes] : peers) root_refuse(peer, bytes);
-      return;
     }
     const std::vector<int> owner = range_owners(p_, ranges);
     std::vector<std::vector<int>> ranks(ranges.size());
@@ -334,7 +325,6 @@ class TreeCollective final : public Operation {
   CollectiveTags tags_;
   int p_ = 1, me_ = 0;
   std::int64_t own_bytes_ = 0;
-  std::string refusal_;       // the root refuses every subtree
   std::string remote_error_;  // what this process learned of others' errors
   int rounds_ = 0;            // data phases started
   bool replaying_ = false;    // a round after the first (persistent)

@@ -6,6 +6,8 @@
 // schedule; the model's choice), blocking and nonblocking, in place, and the errors that must not hang.
 #include <KokkosDDT_Collectives.hpp>
 #include <KokkosDDT_MPI.hpp>
+#include <algorithm>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -102,6 +104,34 @@ TEST_CASE("collectives: the gather tree has ceil(log2 p) rounds and covers every
     // At most ceil(log2 p) messages reach the root.
     if (me == root) CHECK(static_cast<int>(t.children.size()) <= t.rounds);
   }
+}
+
+TEST_CASE("collectives: with blocks of one size the local tree is the constructed tree", "[collectives]") {
+  // Every process computes its place alone (no message) when all blocks have one size; it must be exactly the tree
+  // the rounds of messages build, or the data phase would wait on messages nobody sends.
+  const int p = world_size(), me = world_rank();
+  for (int root : roots(p))
+    for (std::int64_t bytes : {0, 8, 100})
+      for (std::int64_t threshold : {std::int64_t(1) << 40, std::int64_t(16), std::int64_t(200)}) {
+        INFO("root " << root << ", bytes " << bytes << ", threshold " << threshold);
+        const Impl::GatherTree built = Impl::build_gather_tree(MPI_COMM_WORLD, root, bytes, threshold, {900});
+        Impl::GatherTree local = Impl::local_gather_tree(p, me, root, bytes, threshold);
+        std::sort(local.children.begin(), local.children.end(), [](const auto& a, const auto& b) { return a.lo < b.lo; });
+        CHECK(local.rounds == built.rounds);
+        CHECK(local.parent == built.parent);
+        CHECK(local.direct == built.direct);
+        CHECK(local.send_round == built.send_round);
+        CHECK(local.lo == built.lo);
+        CHECK(local.hi == built.hi);
+        CHECK(local.total == built.total);
+        CHECK(local.direct_total == built.direct_total);
+        REQUIRE(local.children.size() == built.children.size());
+        for (std::size_t i = 0; i < local.children.size(); ++i) {
+          const auto &l = local.children[i], &b = built.children[i];
+          CHECK((l.round == b.round && l.rank == b.rank && l.lo == b.lo && l.hi == b.hi));
+          CHECK(std::memcmp(&l.record, &b.record, sizeof l.record) == 0);
+        }
+      }
 }
 
 TEST_CASE("collectives: gatherv equals MPI_Gatherv on the seed's problem types", "[collectives]") {
@@ -305,15 +335,15 @@ TEST_CASE("collectives: bad arguments throw everywhere or where they can be seen
       const int bad = (root + 1) % p;
       if (p > 1) checked_gatherv(me == bad ? -1 : 2, m, displs, true);
     }
-    SECTION("root counts that disagree with the senders' (total and distribution): the root throws") {
+    SECTION("root counts that disagree with the senders' (total and distribution): every process throws") {
       std::vector<std::int64_t> more = m;
       more[(root + 1) % p] += 1;
-      if (p > 1) checked_gatherv(2, more, displs, me == root);
+      if (p > 1) checked_gatherv(2, more, displs, true);
       if (p > 2) {
         std::vector<std::int64_t> moved = m;  // the same total, one int moved between two ranks
         const int a = (root + 1) % p, b = (root + 2) % p;
         moved[a] += 1, moved[b] -= 1;
-        checked_gatherv(2, moved, displs, me == root);
+        checked_gatherv(2, moved, displs, true);
       }
     }
     SECTION("negative or missing counts at the root: every process throws") {
@@ -334,7 +364,7 @@ TEST_CASE("collectives: bad arguments throw everywhere or where they can be seen
       auto wide = on_space(std::vector<int>(4 * p + 4, -1));
       CHECK_NOTHROW(gatherv(space, src.data(), 2, one, wide.data(), ones, shifted, spread, root, MPI_COMM_WORLD, o));
     }
-    SECTION("scatterv: the root refuses counts that disagree; every process that expected data throws") {
+    SECTION("scatterv: root counts that disagree with the receivers': every process throws, nothing written") {
       std::vector<std::int64_t> more = m;
       const int bad = (root + 1) % p;
       more[bad] += 1;
@@ -343,11 +373,12 @@ TEST_CASE("collectives: bad arguments throw everywhere or where they can be seen
       bool threw = false;
       try {
         scatterv(space, table.data(), more, displs, one, got.data(), 2, one, root, MPI_COMM_WORLD, o);
-      } catch (const Error&) {
+      } catch (const Error& e) {
         threw = true;
+        CHECK(std::string(e.argument()) == "sendcounts");  // (p = 1: the root's own count disagrees with its block)
       }
-      CHECK(threw);  // (p = 1: the root's own count disagrees with its own block)
-      if (me != root) CHECK(host(got) == std::vector<int>(2, -1));
+      CHECK(threw);
+      CHECK(host(got) == std::vector<int>(2, -1));
     }
     // The communicator is clean afterwards: a correct gatherv still works.
     auto ok = on_space(std::vector<int>(3 * p, -1));
