@@ -14,22 +14,21 @@
 // reach device memory), intermediate processes forward rank-ordered runs of packed bytes. KokkosDDT::in_place at the
 // root: its own block is already in place (gather) or stays in place (scatter).
 //
-// Schedule: the processes first agree on the root, the options and the sizes (one dependent step of two small
-// reductions), then run the schedule the alpha/beta/gap model picks for them (KokkosDDT_CollectiveSchedule.hpp): the
+// Schedule: the processes first agree on the root, the options and the sizes (one dependent step: a reduction of six
+// integers), then run the schedule the alpha/beta/gap model picks for them (KokkosDDT_CollectiveSchedule.hpp): the
 // linear one (each block straight between its process and the root) or Träff's tree, where ceil(log2 p) rounds of
-// 64-byte exchanges build the tree and each byte reaches the root in at most ceil(log2 p) hops; a subtree whose data
-// reaches CollectiveOptions::direct_threshold bytes sends it straight to the root (docs/collectives.md).
+// 64-byte exchanges build the tree (none where all blocks have one size: each process computes it) and each byte
+// reaches the root in at most ceil(log2 p) hops; a subtree whose data reaches CollectiveOptions::direct_threshold bytes
+// sends it straight to the root (docs/collectives.md).
 //
 // Persistent (MPI-4's MPI_Gatherv_init): gatherv_init & co. return a persistent mpi::Request; the agreement, the
 // schedule, the tree and the typed messages are made once, and each start() / wait() only moves data. The arguments
 // (buffers, counts, displacements, types, root) are fixed at init, as MPI-4 defines.
 //
 // Errors: a bad argument on any process (a negative count, a null buffer or uncommitted type, the root's counts or
-// displacements), a root that differs between processes or is out of range, or options that differ make every process
-// throw KokkosDDT::Error, with nothing sent or written. Root counts that disagree with what the processes contribute
-// (their total, or a hash of every rank's byte count) are refused: nothing of the user's is written at the root (the
-// refused data is drained, or the refused processes get empty messages) and the root and every process that expected
-// data from it throw once the operation is done (persistent: every process throws at init). No process hangs.
+// displacements), a root that differs between processes or is out of range, options that differ, or root counts that
+// disagree with what the processes contribute (their total, or a hash of every rank's byte count) make every process
+// throw KokkosDDT::Error, with nothing sent or written (persistent: at init). No process hangs.
 
 #include <mpi.h>
 

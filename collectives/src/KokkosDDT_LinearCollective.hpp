@@ -85,9 +85,22 @@ class LinearCollective final : public Operation {
     }
     if (!all) return false;
     done_ = true;
-    if (enqueued_) space_.fence("KokkosDDT::collective (the root's own block)");
+    static const std::string label = "KokkosDDT::collective (the root's own block)";  // (made once, not per round)
+    if (enqueued_) space_.fence(label);
     if (!error_.empty()) throw_error(ErrorCode::MPI, where_, "comm", std::exchange(error_, {}));
     return true;
+  }
+
+  // (Request::wait) Contiguous blocks only: MPI_Wait on each message, receives first (MessageSet::wait); typed
+  // messages need this process's progress (packs, unpacks), so they are left to progress().
+  void block() override {
+    if (done_ || direct_done_ || !ops_.empty()) return;
+    try {
+      direct_->wait();
+      direct_done_ = true;
+    } catch (const Error& e) {  // a longer message (MPI_ERR_TRUNCATE): it alone failed; progress() tests the rest
+      note_error(e.what());
+    }
   }
 
   Arrival status() const override { return {}; }

@@ -56,16 +56,16 @@ inline std::int64_t options_fingerprint(CollectiveSchedule requested, const Coll
   std::memcpy(&bits[0], &m.alpha_us, 8);
   std::memcpy(&bits[1], &m.gap_us, 8);
   std::memcpy(&bits[2], &m.beta_ns, 8);
-  return fingerprint({static_cast<std::int64_t>(requested), bits[0], bits[1], bits[2], threshold});
+  return Fingerprint().add(static_cast<std::int64_t>(requested)).add(bits[0]).add(bits[1]).add(bits[2]).add(threshold).value();
 }
 
-// Blocking calls agree with MPI's blocking reduction (faster where every process has a core), unless
-// KOKKOSDDT_COLLECTIVE_BLOCKING_REDUCTION=0: with more processes than cores, MPICH's blocking reduction spins without
-// yielding, and the library's own waits (which yield) are faster (17 ranks on 2 cores: the test suite took 38 s with
-// the blocking reduction, against 7 s).
-inline bool blocking_reductions() {
+// Blocking calls agree with MPI's blocking reduction, and waits wait inside MPI where they can (Operation::block):
+// faster where every process has a core, unless KOKKOSDDT_COLLECTIVE_BLOCKING_MPI=0. With more processes than cores,
+// MPICH's blocking calls spin without yielding, and the library's own waits (which yield) are faster (17 ranks on 2
+// cores: the test suite took 38 s with the blocking reduction, against 7 s).
+inline bool blocking_mpi() {
   static const bool blocking = [] {
-    const char* env = std::getenv("KOKKOSDDT_COLLECTIVE_BLOCKING_REDUCTION");
+    const char* env = std::getenv("KOKKOSDDT_COLLECTIVE_BLOCKING_MPI");
     return !(env && std::string(env) == "0");
   }();
   return blocking;
@@ -95,10 +95,10 @@ class ScheduledCollective final : public Operation {
     if (!persistent_ && !local_error_) offer = offer_cached(ctx, options_fp);
     const std::int64_t root_hash =
         me_ == a_.root && !local_error_ ? counts_hash(a_.counts, a_.root_type.size(), 0, p_ - 1) : 0;
-    agreement_ = std::make_unique<CollectiveAgreement>(
+    agreement_.emplace(
         transport_->comm(),
         CollectiveAgreement::Mine{local_error_.has_value(), a_.root, options_fp, own_bytes_, offer, root_hash},
-        ctx.rank_weights, mode != CollectiveMode::Nonblocking && blocking_reductions(), where_);
+        ctx.rank_weights, mode != CollectiveMode::Nonblocking && blocking_mpi(), where_);
     if (persistent_)
       prepare_persistent();
     else
@@ -134,6 +134,16 @@ class ScheduledCollective final : public Operation {
     finish();
     if (!persistent_) keep_schedule();
     return true;
+  }
+
+  // (Request::wait) The agreement, then the schedule's messages, waited for inside MPI.
+  void block() override {
+    if (done_ || !blocking_mpi()) return;
+    if (!schedule_) {
+      agreement_->wait();
+      if (progress()) return;  // (decides and starts the schedule)
+    }
+    schedule_->block();
   }
 
   Arrival status() const override { return {}; }
@@ -174,23 +184,19 @@ class ScheduledCollective final : public Operation {
   // What identifies this call's schedule on this process: the arguments, the execution-space instance, the options.
   std::uint64_t cache_key(std::int64_t options_fp) const {
     const auto address = [](const void* p) { return static_cast<std::int64_t>(reinterpret_cast<std::intptr_t>(p)); };
-    std::vector<std::int64_t> k = {Gather,
-                                   static_cast<std::int64_t>(typeid(ExecSpace).hash_code()),
-                                   static_cast<std::int64_t>(space_.impl_instance_id()),
-                                   address(a_.own_buf),
-                                   a_.own_count,
-                                   a_.in_place ? 0 : address(&a_.own_type.impl_committed(where_)),
-                                   a_.in_place,
-                                   a_.root,
-                                   a_.threshold,
-                                   options_fp};
-    if (me_ == a_.root) {
-      k.push_back(address(a_.root_buf));
-      k.push_back(address(&a_.root_type.impl_committed(where_)));
-      k.insert(k.end(), a_.counts.begin(), a_.counts.end());
-      k.insert(k.end(), a_.displs.begin(), a_.displs.end());
-    }
-    return static_cast<std::uint64_t>(fingerprint(k));
+    Fingerprint k;
+    k.add(Gather)
+        .add(static_cast<std::int64_t>(typeid(ExecSpace).hash_code()))
+        .add(static_cast<std::int64_t>(space_.impl_instance_id()))
+        .add(address(a_.own_buf))
+        .add(a_.own_count)
+        .add(a_.in_place ? 0 : address(&a_.own_type.impl_committed(where_)))
+        .add(a_.in_place)
+        .add(a_.root)
+        .add(options_fp);
+    if (me_ == a_.root)
+      k.add(address(a_.root_buf)).add(address(&a_.root_type.impl_committed(where_))).add(a_.counts).add(a_.displs);
+    return static_cast<std::uint64_t>(k.value());
   }
 
   // The cached schedule this process offers to run again (its number + 1), reserved for this call; 0: none.
@@ -261,7 +267,7 @@ class ScheduledCollective final : public Operation {
   CollectiveModel model_;
   std::int64_t own_bytes_ = 0;
   std::optional<Error> local_error_;
-  std::unique_ptr<CollectiveAgreement> agreement_;
+  std::optional<CollectiveAgreement> agreement_;  // (in place: no allocation per call)
   std::shared_ptr<Operation> schedule_, reserved_;  // the schedule running; a cached one offered to run again
   CollectiveContext* ctx_ = nullptr;                // (nonpersistent calls without a bad argument)
   CachedSchedule unused_slot_;

@@ -91,7 +91,8 @@ class TreeCollective final : public Operation {
     const bool moved = me_ == a_.root ? root_progress(built) : member_progress();
     if (!built || !moved) return false;
     done_ = true;
-    space_.fence("KokkosDDT::collective");
+    static const std::string label = "KokkosDDT::collective";  // (made once, not per round)
+    space_.fence(label);
     if (!remote_error_.empty()) throw_error(ErrorCode::MPI, where_, "comm", std::exchange(remote_error_, {}));
     return true;
   }
@@ -183,7 +184,8 @@ class TreeCollective final : public Operation {
     const int data = tags_(CollectiveTag::Data);
     if (t.children.empty()) return;
     if (Gather) {
-      if (own_bytes_ > 0) space_.fence("KokkosDDT::gatherv (own block packed)");
+      static const std::string label = "KokkosDDT::gatherv (own block packed)";
+      if (own_bytes_ > 0) space_.fence(label);
       if (t.total > 0) second_.post(*transport_, true, stage_buf_.data, t.total, t.parent, data, where_);
       return;
     }

@@ -61,15 +61,28 @@ class Agreement {
 };
 
 // A 64-bit fingerprint of a sequence of values (FNV-1a over their bytes, then a splitmix finalizer): processes whose
-// arguments differ get different fingerprints, with probability 1 - 2^-64.
-inline std::int64_t fingerprint(const std::vector<std::int64_t>& values) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (std::int64_t v : values)
-    for (int b = 0; b < 8; ++b) h = (h ^ ((static_cast<std::uint64_t>(v) >> (8 * b)) & 0xff)) * 0x100000001b3ull;
-  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
-  h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
-  return static_cast<std::int64_t>(h ^ (h >> 31));
-}
+// arguments differ get different fingerprints, with probability 1 - 2^-64. Fed value by value (no container needed).
+class Fingerprint {
+ public:
+  Fingerprint& add(std::int64_t v) {
+    for (int b = 0; b < 8; ++b) h_ = (h_ ^ ((static_cast<std::uint64_t>(v) >> (8 * b)) & 0xff)) * 0x100000001b3ull;
+    return *this;
+  }
+  Fingerprint& add(const std::vector<std::int64_t>& values) {
+    for (std::int64_t v : values) add(v);
+    return *this;
+  }
+  std::int64_t value() const {
+    std::uint64_t h = (h_ ^ (h_ >> 30)) * 0xbf58476d1ce4e5b9ull;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+    return static_cast<std::int64_t>(h ^ (h >> 31));
+  }
+
+ private:
+  std::uint64_t h_ = 0xcbf29ce484222325ull;
+};
+
+inline std::int64_t fingerprint(const std::vector<std::int64_t>& values) { return Fingerprint().add(values).value(); }
 
 // After a verdict on errors: the process that found one (`message`) throws it, naming `argument`; the others throw an
 // error naming the lowest such rank. Every process of the verdict throws, or none does.
