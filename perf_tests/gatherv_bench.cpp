@@ -263,6 +263,11 @@ Row run_case(const std::string& section, bool gather, const std::string& kind, s
       MPI_Allreduce(&local, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
       padded_regular();
     });
+    // What our agreement costs alone: the MPI_Allreduce of six 64-bit integers every nonpersistent call begins with.
+    time("agreement", [&] {
+      std::uint64_t in[6] = {1, 2, 3, 4, 5, 6}, out[6];
+      MPI_Allreduce(in, out, 6, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    });
   }
   time("mpi_v", mpi_v);
 #if defined(BENCH_GATHERV_INIT)
@@ -339,12 +344,16 @@ void alpha_beta() {
         alpha, beta * 1e3, 1e-3 / beta, gap, 2 * alpha / beta);
     // The schedule model's start-up is the small message's (the fit's intercept is the large messages' overhead).
     const KokkosDDT::CollectiveModel model{t.front(), gap, beta * 1e3};
-    for (int p : {4, 16, 64, 256, 1024})
-      std::printf("  p = %4d: model linear %.1f us, tree %.1f us (+ beta m each) -> %s\n", p,
-                  KokkosDDT::Impl::linear_time(model, p, 0), KokkosDDT::Impl::tree_time(model, p, 0),
-                  KokkosDDT::Impl::choose_schedule(CollectiveSchedule::Auto, model, p) == CollectiveSchedule::Linear
-                      ? "linear"
-                      : "tree");
+    const auto name = [&](int p, bool equal) {
+      return KokkosDDT::Impl::choose_schedule(CollectiveSchedule::Auto, model, p, equal) == CollectiveSchedule::Linear
+                 ? "linear"
+                 : "tree";
+    };
+    for (int p : {4, 16, 32, 64, 256, 1024})
+      std::printf(
+          "  p = %4d: model linear %.1f us, tree %.1f us (blocks of one size: %.1f) (+ beta m each) -> %s (%s)\n", p,
+          KokkosDDT::Impl::linear_time(model, p, 0), KokkosDDT::Impl::tree_time(model, p, 0),
+          KokkosDDT::Impl::tree_time(model, p, 0, true), name(p, false), name(p, true));
     std::printf("KOKKOSDDT_COLLECTIVE_MODEL=%.3f,%.3f,%.4f\n", t.front(), gap, beta * 1e3);
   }
 }

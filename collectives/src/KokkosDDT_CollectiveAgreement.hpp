@@ -27,11 +27,11 @@ namespace KokkosDDT::Impl {
 class CollectiveAgreement {
  public:
   struct Mine {
-    bool error = false;        // a bad argument of its own
-    int root = 0;              // as passed
-    std::int64_t options = 0;  // a fingerprint of the schedule and model asked for
-    std::int64_t bytes = 0;    // its own block
-    std::uint64_t cached = 0;  // a cached schedule it offers to run again (0: none)
+    bool error = false;          // a bad argument of its own
+    int root = 0;                // as passed
+    std::int64_t options = 0;    // a fingerprint of the schedule and model asked for
+    std::int64_t bytes = 0;      // its own block
+    std::uint64_t cached = 0;    // a cached schedule it offers to run again (0: none)
     std::int64_t root_hash = 0;  // (the root) its counts' hash: sum of counts[j] * size * h(j)
   };
 
@@ -81,7 +81,7 @@ class CollectiveAgreement {
   bool same_root() const { return all_equal(1, root_); }
   bool same_options() const { return all_equal(2, options_); }
   bool reuse_cached() const { return cached_ != 0 && all_equal(3, cached_); }  // every process offers the same one
-  bool counts_agree() const { return out_[4] == out_[5]; }  // the root's counts hash as the processes' bytes do
+  bool counts_agree() const { return out_[4] == out_[5]; }    // the root's counts hash as the processes' bytes do
   bool equal_blocks() const { return all_equal(4, bytes_); }  // every process's block has this one's size
 
  private:

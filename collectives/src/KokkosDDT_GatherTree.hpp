@@ -92,7 +92,8 @@ inline CubeMerge merge_cubes(const CubeRecord& lower, const CubeRecord& upper) {
   m.merged.eff = winner.eff + (m.direct ? 0 : loser.eff);
   m.merged.full = lower.full + upper.full;
   m.merged.has_root = lower.has_root || upper.has_root;
-  m.merged.hash = static_cast<std::int64_t>(static_cast<std::uint64_t>(lower.hash) + static_cast<std::uint64_t>(upper.hash));
+  m.merged.hash =
+      static_cast<std::int64_t>(static_cast<std::uint64_t>(lower.hash) + static_cast<std::uint64_t>(upper.hash));
   m.merged.direct = lower.direct + upper.direct + (m.direct ? 1 : 0);
   m.merged.error = lower.error | upper.error;
   m.merged.threshold = threshold;

@@ -51,12 +51,19 @@
 namespace KokkosDDT::Impl {
 
 // What every process must pass alike: the schedule asked for, the model and the direct threshold.
-inline std::int64_t options_fingerprint(CollectiveSchedule requested, const CollectiveModel& m, std::int64_t threshold) {
+inline std::int64_t options_fingerprint(CollectiveSchedule requested, const CollectiveModel& m,
+                                        std::int64_t threshold) {
   std::int64_t bits[3];
   std::memcpy(&bits[0], &m.alpha_us, 8);
   std::memcpy(&bits[1], &m.gap_us, 8);
   std::memcpy(&bits[2], &m.beta_ns, 8);
-  return Fingerprint().add(static_cast<std::int64_t>(requested)).add(bits[0]).add(bits[1]).add(bits[2]).add(threshold).value();
+  return Fingerprint()
+      .add(static_cast<std::int64_t>(requested))
+      .add(bits[0])
+      .add(bits[1])
+      .add(bits[2])
+      .add(threshold)
+      .value();
 }
 
 // Blocking calls agree with MPI's blocking reduction, and waits wait inside MPI where they can (Operation::block):
@@ -249,11 +256,11 @@ class ScheduledCollective final : public Operation {
   void make_schedule() {
     const bool known = agreement_->equal_blocks();
     if (choose_schedule(requested_, model_, p_, known) == CollectiveSchedule::Linear)
-      schedule_ = std::make_shared<LinearCollective<ExecSpace, Gather>>(where_, space_, a_, own_bytes_, transport_,
-                                                                        tags_);
+      schedule_ =
+          std::make_shared<LinearCollective<ExecSpace, Gather>>(where_, space_, a_, own_bytes_, transport_, tags_);
     else
-      schedule_ = std::make_shared<TreeCollective<ExecSpace, Gather>>(where_, space_, a_, own_bytes_, transport_, tags_,
-                                                                      known);
+      schedule_ =
+          std::make_shared<TreeCollective<ExecSpace, Gather>>(where_, space_, a_, own_bytes_, transport_, tags_, known);
   }
 
   const char* where_;
@@ -267,7 +274,7 @@ class ScheduledCollective final : public Operation {
   CollectiveModel model_;
   std::int64_t own_bytes_ = 0;
   std::optional<Error> local_error_;
-  std::optional<CollectiveAgreement> agreement_;  // (in place: no allocation per call)
+  std::optional<CollectiveAgreement> agreement_;    // (in place: no allocation per call)
   std::shared_ptr<Operation> schedule_, reserved_;  // the schedule running; a cached one offered to run again
   CollectiveContext* ctx_ = nullptr;                // (nonpersistent calls without a bad argument)
   CachedSchedule unused_slot_;

@@ -116,7 +116,8 @@ TEST_CASE("collectives: with blocks of one size the local tree is the constructe
         INFO("root " << root << ", bytes " << bytes << ", threshold " << threshold);
         const Impl::GatherTree built = Impl::build_gather_tree(MPI_COMM_WORLD, root, bytes, threshold, {900});
         Impl::GatherTree local = Impl::local_gather_tree(p, me, root, bytes, threshold);
-        std::sort(local.children.begin(), local.children.end(), [](const auto& a, const auto& b) { return a.lo < b.lo; });
+        std::sort(local.children.begin(), local.children.end(),
+                  [](const auto& a, const auto& b) { return a.lo < b.lo; });
         CHECK(local.rounds == built.rounds);
         CHECK(local.parent == built.parent);
         CHECK(local.direct == built.direct);
