@@ -145,9 +145,6 @@ for stage in "$@"; do
       for rep in 1 2; do
         run "coll-new-$rep" "${bench[@]}" build/cuda/perf_tests/gatherv_bench --section ints,strided \
           --csv "/tmp/coll/gatherv-new-$rep.csv"
-        # The same code with its waits polling instead of blocking inside MPI (what Operation::block changes).
-        run "coll-poll-$rep" "${bench[@]}" -x KOKKOSDDT_COLLECTIVE_BLOCKING_MPI=0 build/cuda/perf_tests/gatherv_bench \
-          --section ints --csv "/tmp/coll/gatherv-poll-$rep.csv"
         [ -x /tmp/base/build/cuda/perf_tests/gatherv_bench ] &&
           run "coll-base-$rep" "${bench[@]}" /tmp/base/build/cuda/perf_tests/gatherv_bench --csv "/tmp/coll/gatherv-base-$rep.csv"
       done

@@ -91,18 +91,6 @@ class LinearCollective final : public Operation {
     return true;
   }
 
-  // (Request::wait) Contiguous blocks only: MPI_Wait on each message, receives first (MessageSet::wait); typed
-  // messages need this process's progress (packs, unpacks), so they are left to progress().
-  void block() override {
-    if (done_ || direct_done_ || !ops_.empty()) return;
-    try {
-      direct_->wait();
-      direct_done_ = true;
-    } catch (const Error& e) {  // a longer message (MPI_ERR_TRUNCATE): it alone failed; progress() tests the rest
-      note_error(e.what());
-    }
-  }
-
   Arrival status() const override { return {}; }
 
  private:

@@ -66,13 +66,13 @@ inline std::int64_t options_fingerprint(CollectiveSchedule requested, const Coll
       .value();
 }
 
-// Blocking calls agree with MPI's blocking reduction, and waits wait inside MPI where they can (Operation::block):
-// faster where every process has a core, unless KOKKOSDDT_COLLECTIVE_BLOCKING_MPI=0. With more processes than cores,
-// MPICH's blocking calls spin without yielding, and the library's own waits (which yield) are faster (17 ranks on 2
-// cores: the test suite took 38 s with the blocking reduction, against 7 s).
-inline bool blocking_mpi() {
+// Blocking calls agree with MPI's blocking reduction (faster where every process has a core), unless
+// KOKKOSDDT_COLLECTIVE_BLOCKING_REDUCTION=0: with more processes than cores, MPICH's blocking reduction spins without
+// yielding, and the library's own waits (which yield) are faster (17 ranks on 2 cores: the test suite took 38 s with
+// the blocking reduction, against 7 s).
+inline bool blocking_reductions() {
   static const bool blocking = [] {
-    const char* env = std::getenv("KOKKOSDDT_COLLECTIVE_BLOCKING_MPI");
+    const char* env = std::getenv("KOKKOSDDT_COLLECTIVE_BLOCKING_REDUCTION");
     return !(env && std::string(env) == "0");
   }();
   return blocking;
@@ -105,7 +105,7 @@ class ScheduledCollective final : public Operation {
     agreement_.emplace(
         transport_->comm(),
         CollectiveAgreement::Mine{local_error_.has_value(), a_.root, options_fp, own_bytes_, offer, root_hash},
-        ctx.rank_weights, mode != CollectiveMode::Nonblocking && blocking_mpi(), where_);
+        ctx.rank_weights, mode != CollectiveMode::Nonblocking && blocking_reductions(), where_);
     if (persistent_)
       prepare_persistent();
     else
@@ -141,16 +141,6 @@ class ScheduledCollective final : public Operation {
     finish();
     if (!persistent_) keep_schedule();
     return true;
-  }
-
-  // (Request::wait) The agreement, then the schedule's messages, waited for inside MPI.
-  void block() override {
-    if (done_ || !blocking_mpi()) return;
-    if (!schedule_) {
-      agreement_->wait();
-      if (progress()) return;  // (decides and starts the schedule)
-    }
-    schedule_->block();
   }
 
   Arrival status() const override { return {}; }

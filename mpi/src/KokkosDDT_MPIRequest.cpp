@@ -35,13 +35,9 @@ bool Request::test() {
   return true;
 }
 
-// An operation that can wait inside MPI does so first (Operation::block), unless a send is queued: that send is posted
-// only by test(). Spinning on test() is fastest when every process has a core; after ~1000 fruitless polls the thread
-// yields, so that oversubscribed processes (more ranks than cores) let the ones they wait for run, as MPI's own waits
-// do.
+// Spinning on test() is fastest when every process has a core; after ~1000 fruitless polls the thread yields, so that
+// oversubscribed processes (more ranks than cores) let the ones they wait for run, as MPI's own waits do.
 void Request::wait() {
-  Impl::progress_sends();
-  if (op_ && active_ && !Impl::sends_queued()) op_->block();
   for (unsigned polls = 1; !test(); ++polls)
     if (polls % 1024 == 0) std::this_thread::yield();
 }

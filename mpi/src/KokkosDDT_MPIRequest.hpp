@@ -27,9 +27,6 @@ class Operation {
   virtual void start() = 0;            // begins the operation (pack or post)
   virtual bool progress() = 0;         // advances it; true once complete
   virtual Arrival status() const = 0;  // a completed receive's source, tag and bytes
-  // Waits inside the transport (MPI's blocking calls) for what needs nobody's progress but its peers': Request::wait
-  // calls it when this process has no send queued; progress() then completes the operation. Default: nothing.
-  virtual void block() {}
 };
 
 }  // namespace KokkosDDT::Impl

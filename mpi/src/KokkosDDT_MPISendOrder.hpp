@@ -31,10 +31,6 @@ void start_send(MPI_Comm comm, int dest, OrderedSend& s);
 // Posts, on every channel, the queued sends that are ready and have nothing ahead of them. Cheap when none is queued.
 void progress_sends();
 
-// Whether any send waits in a queue (for its pack, or behind an earlier send): then only test() loops may wait, as
-// the sends are posted by them.
-bool sends_queued();
-
 // For a send that is destroyed while queued: waits until it and every send ahead of it are ready and posts them.
 void flush_send(MPI_Comm comm, int dest, OrderedSend& s);
 
