@@ -338,6 +338,12 @@ void alpha_beta() {
     gap = std::max(0.0, (s.min - t.front()) / (g_size - 2));  // (beyond one 8-byte message)
     if (g_rank == 0) std::printf("fan-in of %d 8-byte messages: min %.3f us, avg %.3f us\n", g_size - 1, s.min, s.avg);
   }
+  // The agreement's reduction by its size: whether fewer integers would make it cheaper.
+  for (int count : {1, 2, 4, 6, 8}) {
+    std::uint64_t in[8] = {}, out[8];
+    const Stats s = measure([&] { MPI_Allreduce(in, out, count, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD); }, 100, 2000);
+    if (g_rank == 0) std::printf("MPI_Allreduce of %d uint64: min %.3f us, avg %.3f us\n", count, s.min, s.avg);
+  }
   if (g_rank == 0) {
     std::printf(
         "alpha = %.3f us, beta = %.4f ns/B (%.2f GB/s), gap = %.3f us; direct threshold 2 alpha / beta = %.0f B\n",
