@@ -126,12 +126,12 @@ inline std::string overlap_problem(const std::vector<std::int64_t>& counts, cons
     int rank;
   };
   std::vector<Span> spans;
-  const std::int64_t ext = type.extent();
+  spans.reserve(counts.size());  // (one allocation per call)
+  const std::int64_t ext = type.extent(), lb = type.true_lb(), true_ext = type.true_extent();
   for (std::size_t j = 0; j < counts.size(); ++j) {
     if (counts[j] == 0 || type.size() == 0) continue;
     const std::int64_t a = displs[j] * ext, b = (displs[j] + counts[j] - 1) * ext;
-    spans.push_back(
-        {std::min(a, b) + type.true_lb(), std::max(a, b) + type.true_lb() + type.true_extent(), static_cast<int>(j)});
+    spans.push_back({std::min(a, b) + lb, std::max(a, b) + lb + true_ext, static_cast<int>(j)});
   }
   std::sort(spans.begin(), spans.end(), [](const Span& x, const Span& y) { return x.lo < y.lo; });
   bool footprints_overlap = false;

@@ -204,9 +204,12 @@ TEST_CASE("collectives: persistent init and differing options make every process
           "sendcounts");
     }
   }
-  if (p > 1) {  // one process asks for another schedule
+  if (p > 1) {  // one process asks for another schedule, or another direct threshold (the tree may be computed locally)
     CollectiveOptions o = with(me == 1 ? CollectiveSchedule::Linear : CollectiveSchedule::Tree);
     throws_everywhere([&] { gatherv(space, src, 2, one, dst, m, displs, one, root, MPI_COMM_WORLD, o); }, "options");
+    CollectiveOptions t = with(CollectiveSchedule::Tree);
+    t.direct_threshold = me == 1 ? 16 : 1 << 20;
+    throws_everywhere([&] { gatherv(space, src, 2, one, dst, m, displs, one, root, MPI_COMM_WORLD, t); }, "options");
   }
   // The communicator is clean afterwards.
   mpi::Request g = gatherv_init(space, src, 2, one, dst, m, displs, one, root, MPI_COMM_WORLD);
