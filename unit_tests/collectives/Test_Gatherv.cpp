@@ -135,6 +135,38 @@ TEST_CASE("collectives: with blocks of one size the local tree is the constructe
       }
 }
 
+TEST_CASE("collectives: local trees of every process fit together, p = 1 .. 70", "[collectives]") {
+  // Without messages, at many more process counts than mpiexec runs: every process's tree (computed alone) must agree
+  // with its parent's, and every byte must reach the root exactly once, through the tree or a direct subtree.
+  if (world_rank() != 0) return;  // (the same on every process)
+  for (int p = 1; p <= 70; ++p)
+    for (int root : {0, p / 2, p - 1})
+      for (std::int64_t bytes : {0, 8, 100})
+        for (std::int64_t threshold : {std::int64_t(1) << 40, std::int64_t(16), std::int64_t(200)}) {
+          INFO("p " << p << ", root " << root << ", bytes " << bytes << ", threshold " << threshold);
+          std::vector<Impl::GatherTree> t(static_cast<std::size_t>(p));
+          for (int i = 0; i < p; ++i) t[i] = Impl::local_gather_tree(p, i, root, bytes, threshold);
+          CHECK(t[root].parent == -1);
+          std::int64_t direct_bytes = 0, direct_subtrees = 0;
+          for (int i = 0; i < p; ++i) {
+            if (i == root) continue;
+            REQUIRE(t[i].parent >= 0);
+            REQUIRE(t[i].send_round < t[i].rounds);
+            if (t[i].direct) {
+              CHECK(t[i].parent == root);
+              direct_bytes += t[i].total, ++direct_subtrees;
+              continue;
+            }
+            int found = 0;  // the parent lists this process as a child, with its cube and its bytes
+            for (const auto& c : t[t[i].parent].children)
+              if (c.rank == i) found += c.lo == t[i].lo && c.hi == t[i].hi && c.record.eff == t[i].total ? 1 : 100;
+            CHECK(found == 1);
+          }
+          CHECK(t[root].direct_total == direct_subtrees);
+          CHECK(t[root].total + direct_bytes == p * bytes);
+        }
+}
+
 TEST_CASE("collectives: gatherv equals MPI_Gatherv on the seed's problem types", "[collectives]") {
   const int p = world_size(), me = world_rank();
   Space space;
