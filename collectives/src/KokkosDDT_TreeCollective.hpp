@@ -78,9 +78,10 @@ class TreeCollective final : public Operation {
   void start() override {
     if (rounds_++ > 0) reset_data_phase();
     done_ = false;
+    enqueued_ = false;
     if (me_ == a_.root) {
       headers_.reserve(static_cast<std::size_t>(p_));  // receives land in it: it must never move
-      copy_root_block<Gather>(space_, a_, own_bytes_, own_stage_, where_);
+      enqueued_ = copy_root_block<Gather>(space_, a_, own_bytes_, own_stage_, where_);
     }
   }
   Arrival status() const override { return {}; }
@@ -91,8 +92,10 @@ class TreeCollective final : public Operation {
     const bool moved = me_ == a_.root ? root_progress(built) : member_progress();
     if (!built || !moved) return false;
     done_ = true;
+    // Typed messages complete on their own (their kernels' flags); only the root's own-block copy and a scatter
+    // member's own unpack are still on the instance. (A fence per round, unconditional, cost a Kokkos allocation.)
     static const std::string label = "KokkosDDT::collective";  // (made once, not per round)
-    space_.fence(label);
+    if (enqueued_) space_.fence(label);
     if (!remote_error_.empty()) throw_error(ErrorCode::MPI, where_, "comm", std::exchange(remote_error_, {}));
     return true;
   }
@@ -196,8 +199,10 @@ class TreeCollective final : public Operation {
       if (t.children[i].record.eff > 0)
         second_.post(*transport_, true, stage_buf_.data + child_at_[i], t.children[i].record.eff, t.children[i].rank,
                      data, where_, poisoned);
-    if (!poisoned && own_bytes_ > 0)
+    if (!poisoned && own_bytes_ > 0) {
       unpack(space_, stage_buf_.data + own_at_, own_bytes_, const_cast<void*>(a_.own_buf), a_.own_count, a_.own_type);
+      enqueued_ = true;
+    }
   }
 
   // ---- the root ----------------------------------------------------------------------------------------------------
@@ -333,6 +338,7 @@ class TreeCollective final : public Operation {
   std::unique_ptr<TreeBuilder> builder_;
   Stage stage_ = Stage::Waiting;
   bool done_ = false;
+  bool enqueued_ = false;  // work of this round on the execution space that nothing else waits for
   // intermediate processes
   Staging stage_buf_, own_stage_;
   std::int64_t own_at_ = 0;
