@@ -35,27 +35,14 @@
 #include <KokkosDDT_MPI.hpp>
 #include <mpi.h>
 
+#include "jacobi3d_problem.hpp"
+
 namespace {
 
-using Space = Kokkos::DefaultExecutionSpace;
-using Field = Kokkos::View<double***, Kokkos::LayoutRight, Space::memory_space>;
-
-struct Block {
-  std::array<int, 3> lo{}, n{};  // first global cell and cells of this rank, per dimension
-};
-
-using Cells = std::array<int, 3>;  // the global grid
-
-Block block_of(MPI_Comm cart, const Cells& cells) {
-  std::array<int, 3> dims{}, periods{}, coords{};
-  MPI_Cart_get(cart, 3, dims.data(), periods.data(), coords.data());
-  Block b;
-  for (int k = 0; k < 3; ++k) {
-    b.lo[k] = static_cast<int>(static_cast<long>(coords[k]) * cells[k] / dims[k]);
-    b.n[k] = static_cast<int>(static_cast<long>(coords[k] + 1) * cells[k] / dims[k]) - b.lo[k];
-  }
-  return b;
-}
+using jacobi::Block;
+using jacobi::Cells;
+using jacobi::Field;
+using jacobi::Space;
 
 struct Result {
   Block block;
@@ -134,9 +121,8 @@ class StagedExchange {
 Result solve(MPI_Comm cart, const Cells& cells, int iterations, KokkosDDT::mpi::TransportKind transport,
              bool compare_staged) {
   Result r;
-  r.block = block_of(cart, cells);
-  const std::array<int, 3> lo = r.block.lo, n = r.block.n;
-  const double h2 = 1.0 / ((cells[0] + 1.0) * (cells[0] + 1.0));
+  r.block = jacobi::block_of(cart, cells);
+  const std::array<int, 3> n = r.block.n;
   Space space;
   Field u("u", n[0] + 2, n[1] + 2, n[2] + 2), v("v", n[0] + 2, n[1] + 2, n[2] + 2);
   // Two plans, one per buffer (the sweep alternates between them): built once, run every iteration.
@@ -147,28 +133,6 @@ Result solve(MPI_Comm cart, const Cells& cells, int iterations, KokkosDDT::mpi::
   r.neighbors = plan_u.neighbors();
   r.messages = plan_u.messages();
   r.bytes = plan_u.bytes_per_step();
-  const int x0 = lo[0], y0 = lo[1], z0 = lo[2];
-  const int cx = cells[0], cy = cells[1], cz = cells[2];
-  // The sweep of the cells [lo, hi) per dimension; `shell`: only those next to a ghost layer.
-  auto sweep = [&](const Field& from, const Field& to, int first, int end_offset, bool shell) {
-    const int n0 = n[0], n1 = n[1], n2 = n[2];
-    Kokkos::parallel_for(
-        shell ? "jacobi3d::sweep_boundary" : "jacobi3d::sweep_interior",
-        Kokkos::MDRangePolicy<Space, Kokkos::Rank<3>>(space, {first, first, first},
-                                                      {n[0] + end_offset, n[1] + end_offset, n[2] + end_offset}),
-        KOKKOS_LAMBDA(int i, int j, int k) {
-          if (shell && i > 1 && i < n0 && j > 1 && j < n1 && k > 1 && k < n2) return;  // (the interior sweep's)
-          // f: a unit source in a box around the domain's centre
-          const int gx = x0 + i - 1, gy = y0 + j - 1, gz = z0 + k - 1;
-          const double f =
-              (gx >= cx / 4 && gx < 3 * cx / 4 && gy >= cy / 3 && gy < 2 * cy / 3 && gz >= cz / 3 && gz < 2 * cz / 3)
-                  ? 1.0
-                  : 0.0;
-          to(i, j, k) = (from(i - 1, j, k) + from(i + 1, j, k) + from(i, j - 1, k) + from(i, j + 1, k) +
-                         from(i, j, k - 1) + from(i, j, k + 1) + h2 * f) /
-                        6.0;
-        });
-  };
   StagedExchange staged(cart, n);
   auto run = [&](bool exchange, bool by_plan = true) {
     space.fence();
@@ -181,9 +145,9 @@ Result solve(MPI_Comm cart, const Cells& cells, int iterations, KokkosDDT::mpi::
       auto& plan = even ? plan_u : plan_v;                     // ghosts of the buffer read in this sweep
       if (exchange && !by_plan) staged.exchange(space, from);  // (no overlap: the way it is usually written)
       if (exchange && by_plan) plan.start(space);
-      sweep(from, to, 2, 0, false);  // the interior: reads no ghost
+      jacobi::sweep_interior(space, cells, r.block, from, to);  // reads no ghost
       if (exchange && by_plan) plan.wait();
-      sweep(from, to, 1, 1, true);  // the shell next to the ghosts
+      jacobi::sweep_boundary(space, cells, r.block, from, to);  // the shell next to the ghosts
     }
     space.fence();
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -202,33 +166,12 @@ Result solve(MPI_Comm cart, const Cells& cells, int iterations, KokkosDDT::mpi::
   return r;
 }
 
-// "N" (an N^3 grid) or "NXxNYxNZ", every extent at least 4 and nothing else in the string.
-bool parse_cells(const char* text, Cells& cells) {
-  int used = 0;
-  if (std::sscanf(text, "%dx%dx%d%n", &cells[0], &cells[1], &cells[2], &used) == 3 && text[used] == '\0')
-    return cells[0] >= 4 && cells[1] >= 4 && cells[2] >= 4;
-  used = 0;
-  if (std::sscanf(text, "%d%n", &cells[0], &used) != 1 || text[used] != '\0') return false;
-  cells[1] = cells[2] = cells[0];
-  return cells[0] >= 4;
-}
-
-MPI_Comm grid(MPI_Comm comm) {
-  int size = 1;
-  MPI_Comm_size(comm, &size);
-  std::array<int, 3> dims{}, periods{0, 1, 1};
-  MPI_Dims_create(size, 3, dims.data());
-  MPI_Comm cart;
-  MPI_Cart_create(comm, 3, dims.data(), periods.data(), 0, &cart);
-  return cart;
-}
-
 }  // namespace
 
 int main(int argc, char* argv[]) {
   MPI_Init(&argc, &argv);
   Cells cells{64, 64, 64};
-  if (argc > 1 && !parse_cells(argv[1], cells)) {  // (every rank reads the same arguments: all stop together)
+  if (argc > 1 && !jacobi::parse_cells(argv[1], cells)) {  // (every rank reads the same arguments: all stop together)
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank == 0)
@@ -245,7 +188,7 @@ int main(int argc, char* argv[]) {
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm cart = grid(MPI_COMM_WORLD), alone = grid(MPI_COMM_SELF);
+    MPI_Comm cart = jacobi::grid(MPI_COMM_WORLD), alone = jacobi::grid(MPI_COMM_SELF);
     std::array<int, 3> dims{}, periods{}, coords{};
     MPI_Cart_get(cart, 3, dims.data(), periods.data(), coords.data());
 

@@ -8,7 +8,7 @@
 #   bash perf_tests/gpu_session.sh kokkos env build-mpi test-mpi        (the MPI layer's tests alone, under MPS)
 #   bash perf_tests/gpu_session.sh kokkos build-mpi test-mpi halo-gpu   (+ the GPU halo step: jacobi3d, halo_bench)
 #   bash perf_tests/gpu_session.sh kokkos build-mpi graph halo-compare  (+ CUDA graphs of steps; before against after)
-#   bash perf_tests/gpu_session.sh kokkos build-two-gpu                 (what perf_tests/two_gpu.sh runs, on two GPUs)
+#   bash perf_tests/gpu_session.sh kokkos build-multi-gpu               (what perf_tests/multi_gpu.sh runs)
 #   bash perf_tests/gpu_session.sh fresh                                (README's one CUDA command, nothing installed)
 #   bash perf_tests/gpu_session.sh kokkos build-engine   then   engine-test engine-compare   (before against after)
 #   bash perf_tests/gpu_session.sh kokkos collectives                   (the collectives: tests, model, gatherv_bench)
@@ -32,7 +32,7 @@ if [ -d .carry/yaksa ]; then
   export YAKSA_ROOT=$root/.carry/yaksa
   export LD_LIBRARY_PATH=$root/.carry/yaksa/lib:${LD_LIBRARY_PATH:-}
 fi
-jobs=$(nproc)
+jobs=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)  # (every core: GNU nproc honours OMP_NUM_THREADS)
 status=0
 run() {  # run a step, keep its log, remember a failure; returns the step's status so that steps can be chained
   local name=$1
@@ -113,14 +113,16 @@ for stage in "$@"; do
       run configure-mpi cmake --preset cuda -DKokkosDDT_DISCOVER_TESTS=OFF "${preset_flags[@]}"
       run build-mpi cmake --build --preset cuda -j "$jobs" --target kokkosddt_unit_tests_Cuda kokkosddt_mpi_tests_Cuda \
         kokkosddt_mpi_tests_OpenMP kokkosddt_collectives_tests_OpenMP jacobi3d halo_bench fusion_bench graph_step ;;
-    build-two-gpu)
-      # What perf_tests/two_gpu.sh runs at one rank per GPU: the test executables, halo_bench, jacobi3d and
-      # heat3d_kokkosddt (one test per executable, nothing run at build time). The CG programs (Kokkos Kernels
-      # templates) build in a later step of two_gpu.sh, after the runs that need none of them: the whole build took
-      # 12.6 minutes on the 16-core H200 node.
-      run configure-two-gpu cmake --preset cuda -DKokkosDDT_DISCOVER_TESTS=OFF "${preset_flags[@]}"
-      run build-two-gpu cmake --build --preset cuda -j "$jobs" --target kokkosddt_unit_tests_Cuda \
-        kokkosddt_mpi_tests_Cuda kokkosddt_collectives_tests_Cuda halo_bench jacobi3d heat3d_kokkosddt ;;
+    build-multi-gpu)
+      # What perf_tests/multi_gpu.sh runs at one rank per GPU (one test per executable, nothing run at build time), or
+      # the targets in $BUILD_TARGETS. cg_poisson needs Kokkos Kernels (.carry/tpls).
+      targets=(${BUILD_TARGETS:-kokkosddt_unit_tests_Cuda kokkosddt_mpi_tests_Cuda kokkosddt_collectives_tests_Cuda
+        halo_bench jacobi3d jacobi_bench heat3d_kokkosddt})
+      run configure-multi-gpu cmake --preset cuda -DKokkosDDT_DISCOVER_TESTS=OFF "${preset_flags[@]}" &&
+        run build-multi-gpu cmake --build --preset cuda -j "$jobs" --target "${targets[@]}"
+      if [ -z "${BUILD_TARGETS:-}" ] && cmake --build build/cuda --target help 2> /dev/null | grep -q '^cg_poisson:'; then
+        run build-cg cmake --build --preset cuda -j "$jobs" --target cg_poisson
+      fi ;;
     collectives)
       # The collectives (issue 25): their tests on Cuda and OpenMP at every p (ranks share the GPU under MPS), the
       # cost model's constants, and gatherv_bench at 16 ranks, one per core: the ints and strided sections alternating

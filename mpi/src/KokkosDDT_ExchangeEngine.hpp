@@ -5,9 +5,11 @@
 // reaches them, and one persistent MessageSet.
 //
 //   start     the packs are launched; a host transport (MPI) posts the receives, a stream transport (NCCL) enqueues
-//             every message after the packs. Never waits for the execution space.
+//             every message after the packs (work enqueued on the instance before wait() may run beside them). Never
+//             waits for the execution space.
 //   progress  a host transport posts the sends once the packs' completion flags say so (host loads, no fence).
-//   wait      the messages complete; the unpacks are enqueued on the step's instance.
+//   wait      the messages complete (a stream transport: the instance waits for them); the unpacks are enqueued on
+//             the step's instance.
 //
 // A message whose peer is this process itself is no message: the send is packed into a buffer in the execution
 // space's memory and the receive it pairs with is unpacked from there (no trip through pinned host memory). Tests set
@@ -228,6 +230,7 @@ void ExchangeEngine<ExecSpace>::wait() {
   if (stream_ordered()) {
     started_ = false;
     (void)wire_->test();  // an error the transport has seen so far throws here, before anything is unpacked
+    wire_->join(StreamRef{BackendTraits<ExecSpace>::native_stream(step_space_)});
     unpacks_.launch_ordered(step_space_);
     return;
   }

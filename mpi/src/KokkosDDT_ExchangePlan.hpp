@@ -51,7 +51,7 @@
 namespace KokkosDDT::mpi {
 
 struct ExchangeOptions {
-  TransportKind transport = TransportKind::MPI;  // NCCL: CUDA execution spaces, buffers in device memory
+  TransportChoice transport = TransportKind::MPI;  // NCCL (or nccl_from_raw): CUDA spaces, buffers in device memory
 };
 
 template <class ExecSpace>
@@ -144,7 +144,7 @@ class ExchangePlan {
   std::int64_t bytes_per_step() const { return engine_ ? engine_->bytes_per_step() : 0; }  // bytes packed per step
   std::int64_t launches() const { return engine_ ? engine_->launches() : 0; }
   MPI_Comm comm() const { return comm_; }  // the user's (the plan's traffic runs on a duplicate)
-  TransportKind transport() const { return options_.transport; }
+  TransportKind transport() const { return options_.transport.kind(); }
 
  private:
   static constexpr const char* kStart = "KokkosDDT::mpi::ExchangePlan::start";
@@ -202,13 +202,13 @@ void ExchangePlan<ExecSpace>::commit() {
   if (engine_) Impl::throw_error(ErrorCode::InvalidArgument, where, "plan", "is committed already");
   // What every process must have alike, settled before the matching (whose messages depend on it).
   std::string error;
-  if (!has_transport(options_.transport))
+  if (!has_transport(options_.transport.kind()))
     error = std::string("options.transport is ") + name(options_.transport) + ", which this build does not have";
   else if (options_.transport == TransportKind::NCCL &&
            Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible)
     error = "options.transport is NCCL, which moves device memory only: the execution space's memory is the host's";
   {
-    Impl::Agreement verdict(comm_, !error.empty(), {static_cast<std::int64_t>(options_.transport)}, where);
+    Impl::Agreement verdict(comm_, !error.empty(), {static_cast<std::int64_t>(options_.transport.kind())}, where);
     verdict.wait();
     if (!verdict.agreed(0))
       Impl::throw_error(ErrorCode::InvalidArgument, where, "options",

@@ -60,7 +60,7 @@ struct HaloOptions {
   int ghost = 1;  // ghost layers on each side, >= 1
   HaloNeighbors neighbors = HaloNeighbors::Faces;
   int tag = 0x4b44;                              // tags [tag, tag + 3^rank) are the plan's, on its own communicator
-  TransportKind transport = TransportKind::MPI;  // NCCL: CUDA execution spaces, fields in device memory
+  TransportChoice transport = TransportKind::MPI;  // NCCL (or nccl_from_raw): CUDA spaces, fields in device memory
 };
 
 template <class ExecSpace>
@@ -228,7 +228,7 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
               " is less than 3 x ghost: the interior cannot fill a ghost layer";
   for (const HaloField& f : fields)
     if (error.empty() && !f.allocated) error = "a field is unallocated";
-  if (error.empty() && !has_transport(options.transport))
+  if (error.empty() && !has_transport(options.transport.kind()))
     error = std::string("options.transport is ") + name(options.transport) + ", which this build does not have";
   if (error.empty() && options.transport == TransportKind::NCCL &&
       Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible)
@@ -242,7 +242,7 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
   }
   agree_or_throw(cart, error,
                  {{"options", fingerprint({g, static_cast<std::int64_t>(options.neighbors), options.tag,
-                                           static_cast<std::int64_t>(options.transport)})},
+                                           static_cast<std::int64_t>(options.transport.kind())})},
                   {"fields", fingerprint(kinds)}});
 
   int me = 0;
@@ -320,7 +320,7 @@ HaloPlan<ExecSpace> HaloPlan<ExecSpace>::build(const ExecSpace& space, MPI_Comm 
       plan.control_->comm(),
       Impl::match_messages(*plan.control_, sends, recvs, me,
                            " (the fields' extents, ghost widths or value types differ between the ranks)", where));
-  plan.transport_kind_ = options.transport;
+  plan.transport_kind_ = options.transport.kind();
   std::shared_ptr<Impl::Transport> transport =
       options.transport == TransportKind::MPI ? plan.control_ : Impl::library_transport(options.transport, cart, where);
   plan.engine_ =

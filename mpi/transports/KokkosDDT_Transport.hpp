@@ -6,8 +6,10 @@
 //
 //   Host    (mpi/)   the host posts receives early and sends once their bytes are ready (a pack's completion flag),
 //                    then tests; nothing waits on an execution space.
-//   Stream   (nccl/) the whole set is enqueued on an execution-space instance's stream, after the work enqueued on it
-//                    so far; work enqueued after it runs after the messages complete. The host never waits.
+//   Stream   (nccl/) the whole set is enqueued after the work enqueued on an execution-space instance's stream so
+//                    far (enqueue); work enqueued on it after join() runs after the messages complete. Between the two
+//                    the messages may run beside the stream's later work (NCCL runs them on a stream of its own). The
+//                    host never waits.
 //
 // One folder per transport under mpi/transports/, like backends/; docs/DESIGN.md ("Add a transport") lists what a new
 // one implements. The rules every transport keeps:
@@ -64,8 +66,11 @@ class MessageSet {
     while (!test()) {
     }
   }
-  // Completion::Stream: every message of the set, enqueued on `stream` after its work so far.
+  // Completion::Stream: every message of the set, started after the work enqueued on `stream` so far. Until join(),
+  // work enqueued on `stream` later may run beside the messages: it must not touch their buffers.
   virtual void enqueue(StreamRef stream) = 0;
+  // Completion::Stream: work enqueued on `stream` from now on runs after the messages of the last enqueue() complete.
+  virtual void join(StreamRef stream) = 0;
   // Receive i (in the order given to make_set), once complete.
   virtual Arrival arrival(std::size_t receive) const = 0;
 };

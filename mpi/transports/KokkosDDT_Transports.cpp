@@ -17,17 +17,24 @@ bool has_transport(TransportKind kind) {
   return KOKKOSDDT_HAVE_NCCL != 0;
 }
 
+void free_cached_communicators() {
+#if KOKKOSDDT_HAVE_NCCL
+  Impl::free_nccl_cache();
+#endif
+}
+
 }  // namespace KokkosDDT::mpi
 
 namespace KokkosDDT::Impl {
 
-std::shared_ptr<Transport> library_transport(mpi::TransportKind kind, MPI_Comm comm, const char* where) {
-  if (kind == mpi::TransportKind::MPI) return MpiTransport::duplicate(comm, where);
+std::shared_ptr<Transport> library_transport(const mpi::TransportChoice& choice, MPI_Comm comm, const char* where) {
+  if (choice.kind() == mpi::TransportKind::MPI) return MpiTransport::duplicate(comm, where);
 #if KOKKOSDDT_HAVE_NCCL
-  if (kind == mpi::TransportKind::NCCL) return nccl_transport(comm, where);
+  if (choice.kind() == mpi::TransportKind::NCCL)
+    return choice.nccl() ? nccl_transport_on(choice.nccl(), comm, where) : nccl_transport(comm, where);
 #endif
   throw_error(ErrorCode::InvalidArgument, where, "transport",
-              std::string("is ") + mpi::name(kind) + ", which this build does not have (NCCL: a CUDA build with NCCL)");
+              std::string("is ") + mpi::name(choice) + ", which this build does not have (NCCL: a CUDA build with NCCL)");
 }
 
 }  // namespace KokkosDDT::Impl

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Kokkos Comm's 3-D heat benchmark against the same program on a KokkosDDT halo plan (heat3d_kokkosddt.cpp), on a GPU
-# machine: 2 ranks sharing the GPU under MPS, 200^3 cells, 100 steps, 10 repetitions each. Run from the repository root
+# machine: 200^3 cells, 100 steps, 10 repetitions each, at each rank count in HEAT3D_RANKS (default 2; one GPU per
+# rank where there are enough, else sharing them under MPS). Run from the repository root
 # once the project is configured in build/cuda (`cmake --preset cuda`); the script builds heat3d_kokkosddt itself:
 #
 #   bash perf_tests/heat3d/run_heat3d.sh
@@ -12,8 +13,8 @@
 #                                              snapshot lacks; its two API names are mapped to the snapshot's below
 #   .carry/benchmark-1.8.3.tgz                 Google Benchmark v1.8.3, which Kokkos Comm's perf tests download at
 #                                              configure time (the GPU machine is offline)
-# Outputs in $OUT (default ./gpu-out): heat3d-kokkos-comm.log, heat3d-kokkosddt.log (+ heat3d-kokkosddt-nccl.log with
-# 2 or more GPUs), heat3d-build.log. Environment: HEAT3D_ARCH (default sm_90); HEAT3D_ARGS, the arguments of both
+# Outputs in $OUT (default ./gpu-out), per rank count N: heat3d-kokkos-comm-N.log, heat3d-kokkosddt-N.log (+
+# heat3d-kokkosddt-nccl-N.log with a GPU per rank), heat3d-build.log. Environment: HEAT3D_ARCH (default sm_90); HEAT3D_ARGS, the arguments of both
 # programs (default --benchmark_color=false: Open MPI gives the ranks a terminal); HEAT3D_KC_BUFFERS=auto|device|pinned,
 # Kokkos Comm's halo buffers (auto: device memory when Open MPI is CUDA-aware, else pinned host memory, since an MPI
 # that is not CUDA-aware crashes on device pointers).
@@ -29,7 +30,7 @@ work=/tmp/heat3d-kc
 kc_src=$work/kokkos-comm
 kc_build=$work/build
 build_log=$OUT/heat3d-build.log
-jobs=$(nproc)
+jobs=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)  # (every core: GNU nproc honours OMP_NUM_THREADS)
 status=0
 
 fail() {  # a step that makes the rest pointless
@@ -120,13 +121,19 @@ echo "==== ${build[*]}" >> "$build_log"
 kc_exe=$kc_build/perf_tests/mpi/perf-test-heat3d
 [ -x "$kc_exe" ] || fail "no $kc_exe after the build"
 
-# ---- runs, the two ranks sharing the GPU under MPS
+# ---- runs at each rank count in HEAT3D_RANKS (default 2): one GPU per rank where there are enough, else the ranks
+# share the GPUs under MPS (NCCL, which refuses two ranks on one GPU, is then skipped)
 gpus=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU')
-if nvidia-cuda-mps-control -d; then
-  note "MPS started"
-  trap 'echo quit | nvidia-cuda-mps-control > /dev/null 2>&1; echo "run_heat3d.sh: MPS stopped"' EXIT
-else
-  note "MPS did not start (already running, or not available): the ranks are time-sliced"
+read -r -a rank_counts <<< "${HEAT3D_RANKS:-2}"
+most=0
+for n in "${rank_counts[@]}"; do [ "$n" -gt "$most" ] && most=$n; done
+if [ "$gpus" -lt "$most" ]; then
+  if nvidia-cuda-mps-control -d; then
+    note "MPS started ($gpus GPUs for up to $most ranks)"
+    trap 'echo quit | nvidia-cuda-mps-control > /dev/null 2>&1; echo "run_heat3d.sh: MPS stopped"' EXIT
+  else
+    note "MPS did not start (already running, or not available): the ranks are time-sliced"
+  fi
 fi
 run() {  # log name, then the command; its output (stdout and stderr) goes to $OUT/<name>.log
   local name=$1 log=$OUT/$1.log
@@ -144,34 +151,40 @@ run() {  # log name, then the command; its output (stdout and stderr) goes to $O
   }
   return $rc
 }
-run heat3d-kokkos-comm mpiexec -n 2 "$kc_exe" ${args[@]+"${args[@]}"}
-run heat3d-kokkosddt mpiexec -n 2 "$ddt_exe" ${args[@]+"${args[@]}"}
-if [ "$gpus" -ge 2 ]; then  # NCCL puts one rank on each GPU (it refuses two ranks on one)
-  run heat3d-kokkosddt-nccl mpiexec -n 2 "$ddt_exe" ${args[@]+"${args[@]}"} nccl
-else
-  note "NCCL run skipped: $gpus GPU (NCCL needs one GPU per rank)"
-fi
-
-# ---- summary: the CSV lines (heat3D,label,ranks,steps,T_ave,time_inner,time_surface,time_update,last,total,GUPs,X,MB)
-# and the mean time of a repetition; T_ave must agree (the same arithmetic in the same order).
-echo
-echo "heat3D,label,ranks,steps,T_ave,time_inner,time_surface,time_update,time_last,time_all,GUPs,X,MB"
-for log in "$OUT"/heat3d-kokkos-comm.log "$OUT"/heat3d-kokkosddt.log "$OUT"/heat3d-kokkosddt-nccl.log; do
-  [ -f "$log" ] || continue
-  grep '^heat3D,' "$log" | tail -n 1
-  grep '_mean ' "$log" || echo "(no mean row in $(basename "$log"))"
+for n in "${rank_counts[@]}"; do
+  run "heat3d-kokkos-comm-$n" mpiexec -n "$n" "$kc_exe" ${args[@]+"${args[@]}"}
+  run "heat3d-kokkosddt-$n" mpiexec -n "$n" "$ddt_exe" ${args[@]+"${args[@]}"}
+  if [ "$gpus" -ge "$n" ]; then  # NCCL puts one rank on each GPU (it refuses two ranks on one)
+    run "heat3d-kokkosddt-nccl-$n" mpiexec -n "$n" "$ddt_exe" ${args[@]+"${args[@]}"} nccl
+  else
+    note "NCCL run at $n ranks skipped: $gpus GPUs (NCCL needs one GPU per rank)"
+  fi
 done
-t_kc=$(grep '^heat3D,' "$OUT/heat3d-kokkos-comm.log" 2> /dev/null | cut -d, -f5 | sort -u | tr '\n' ' ')
-t_ddt=$(grep '^heat3D,' "$OUT/heat3d-kokkosddt.log" 2> /dev/null | cut -d, -f5 | sort -u | tr '\n' ' ')
-if [ -z "$t_kc" ] || [ -z "$t_ddt" ]; then
-  note "no T_ave to compare: Kokkos Comm '$t_kc', KokkosDDT '$t_ddt'"
-  status=1
-elif [ "$t_kc" = "$t_ddt" ]; then
-  note "T_ave agrees in every repetition: $t_kc"
-elif awk -v a="${t_kc%% *}" -v b="${t_ddt%% *}" 'BEGIN { d = a - b; if (d < 0) d = -d; m = a < 0 ? -a : a; exit !(d <= 1e-9 * m) }'; then
-  note "T_ave agrees to 1e-9 (rounding): Kokkos Comm $t_kc, KokkosDDT $t_ddt"
-else
-  note "T_ave DIFFERS: Kokkos Comm $t_kc, KokkosDDT $t_ddt"
-  status=1
-fi
+
+# ---- summary per rank count: the CSV lines (heat3D,label,ranks,steps,T_ave,time_inner,time_surface,time_update,last,
+# total,GUPs,X,MB) and the mean time of a repetition; T_ave must agree (the same arithmetic in the same order).
+for n in "${rank_counts[@]}"; do
+  echo
+  echo "== $n ranks"
+  echo "heat3D,label,ranks,steps,T_ave,time_inner,time_surface,time_update,time_last,time_all,GUPs,X,MB"
+  for log in "$OUT/heat3d-kokkos-comm-$n.log" "$OUT/heat3d-kokkosddt-$n.log" "$OUT/heat3d-kokkosddt-nccl-$n.log"; do
+    [ -f "$log" ] || continue
+    grep '^heat3D,' "$log" | tail -n 1
+    grep '_mean ' "$log" || echo "(no mean row in $(basename "$log"))"
+  done
+  t_kc=$(grep '^heat3D,' "$OUT/heat3d-kokkos-comm-$n.log" 2> /dev/null | cut -d, -f5 | sort -u | tr '\n' ' ')
+  t_ddt=$(cat "$OUT/heat3d-kokkosddt-$n.log" "$OUT/heat3d-kokkosddt-nccl-$n.log" 2> /dev/null | grep '^heat3D,' |
+    cut -d, -f5 | sort -u | tr '\n' ' ')
+  if [ -z "$t_kc" ] || [ -z "$t_ddt" ]; then
+    note "$n ranks: no T_ave to compare: Kokkos Comm '$t_kc', KokkosDDT '$t_ddt'"
+    status=1
+  elif [ "$t_kc" = "$t_ddt" ]; then
+    note "$n ranks: T_ave agrees in every repetition: $t_kc"
+  elif awk -v a="${t_kc%% *}" -v b="${t_ddt%% *}" 'BEGIN { d = a - b; if (d < 0) d = -d; m = a < 0 ? -a : a; exit !(d <= 1e-9 * m) }'; then
+    note "$n ranks: T_ave agrees to 1e-9 (rounding): Kokkos Comm $t_kc, KokkosDDT $t_ddt"
+  else
+    note "$n ranks: T_ave DIFFERS: Kokkos Comm $t_kc, KokkosDDT $t_ddt"
+    status=1
+  fi
+done
 exit $status

@@ -20,7 +20,7 @@ src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 tpls=${KOKKOSDDT_TPLS:-$src/../shared/tpls}
 cache=${KOKKOSDDT_SPACK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kokkosddt-spack}
 work=${KOKKOSDDT_SPACK_WORK:-$src/build/spack-test}
-jobs=${KOKKOSDDT_SPACK_JOBS:-$(nproc)}
+jobs=${KOKKOSDDT_SPACK_JOBS:-$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)}
 python=$(command -v python3)
 version=$(sed -n 's/^project(KokkosDDT VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")
 # The two installs: the defaults, and the Kokkos Kernels examples (+kernels needs +examples: the CG example), on a

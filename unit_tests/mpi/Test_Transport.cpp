@@ -58,6 +58,7 @@ TEST_CASE("transport: MPI delivers every message of a set, by tag, one-off and p
       CHECK(a.bytes == 37);
     }
     Test::require_error([&] { set->enqueue({}); }, ErrorCode::InvalidArgument, "transport");
+    Test::require_error([&] { set->join({}); }, ErrorCode::InvalidArgument, "transport");
   }
 }
 
@@ -105,7 +106,9 @@ void nccl_contract() {
           out_a(i) = static_cast<char>((i + 13 * round) & 0x7f);
           if (i < 37) out_b(i) = static_cast<char>((3 * i + round) & 0x7f);
         });
-    set->enqueue(Impl::StreamRef{Impl::BackendTraits<Space>::native_stream(space)});
+    const Impl::StreamRef stream{Impl::BackendTraits<Space>::native_stream(space)};
+    set->enqueue(stream);
+    set->join(stream);
     CHECK(set->test());
     auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), in_a);
     auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), in_b);

@@ -80,7 +80,9 @@ class MpiMessageSet final : public MessageSet {
     }
   }
 
-  void enqueue(StreamRef) override {
+  void enqueue(StreamRef) override { refuse_stream(); }
+  void join(StreamRef) override { refuse_stream(); }
+  [[noreturn]] void refuse_stream() const {
     throw_error(ErrorCode::InvalidArgument, where_, "transport",
                 "MPI completes messages on the host: it cannot enqueue them on an execution space");
   }

@@ -6,12 +6,17 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <numeric>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "KokkosDDT_Error.hpp"
+#include "KokkosDDT_MPIAgreement.hpp"
 #include "KokkosDDT_MPIError.hpp"
 
 namespace KokkosDDT::Impl {
@@ -23,57 +28,84 @@ void nccl_check(ncclResult_t rc, const char* where, const char* call) {
               std::string(call) + " failed: " + ncclGetErrorString(rc) + " (NCCL error " + std::to_string(rc) + ")");
 }
 
-class NcclComm final : public Transport {
+void cuda_check(cudaError_t rc, const char* where, const char* call) {
+  if (rc == cudaSuccess) return;
+  cudaGetLastError();  // (clear it: the error is reported here)
+  throw_error(ErrorCode::Transport, where, "transport", std::string(call) + " failed: " + cudaGetErrorString(rc));
+}
+
+// Whether groups run on the communicator's own stream (the default) or on the caller's (KOKKOSDDT_NCCL_STREAM=caller).
+bool own_stream() {
+  static const bool own = [] {
+    const char* env = std::getenv("KOKKOSDDT_NCCL_STREAM");
+    return !(env && std::string(env) == "caller");
+  }();
+  return own;
+}
+
+// One NCCL communicator and the stream its groups run on: every set over it shares the stream, so that the
+// communicator's operations run one after another in the order they were enqueued (NCCL's rule). The library's own
+// communicators are destroyed with this; a user's is not.
+class NcclCommunicator {
  public:
-  NcclComm(MPI_Comm comm, const char* where) {
-    mpi_check(MPI_Comm_rank(comm, &rank_), where, "MPI_Comm_rank");
-    mpi_check(MPI_Comm_size(comm, &size_), where, "MPI_Comm_size");
-    require_one_gpu_each(comm, where);
-    ncclUniqueId id{};
-    if (rank_ == 0) nccl_check(ncclGetUniqueId(&id), where, "ncclGetUniqueId");
-    mpi_check(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm), where, "MPI_Bcast (NCCL unique id)");
-    nccl_check(ncclCommInitRank(&comm_, size_, id, rank_), where, "ncclCommInitRank");
+  NcclCommunicator(ncclComm_t comm, bool owned, const char* where) : comm_(comm), owned_(owned) {
+    try {
+      cuda_check(cudaGetDevice(&device_), where, "cudaGetDevice");
+      int least = 0, greatest = 0;
+      cuda_check(cudaDeviceGetStreamPriorityRange(&least, &greatest), where, "cudaDeviceGetStreamPriorityRange");
+      cuda_check(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, greatest), where,
+                 "cudaStreamCreateWithPriority");
+    } catch (...) {
+      if (owned_) ncclCommDestroy(comm_);
+      throw;
+    }
   }
-  ~NcclComm() override {
-    if (aborted_) return;
-    // The sets' groups have been enqueued on streams that may still run them: let them finish first.
-    cudaDeviceSynchronize();
-    ncclCommDestroy(comm_);
+  ~NcclCommunicator() {
+    // Groups still running: on the own stream, or (KOKKOSDDT_NCCL_STREAM=caller) on the callers' streams.
+    if (own_stream())
+      cudaStreamSynchronize(stream_);
+    else
+      cudaDeviceSynchronize();
+    if (owned_ && !aborted_) ncclCommDestroy(comm_);
+    cudaStreamDestroy(stream_);
   }
+  NcclCommunicator(const NcclCommunicator&) = delete;
+  NcclCommunicator& operator=(const NcclCommunicator&) = delete;
 
   ncclComm_t comm() const { return comm_; }
+  cudaStream_t stream() const { return stream_; }
+  bool aborted() const { return aborted_; }
 
-  // NCCL refuses two processes on one GPU ("invalid usage"): every process compares the GPUs' PCI bus ids first and
-  // throws the same clear error, before NCCL is asked.
-  void require_one_gpu_each(MPI_Comm comm, const char* where) const {
-    constexpr int kId = 32;
-    char mine[kId] = {};
-    int device = 0;
-    if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetPCIBusId(mine, kId, device) != cudaSuccess) {
-      cudaGetLastError();
-      std::snprintf(mine, kId, "unknown-%d", rank_);  // (no id: assume distinct)
-    }
-    std::vector<char> all(static_cast<std::size_t>(kId) * size_);
-    mpi_check(MPI_Allgather(mine, kId, MPI_CHAR, all.data(), kId, MPI_CHAR, comm), where, "MPI_Allgather (GPU ids)");
-    for (int a = 0; a < size_; ++a)
-      for (int b = a + 1; b < size_; ++b)
-        if (std::strncmp(&all[a * kId], &all[b * kId], kId) == 0)
-          throw_error(ErrorCode::InvalidArgument, where, "transport",
-                      "is NCCL, but ranks " + std::to_string(a) + " and " + std::to_string(b) + " share the GPU " +
-                          std::string(&all[a * kId], strnlen(&all[a * kId], kId)) +
-                          ": NCCL needs one GPU per process (use the MPI transport, or one GPU per rank)");
-  }
-  // An error NCCL found asynchronously: abort the communicator (so that nothing waits on it) and throw.
+  // An error NCCL found asynchronously: the library's communicator is aborted (so that nothing waits on it), then it
+  // throws.
   void check_async(const char* where) {
     if (aborted_)
       throw_error(ErrorCode::Transport, where, "transport", "the NCCL communicator was aborted after an earlier error");
     ncclResult_t state = ncclSuccess;
     nccl_check(ncclCommGetAsyncError(comm_, &state), where, "ncclCommGetAsyncError");
     if (state == ncclSuccess || state == ncclInProgress) return;
-    ncclCommAbort(comm_);
-    aborted_ = true;
-    nccl_check(state, where, "an NCCL operation (reported asynchronously; the communicator is aborted)");
+    if (owned_) {
+      ncclCommAbort(comm_);
+      aborted_ = true;
+    }
+    nccl_check(state, where, "an NCCL operation (reported asynchronously)");
   }
+
+ private:
+  ncclComm_t comm_ = nullptr;
+  bool owned_ = false, aborted_ = false;
+  int device_ = 0;
+  cudaStream_t stream_ = nullptr;
+};
+
+// The transport over the processes of one MPI communicator: its ranks, mapped to the NCCL communicator's.
+class NcclTransport final : public Transport {
+ public:
+  NcclTransport(std::shared_ptr<NcclCommunicator> comm, std::vector<int> nccl_rank, int rank)
+      : comm_(std::move(comm)), nccl_rank_(std::move(nccl_rank)), rank_(rank) {}
+
+  NcclCommunicator& communicator() const { return *comm_; }
+  int nccl_rank(int peer) const { return nccl_rank_[peer]; }
 
   const char* name() const override { return "NCCL"; }
   Completion completion() const override { return Completion::Stream; }
@@ -81,38 +113,56 @@ class NcclComm final : public Transport {
   bool reaches_device_memory() const override { return true; }
   bool matches_tags() const override { return false; }
   int rank() const override { return rank_; }
-  int size() const override { return size_; }
+  int size() const override { return static_cast<int>(nccl_rank_.size()); }
   std::unique_ptr<MessageSet> make_set(std::vector<WireMessage> sends, std::vector<WireMessage> receives,
                                        bool persistent, const char* where) override;
 
  private:
-  ncclComm_t comm_ = nullptr;
-  int rank_ = 0, size_ = 1;
-  bool aborted_ = false;
+  std::shared_ptr<NcclCommunicator> comm_;
+  std::vector<int> nccl_rank_;  // per rank of the MPI communicator
+  int rank_ = 0;
 };
 
 class NcclMessageSet final : public MessageSet {
  public:
-  NcclMessageSet(NcclComm& comm, std::vector<WireMessage> sends, std::vector<WireMessage> receives, const char* where)
-      : comm_(comm), where_(where), sends_(std::move(sends)), receives_(std::move(receives)) {
-    for (const auto* list : {&sends_, &receives_})
+  NcclMessageSet(const NcclTransport& transport, std::vector<WireMessage> sends, std::vector<WireMessage> receives,
+                 const char* where)
+      : comm_(transport.communicator()), where_(where), receives_(std::move(receives)) {
+    for (const auto* list : {&sends, &receives_})
       for (const WireMessage& m : *list) {
-        if (m.peer < 0 || m.peer >= comm.size())
+        if (m.peer < 0 || m.peer >= transport.size())
           throw_error(ErrorCode::InvalidArgument, where, "peer",
-                      "is " + std::to_string(m.peer) + ": NCCL needs a rank in [0, " + std::to_string(comm.size()) +
-                          ") (no MPI_ANY_SOURCE, no MPI_PROC_NULL)");
+                      "is " + std::to_string(m.peer) + ": NCCL needs a rank in [0, " +
+                          std::to_string(transport.size()) + ") (no MPI_ANY_SOURCE, no MPI_PROC_NULL)");
         if (m.bytes < 0) throw_error(ErrorCode::InvalidArgument, where, "bytes", "is negative");
         if (m.bytes > 0) check_device(m.data, where);
       }
-    // No tags: each peer's messages in ascending tag order on both sides (the seam's rule).
+    // No tags: each peer's messages in ascending tag order on both sides (the seam's rule), then to NCCL's ranks.
     auto by_peer_then_tag = [](const WireMessage& a, const WireMessage& b) {
       return a.peer != b.peer ? a.peer < b.peer : a.tag < b.tag;
     };
-    std::stable_sort(sends_.begin(), sends_.end(), by_peer_then_tag);
-    order_.resize(receives_.size());
-    for (std::size_t i = 0; i < order_.size(); ++i) order_[i] = i;
-    std::stable_sort(order_.begin(), order_.end(),
+    std::stable_sort(sends.begin(), sends.end(), by_peer_then_tag);
+    std::vector<std::size_t> order(receives_.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(),
                      [&](std::size_t a, std::size_t b) { return by_peer_then_tag(receives_[a], receives_[b]); });
+    for (WireMessage m : sends) {
+      m.peer = transport.nccl_rank(m.peer);
+      sends_.push_back(m);
+    }
+    for (std::size_t i : order) {
+      WireMessage m = receives_[i];
+      m.peer = transport.nccl_rank(m.peer);
+      posted_receives_.push_back(m);
+    }
+    if (own_stream()) {
+      cuda_check(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming), where, "cudaEventCreateWithFlags");
+      cuda_check(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming), where, "cudaEventCreateWithFlags");
+    }
+  }
+  ~NcclMessageSet() override {
+    if (ready_) cudaEventDestroy(ready_);  // (released once the work recorded on them completes)
+    if (done_) cudaEventDestroy(done_);
   }
 
   void post_receives() override { refuse(); }
@@ -125,15 +175,27 @@ class NcclMessageSet final : public MessageSet {
 
   void enqueue(StreamRef stream) override {
     comm_.check_async(where_);
-    auto s = static_cast<cudaStream_t>(stream.native);
+    auto caller = static_cast<cudaStream_t>(stream.native);
+    cudaStream_t s = caller;
+    if (own_stream()) {  // the communicator's stream starts after the caller's work so far
+      cuda_check(cudaEventRecord(ready_, caller), where_, "cudaEventRecord");
+      cuda_check(cudaStreamWaitEvent(comm_.stream(), ready_, 0), where_, "cudaStreamWaitEvent");
+      s = comm_.stream();
+    }
+    const ncclComm_t c = comm_.comm();
     nccl_check(ncclGroupStart(), where_, "ncclGroupStart");
     for (const WireMessage& m : sends_)
-      nccl_check(ncclSend(m.data, static_cast<size_t>(m.bytes), ncclChar, m.peer, comm_.comm(), s), where_, "ncclSend");
-    for (std::size_t i : order_) {
-      const WireMessage& m = receives_[i];
-      nccl_check(ncclRecv(m.data, static_cast<size_t>(m.bytes), ncclChar, m.peer, comm_.comm(), s), where_, "ncclRecv");
-    }
+      nccl_check(ncclSend(m.data, static_cast<size_t>(m.bytes), ncclChar, m.peer, c, s), where_, "ncclSend");
+    for (const WireMessage& m : posted_receives_)
+      nccl_check(ncclRecv(m.data, static_cast<size_t>(m.bytes), ncclChar, m.peer, c, s), where_, "ncclRecv");
     nccl_check(ncclGroupEnd(), where_, "ncclGroupEnd");
+    if (own_stream()) cuda_check(cudaEventRecord(done_, s), where_, "cudaEventRecord");
+    enqueued_ = true;
+  }
+
+  void join(StreamRef stream) override {
+    if (!own_stream() || !enqueued_) return;  // (on the caller's stream the group is already in its order)
+    cuda_check(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream.native), done_, 0), where_, "cudaStreamWaitEvent");
   }
 
   Arrival arrival(std::size_t receive) const override {
@@ -155,42 +217,196 @@ class NcclMessageSet final : public MessageSet {
     }
   }
 
-  NcclComm& comm_;
+  NcclCommunicator& comm_;  // (the transport, which owns it, outlives its sets)
   const char* where_;
-  std::vector<WireMessage> sends_, receives_;
-  std::vector<std::size_t> order_;  // receives in posting order
+  std::vector<WireMessage> receives_;                // as given (arrival() reports them)
+  std::vector<WireMessage> sends_, posted_receives_;  // in posting order, peers as NCCL ranks
+  cudaEvent_t ready_ = nullptr, done_ = nullptr;
+  bool enqueued_ = false;
 };
 
-std::unique_ptr<MessageSet> NcclComm::make_set(std::vector<WireMessage> sends, std::vector<WireMessage> receives, bool,
-                                               const char* where) {
+std::unique_ptr<MessageSet> NcclTransport::make_set(std::vector<WireMessage> sends, std::vector<WireMessage> receives,
+                                                    bool, const char* where) {
   return std::make_unique<NcclMessageSet>(*this, std::move(sends), std::move(receives), where);
 }
 
-// The cache: a shared_ptr per MPI communicator, as an attribute (deleted with the communicator).
-int nccl_keyval() {
-  static int keyval = [] {
-    int k = MPI_KEYVAL_INVALID;
-    auto del = [](MPI_Comm, int, void* value, void*) -> int {
-      delete static_cast<std::shared_ptr<NcclComm>*>(value);
-      return MPI_SUCCESS;
-    };
-    mpi_check(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del, &k, nullptr), "KokkosDDT NCCL transport",
-              "MPI_Comm_create_keyval");
-    return k;
-  }();
-  return keyval;
+// NCCL refuses two processes on one GPU ("invalid usage"): every process compares the GPUs' PCI bus ids first and
+// throws the same clear error, before NCCL is asked.
+void require_one_gpu_each(MPI_Comm comm, int rank, int size, const char* where) {
+  constexpr int kId = 32;
+  char mine[kId] = {};
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetPCIBusId(mine, kId, device) != cudaSuccess) {
+    cudaGetLastError();
+    std::snprintf(mine, kId, "unknown-%d", rank);  // (no id: assume distinct)
+  }
+  std::vector<char> all(static_cast<std::size_t>(kId) * size);
+  mpi_check(MPI_Allgather(mine, kId, MPI_CHAR, all.data(), kId, MPI_CHAR, comm), where, "MPI_Allgather (GPU ids)");
+  for (int a = 0; a < size; ++a)
+    for (int b = a + 1; b < size; ++b)
+      if (std::strncmp(&all[a * kId], &all[b * kId], kId) == 0)
+        throw_error(ErrorCode::InvalidArgument, where, "transport",
+                    "is NCCL, but ranks " + std::to_string(a) + " and " + std::to_string(b) + " share the GPU " +
+                        std::string(&all[a * kId], strnlen(&all[a * kId], kId)) +
+                        ": NCCL needs one GPU per process (use the MPI transport, or one GPU per rank)");
+}
+
+// The library's communicators, one per group of processes (their ranks in MPI_COMM_WORLD, sorted: NCCL rank i is the
+// i-th) and GPU, kept until MPI_Finalize (an attribute of MPI_COMM_SELF, whose attributes MPI deletes first) or
+// free_cached_communicators().
+struct GroupKey {
+  int device = 0;
+  std::vector<int> world;
+  bool operator<(const GroupKey& o) const { return device != o.device ? device < o.device : world < o.world; }
+};
+
+struct Cache {
+  std::mutex mutex;
+  std::map<GroupKey, std::shared_ptr<NcclCommunicator>> library;
+  std::map<ncclComm_t, std::weak_ptr<NcclCommunicator>> users;  // the user's, while plans use them (one stream each)
+  bool finalize_hook = false;
+};
+
+Cache& cache() {
+  static Cache* c = new Cache;  // (never destroyed: at exit, CUDA may be gone before a static's destructor runs)
+  return *c;
+}
+
+// Called with the cache's mutex held.
+void hook_finalize(Cache& c, const char* where) {
+  if (c.finalize_hook) return;
+  int keyval = MPI_KEYVAL_INVALID;
+  auto del = [](MPI_Comm, int, void*, void*) -> int {
+    free_nccl_cache();
+    return MPI_SUCCESS;
+  };
+  mpi_check(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del, &keyval, nullptr), where, "MPI_Comm_create_keyval");
+  mpi_check(MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr), where, "MPI_Comm_set_attr (MPI_COMM_SELF)");
+  c.finalize_hook = true;
+}
+
+// The ranks in MPI_COMM_WORLD of comm's processes (MPI_UNDEFINED for a process outside it: a spawned one).
+std::vector<int> world_ranks(MPI_Comm comm, int size, const char* where) {
+  MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
+  mpi_check(MPI_Comm_group(comm, &group), where, "MPI_Comm_group");
+  mpi_check(MPI_Comm_group(MPI_COMM_WORLD, &world), where, "MPI_Comm_group (MPI_COMM_WORLD)");
+  std::vector<int> ranks(size), out(size);
+  std::iota(ranks.begin(), ranks.end(), 0);
+  const int rc = MPI_Group_translate_ranks(group, size, ranks.data(), world, out.data());
+  MPI_Group_free(&group);
+  MPI_Group_free(&world);
+  mpi_check(rc, where, "MPI_Group_translate_ranks");
+  return out;
+}
+
+// A new NCCL communicator over comm's processes, NCCL rank nccl_rank[r] for rank r. Collective over comm.
+ncclComm_t make_nccl(MPI_Comm comm, int rank, const std::vector<int>& nccl_rank, const char* where) {
+  struct {
+    ncclUniqueId id;
+    int ok;
+  } root_says{};
+  const int root = static_cast<int>(std::find(nccl_rank.begin(), nccl_rank.end(), 0) - nccl_rank.begin());
+  ncclResult_t got = ncclSuccess;
+  if (rank == root) {
+    got = ncclGetUniqueId(&root_says.id);
+    root_says.ok = got == ncclSuccess;
+  }
+  mpi_check(MPI_Bcast(&root_says, sizeof root_says, MPI_BYTE, root, comm), where, "MPI_Bcast (NCCL unique id)");
+  if (!root_says.ok)
+    throw_error(ErrorCode::Transport, where, "transport",
+                rank == root ? std::string("ncclGetUniqueId failed: ") + ncclGetErrorString(got)
+                             : "ncclGetUniqueId failed on rank " + std::to_string(root));
+  ncclComm_t made = nullptr;
+  nccl_check(ncclCommInitRank(&made, static_cast<int>(nccl_rank.size()), root_says.id, nccl_rank[rank]), where,
+             "ncclCommInitRank");
+  return made;
 }
 
 }  // namespace
 
 std::shared_ptr<Transport> nccl_transport(MPI_Comm comm, const char* where) {
-  void* value = nullptr;
-  int found = 0;
-  mpi_check(MPI_Comm_get_attr(comm, nccl_keyval(), &value, &found), where, "MPI_Comm_get_attr");
-  if (found) return *static_cast<std::shared_ptr<NcclComm>*>(value);
-  auto made = std::make_shared<NcclComm>(comm, where);
-  mpi_check(MPI_Comm_set_attr(comm, nccl_keyval(), new std::shared_ptr<NcclComm>(made)), where, "MPI_Comm_set_attr");
-  return made;
+  int rank = 0, size = 1, device = 0;
+  mpi_check(MPI_Comm_rank(comm, &rank), where, "MPI_Comm_rank");
+  mpi_check(MPI_Comm_size(comm, &size), where, "MPI_Comm_size");
+  cuda_check(cudaGetDevice(&device), where, "cudaGetDevice");
+  const std::vector<int> world = world_ranks(comm, size, where);
+  const bool cacheable = std::find(world.begin(), world.end(), MPI_UNDEFINED) == world.end();
+  GroupKey key{device, world};
+  std::sort(key.world.begin(), key.world.end());
+  std::vector<int> nccl_rank(size);  // NCCL rank of each rank of comm: its place among the group's world ranks
+  for (int r = 0; r < size; ++r)
+    nccl_rank[r] = cacheable ? static_cast<int>(std::lower_bound(key.world.begin(), key.world.end(), world[r]) -
+                                                key.world.begin())
+                             : r;
+  Cache& c = cache();
+  std::shared_ptr<NcclCommunicator> found;
+  if (cacheable) {
+    std::lock_guard<std::mutex> lock(c.mutex);
+    auto at = c.library.find(key);
+    if (at != c.library.end() && !at->second->aborted()) found = at->second;
+  }
+  // Every process reuses its communicator, or every process makes a new one (one had none: freed, or new).
+  Agreement everyone(comm, false, {found ? 1 : 0}, where);
+  everyone.wait();
+  if (everyone.min(0) == 1) return std::make_shared<NcclTransport>(found, nccl_rank, rank);
+  require_one_gpu_each(comm, rank, size, where);
+  auto made = std::make_shared<NcclCommunicator>(make_nccl(comm, rank, nccl_rank, where), true, where);
+  if (cacheable) {
+    std::lock_guard<std::mutex> lock(c.mutex);
+    c.library[key] = made;
+    hook_finalize(c, where);
+  }
+  return std::make_shared<NcclTransport>(made, nccl_rank, rank);
+}
+
+std::shared_ptr<Transport> nccl_transport_on(ncclComm* nccl, MPI_Comm comm, const char* where) {
+  int rank = 0, size = 1;
+  mpi_check(MPI_Comm_rank(comm, &rank), where, "MPI_Comm_rank");
+  mpi_check(MPI_Comm_size(comm, &size), where, "MPI_Comm_size");
+  std::string error;
+  int count = 0, mine = -1, device = -1, current = -1;
+  if (!nccl) {
+    error = "is nccl_from_raw(nullptr): no NCCL communicator";
+  } else if (ncclCommCount(nccl, &count) != ncclSuccess || ncclCommUserRank(nccl, &mine) != ncclSuccess ||
+             ncclCommCuDevice(nccl, &device) != ncclSuccess) {
+    error = "is an NCCL communicator that NCCL cannot describe (ncclCommCount, ncclCommUserRank, ncclCommCuDevice)";
+  } else if (count != size) {
+    error = "is an NCCL communicator of " + std::to_string(count) + " ranks, but the MPI communicator has " +
+            std::to_string(size) + " processes: they must be the same processes";
+  } else if (cudaGetDevice(&current) != cudaSuccess || current != device) {
+    cudaGetLastError();
+    error = "is an NCCL communicator on GPU " + std::to_string(device) + ", but the current GPU is " +
+            std::to_string(current) + ": make the plan with its GPU current";
+  }
+  throw_unless_agreed(comm, error, where, "transport");
+  std::vector<int> nccl_rank(size);
+  mpi_check(MPI_Allgather(&mine, 1, MPI_INT, nccl_rank.data(), 1, MPI_INT, comm), where, "MPI_Allgather (NCCL ranks)");
+  std::vector<int> sorted = nccl_rank;
+  std::sort(sorted.begin(), sorted.end());
+  for (int r = 0; r < size; ++r)
+    if (sorted[r] != r)  // (every process sees the same ranks: all throw)
+      throw_error(ErrorCode::InvalidArgument, where, "transport",
+                  "is an NCCL communicator whose processes are not the MPI communicator's (their NCCL ranks are not "
+                  "0 .. " +
+                      std::to_string(size - 1) + " once each)");
+  Cache& c = cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  std::shared_ptr<NcclCommunicator> wrapper = c.users[nccl].lock();  // (one stream per user communicator)
+  if (!wrapper) {
+    wrapper = std::make_shared<NcclCommunicator>(nccl, false, where);
+    c.users[nccl] = wrapper;
+  }
+  return std::make_shared<NcclTransport>(wrapper, nccl_rank, rank);
+}
+
+void free_nccl_cache() {
+  Cache& c = cache();
+  std::map<GroupKey, std::shared_ptr<NcclCommunicator>> dropped;
+  {
+    std::lock_guard<std::mutex> lock(c.mutex);
+    dropped.swap(c.library);
+  }
+  // (destroyed here, outside the lock: each waits for its stream)
 }
 
 }  // namespace KokkosDDT::Impl

@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The multi-GPU suite, one MPI rank per GPU, on a machine with 2 or 4 GPUs (the lent `nvidia-h100-x4`, `-x2`, ...):
+# tests, examples against one rank, the profile of a step, the scaling benchmark, halo_bench and heat3d against Kokkos
+# Comm, at every rank count in RANKS (default: 2, and 4 where there are 4 GPUs). Run from the repository root:
+#
+#   bash perf_tests/multi_gpu.sh [STEP ...]        (no STEP: all of them, in order)
+#
+# Steps: environment kokkos build tests examples profile scaling halo heat3d. Resumable: each step runs once per
+# machine (its state in /tmp/multi-gpu), and a call starts no step its remaining time cannot hold (MULTI_GPU_BUDGET_S,
+# default 560 s, inside the device tool's 10 minutes); call again on the same warm machine for the rest. Every call
+# leaves $OUT/multi-gpu.tgz (every log and CSV so far) and prints a summary.
+#
+# Inputs (git-ignored): .carry/kokkos-cuda.tgz (or .carry/tpls/kokkos-4.6.01.tar.gz: see gpu_session.sh),
+# .carry/catch2, .carry/tpls/kokkos-kernels-4.7.00.tar.gz (the CG example), and for heat3d the inputs
+# perf_tests/heat3d/run_heat3d.sh names.
+#
+# Ranks take their GPUs by local rank (Kokkos' default mapping); NCCL's transport checks that no two share one.
+# NVLink multicast stays off (NCCL_NVLS_ENABLE=0): on these machines it can take the host's GPUs down.
+# shellcheck disable=SC2317  # (the functions below run through step, by name)
+set -uo pipefail
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+state=/tmp/multi-gpu
+logs=$state/logs
+mkdir -p "$logs"
+budget=${MULTI_GPU_BUDGET_S:-560}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+export OMP_PROC_BIND=false
+# Every core for the build: GNU nproc honours OMP_NUM_THREADS, which the runs below set to 1.
+jobs=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)
+export OMP_NUM_THREADS=1
+if ! command -v nvcc > /dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then export PATH=/usr/local/cuda/bin:$PATH; fi
+gpus=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU')
+RANKS=${RANKS:-$([ "$gpus" -ge 4 ] && echo "2 4" || echo "2")}
+bin=$PWD/build/cuda
+status=0
+pending=()
+
+# step NAME ESTIMATE_S COMMAND...: runs COMMAND once per machine (log: $logs/NAME.log), unless it is done already, an
+# earlier step is still to run, or the call's remaining time is under ESTIMATE_S. A step cut off by the budget is not
+# marked done (the next call runs it again).
+step() {
+  local name=$1 estimate=$2
+  shift 2
+  if [ -f "$state/$name.done" ]; then
+    echo "==== $name: done in an earlier call ($(cat "$state/$name.done"))"
+    return 0
+  fi
+  local left=$((budget - SECONDS))
+  if [ ${#pending[@]} -gt 0 ] || [ "$left" -lt "$estimate" ]; then  # (in order: a step may need the ones before)
+    echo "==== $name: left for the next call (${left} s left, needs about ${estimate} s)"
+    pending+=("$name")
+    return 0
+  fi
+  echo "==== $name: $*"
+  local t0=$SECONDS
+  timeout "$left" bash -c '"$@"' step "$@" > "$logs/$name.log" 2>&1  # (bash -c: the commands may be functions)
+  local rc=$?
+  tail -n "${MULTI_GPU_TAIL:-12}" "$logs/$name.log"
+  echo "==== $name: exit $rc after $((SECONDS - t0)) s"
+  if [ "$rc" -eq 124 ]; then
+    pending+=("$name")
+  else
+    echo "exit $rc, $((SECONDS - t0)) s" > "$state/$name.done"
+  fi
+  [ "$rc" -eq 0 ] || status=1
+}
+
+# A command that must pass; its exit status is remembered and the step goes on.
+check() {
+  echo "## $*"
+  "$@"
+  local rc=$?
+  [ $rc -eq 0 ] || { echo "## FAILED ($rc): $*"; failed=1; }
+}
+
+environment() {
+  nvidia-smi
+  nvidia-smi topo -m
+  nvcc --version | tail -2
+  mpiexec --version | head -1
+  python3 -c 'import nvidia.nccl, os; p = list(nvidia.nccl.__path__)[0]; print("NCCL:", p, os.listdir(p + "/lib"))'
+  command -v nsys || ls /opt/nvidia/nsight-systems* 2> /dev/null || echo "no nsys"
+  echo "cores: $jobs; GPUs: $gpus; rank counts: $RANKS"
+  date -u
+}
+
+build() {
+  bash perf_tests/gpu_session.sh build-multi-gpu
+}
+
+# The MPI layer's tests over each transport, the collectives, at every rank count (one GPU each); the CUDA unit
+# tests that need two GPUs.
+tests() {
+  failed=0
+  check "$bin"/unit_tests/kokkosddt_unit_tests_Cuda "[multi-gpu]"
+  for n in $RANKS; do
+    for transport in MPI NCCL; do
+      check env KOKKOSDDT_TEST_TRANSPORT=$transport mpiexec -n "$n" "$bin"/unit_tests/kokkosddt_mpi_tests_Cuda
+    done
+    check mpiexec -n "$n" "$bin"/unit_tests/kokkosddt_collectives_tests_Cuda
+  done
+  return $failed
+}
+
+# The examples against one rank (each checks itself): jacobi3d over each transport, cg_poisson's exchanges.
+examples() {
+  failed=0
+  for n in $RANKS; do
+    for transport in mpi nccl; do check mpiexec -n "$n" "$bin"/examples/jacobi3d 128 100 "$transport"; done
+    if [ -x "$bin"/examples/cg_poisson ]; then
+      for exchange in kokkosddt plan-nccl; do check mpiexec -n "$n" "$bin"/examples/cg_poisson 48 1e-12 "$exchange"; done
+    fi
+  done
+  return $failed
+}
+
+# Where a step's time goes (jacobi_bench --phases), at 2 ranks, NCCL's log on: the transport NCCL took between the
+# GPUs, the CPU affinity of its threads; then the same with --bind-to none and with the groups on the caller's stream.
+profile() {
+  local args=(--cells 256x128x128 --iterations 200 --sync --phases)
+  NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P mpiexec -n 2 -x NCCL_DEBUG -x NCCL_DEBUG_SUBSYS \
+    "$bin"/perf_tests/jacobi_bench "${args[@]}" --label default --csv "$logs/profile-default.csv"
+  mpiexec -n 2 --bind-to none "$bin"/perf_tests/jacobi_bench "${args[@]}" --label none \
+    --csv "$logs/profile-none.csv"
+  KOKKOSDDT_NCCL_STREAM=caller mpiexec -n 2 -x KOKKOSDDT_NCCL_STREAM "$bin"/perf_tests/jacobi_bench "${args[@]}" \
+    --exchanges none,plan-nccl --label caller-stream --csv "$logs/profile-caller.csv"
+  mpiexec -n 2 "$bin"/perf_tests/jacobi_bench "${args[@]}" --schedule blocking --label blocking \
+    --csv "$logs/profile-blocking.csv"
+  local n
+  for n in $RANKS; do
+    [ "$n" = 2 ] && continue
+    mpiexec -n "$n" "$bin"/perf_tests/jacobi_bench --per-rank 128 --iterations 200 --sync --phases --label default \
+      --csv "$logs/profile-$n.csv"
+  done
+}
+
+# jacobi_bench: weak scaling (64^3 and 128^3 per GPU) and strong scaling (256^3) on 1 rank and every rank count, each
+# exchange, under mpiexec's default binding and --bind-to none.
+scaling() {
+  local csv=$logs/scaling.csv
+  rm -f "$csv"
+  for n in 1 $RANKS; do
+    for binding in default none; do
+      local flags=()
+      [ "$binding" = none ] && flags=(--bind-to none)
+      for size in "--per-rank 64" "--per-rank 128" "--cells 256"; do
+        # shellcheck disable=SC2086  # (size is two words)
+        mpiexec -n "$n" ${flags[@]+"${flags[@]}"} "$bin"/perf_tests/jacobi_bench $size --iterations 200 \
+          --label "$binding" --csv "$logs/scaling-part.csv" || return 1
+        if [ -f "$csv" ]; then tail -n +2 "$logs/scaling-part.csv" >> "$csv"; else cp "$logs/scaling-part.csv" "$csv"; fi
+      done
+    done
+  done
+}
+
+halo() {
+  for n in $RANKS; do mpiexec -n "$n" "$bin"/perf_tests/halo_bench --csv "$logs/halo-$n.csv" || return 1; done
+}
+
+heat3d() {
+  env OUT="$logs" HEAT3D_RANKS="$RANKS" bash perf_tests/heat3d/run_heat3d.sh
+}
+
+export bin logs RANKS jobs gpus
+export -f check environment build tests examples profile scaling halo heat3d
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(environment kokkos build tests examples profile scaling halo heat3d)
+for s in "${steps[@]}"; do
+  case $s in
+    environment) step environment 20 environment ;;
+    kokkos) step kokkos 60 env OUT="$logs" bash perf_tests/gpu_session.sh kokkos ;;
+    build) step build 150 build ;;
+    tests) step tests 240 tests ;;
+    examples) step examples 120 examples ;;
+    profile) step profile 60 profile ;;
+    scaling) step scaling 240 scaling ;;
+    halo) step halo 150 halo ;;
+    heat3d) step heat3d 200 heat3d ;;
+    *)
+      echo "unknown step $s" >&2
+      status=2
+      ;;
+  esac
+done
+
+tar czf "$OUT/multi-gpu.tgz" -C "$state" .
+echo
+echo "==== summary ($SECONDS s in this call)"
+for f in "$state"/*.done; do [ -f "$f" ] && echo "  $(basename "$f" .done): $(cat "$f")"; done
+if [ ${#pending[@]} -gt 0 ]; then
+  echo "  not yet run: ${pending[*]} (call again on the same machine)"
+  status=3
+fi
+exit $status
