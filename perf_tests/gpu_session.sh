@@ -115,14 +115,14 @@ for stage in "$@"; do
         kokkosddt_mpi_tests_OpenMP kokkosddt_collectives_tests_OpenMP jacobi3d halo_bench fusion_bench graph_step ;;
     build-multi-gpu)
       # What perf_tests/multi_gpu.sh runs at one rank per GPU (one test per executable, nothing run at build time), or
-      # the targets in $BUILD_TARGETS. cg_poisson needs Kokkos Kernels (.carry/tpls).
+      # the targets in $BUILD_TARGETS; cg_poisson is build-cg's.
       targets=(${BUILD_TARGETS:-kokkosddt_unit_tests_Cuda kokkosddt_mpi_tests_Cuda kokkosddt_collectives_tests_Cuda
         halo_bench jacobi3d jacobi_bench heat3d_kokkosddt})
       run configure-multi-gpu cmake --preset cuda -DKokkosDDT_DISCOVER_TESTS=OFF "${preset_flags[@]}" &&
-        run build-multi-gpu cmake --build --preset cuda -j "$jobs" --target "${targets[@]}"
-      if [ -z "${BUILD_TARGETS:-}" ] && cmake --build build/cuda --target help 2> /dev/null | grep -q '^cg_poisson:'; then
-        run build-cg cmake --build --preset cuda -j "$jobs" --target cg_poisson
-      fi ;;
+        run build-multi-gpu cmake --build --preset cuda -j "$jobs" --target "${targets[@]}" ;;
+    build-cg)
+      # The CG example on Kokkos Kernels (built in-tree from .carry/tpls), once build-multi-gpu configured build/cuda.
+      run build-cg cmake --build --preset cuda -j "$jobs" --target cg_poisson ;;
     collectives)
       # The collectives (issue 25): their tests on Cuda and OpenMP at every p (ranks share the GPU under MPS), the
       # cost model's constants, and gatherv_bench at 16 ranks, one per core: the ints and strided sections alternating

@@ -11,6 +11,7 @@
 // and, in CUDA builds with NCCL (a second table):
 //   plan_nccl   the plan over the NCCL transport (packs, one NCCL group, unpacks: all on the stream, one fence)
 //   hand_nccl   the hand-fused pack kernel, ncclSend/ncclRecv per neighbour in one group, the hand unpack kernel
+//   nccl        NCCL's own send/recv of the same bytes, one group (no pack, no unpack): the floor of both
 //   plan_mpi    the plan over MPI (the first table's plan column)
 // Run with KOKKOSDDT_HALO_SELF_MESSAGES=1 at one rank to send the plan's messages to itself through the transport
 // (the hand contenders' messages always go through it), so that one GPU measures every path.
@@ -140,7 +141,7 @@ int main(int argc, char* argv[]) {
       MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, cart);
       if (ncclCommInitRank(&nccl, size, id, rank) != ncclSuccess) std::fprintf(stderr, "ncclCommInitRank failed\n");
     }
-    std::vector<std::array<double, 3>> nccl_rows;  // n, fields -> plan_nccl, hand_nccl, plan_mpi
+    std::vector<std::array<double, 4>> nccl_rows;  // n, fields -> plan_nccl, hand_nccl, nccl, plan_mpi
     std::vector<std::array<int, 2>> nccl_keys;
 #endif
     for (int n : sizes)
@@ -380,15 +381,22 @@ int main(int argc, char* argv[]) {
             return nb[a].peer != nb[b].peer ? nb[a].peer < nb[b].peer : nb[a].dir < nb[b].dir;
           });
           const cudaStream_t stream = space.cuda_stream();
-          auto run_hand_nccl = [&] {
-            hand_copy(space, fields, send_boxes, static_cast<int>(nb.size()), ns.data(), true);
+          auto messages = [&] {  // the same bytes to and from each neighbour, one group
             ncclGroupStart();
             for (std::size_t i : send_order)
               ncclSend(ns.data() + offset[i], nb[i].send_type.size(), ncclChar, nb[i].peer, nccl, stream);
             for (std::size_t i : recv_order)
               ncclRecv(nr.data() + offset[i], nb[i].recv_type.size(), ncclChar, nb[i].peer, nccl, stream);
             ncclGroupEnd();
+          };
+          auto run_hand_nccl = [&] {
+            hand_copy(space, fields, send_boxes, static_cast<int>(nb.size()), ns.data(), true);
+            messages();
             hand_copy(space, fields, recv_boxes, static_cast<int>(nb.size()), nr.data(), false);
+            space.fence();
+          };
+          auto run_nccl = [&] {  // NCCL's own send/recv of the step's bytes: the floor of both
+            messages();
             space.fence();
           };
           auto run_plan_nccl = [&] { nplan.exchange(); };
@@ -401,7 +409,7 @@ int main(int argc, char* argv[]) {
           if (!plan_ok || !hand_nccl_ok)
             std::fprintf(stderr, "rank %d n %d: NCCL contenders disagree (plan %d, hand %d)\n", rank, n, plan_ok,
                          hand_nccl_ok);
-          nccl_rows.push_back({time(run_plan_nccl), time(run_hand_nccl), tp});
+          nccl_rows.push_back({time(run_plan_nccl), time(run_hand_nccl), time(run_nccl), tp});
           nccl_keys.push_back({n, nf});
         }
 #endif
@@ -429,14 +437,16 @@ int main(int argc, char* argv[]) {
     if (with_nccl && rank == 0) {
       std::printf("\nNCCL transport (self messages through the transport: %s)\n",
                   std::getenv("KOKKOSDDT_HALO_SELF_MESSAGES") ? "yes" : "no, a rank's own regions are copied");
-      std::printf("%6s %6s | %10s %10s %10s | %12s %12s\n", "n", "fields", "plan_nccl", "hand_nccl", "plan_mpi",
-                  "plan/hand", "mpi/plan");
+      std::printf("%6s %6s | %10s %10s %10s %10s | %12s %12s %12s\n", "n", "fields", "plan_nccl", "hand_nccl", "nccl",
+                  "plan_mpi", "plan/hand", "plan/nccl", "mpi/plan");
       for (std::size_t i = 0; i < nccl_rows.size(); ++i) {
         const auto& r = nccl_rows[i];
-        std::printf("%6d %6d | %10.1f %10.1f %10.1f | %11.2fx %11.2fx\n", nccl_keys[i][0], nccl_keys[i][1], r[0], r[1],
-                    r[2], r[0] / r[1], r[2] / r[0]);
-        for (const auto& [name, us] :
-             {std::pair<const char*, double>{"plan_nccl", r[0]}, {"hand_nccl", r[1]}, {"plan_mpi", r[2]}})
+        std::printf("%6d %6d | %10.1f %10.1f %10.1f %10.1f | %11.2fx %11.2fx %11.2fx\n", nccl_keys[i][0],
+                    nccl_keys[i][1], r[0], r[1], r[2], r[3], r[0] / r[1], r[0] / r[2], r[3] / r[0]);
+        for (const auto& [name, us] : {std::pair<const char*, double>{"plan_nccl", r[0]},
+                                       {"hand_nccl", r[1]},
+                                       {"nccl", r[2]},
+                                       {"plan_mpi", r[3]}})
           std::fprintf(out, "%d,%s,%d,%d,%s,%.3f\n", size, Space::name(), nccl_keys[i][0], nccl_keys[i][1], name, us);
       }
     }

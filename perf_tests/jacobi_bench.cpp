@@ -5,8 +5,8 @@
 //   mpiexec -n 2 jacobi_bench --cells 256x128x128 [--iterations 200] [--exchanges a,b,...] [--phases] [--csv F]
 //   mpiexec -n 4 jacobi_bench --per-rank 128          (weak scaling: 128^3 cells on every rank)
 //
-// An iteration is jacobi3d's: start the exchange, the interior sweep (reads no ghost), wait, the boundary sweep, with no
-// host synchronization (the host may run ahead of the GPU). Exchanges:
+// An iteration is jacobi3d's: start the exchange, the interior sweep (reads no ghost), wait, the boundary sweep, with
+// no host synchronization (the host may run ahead of the GPU). Exchanges:
 //
 //   none        the sweeps alone: what every exchange is measured against
 //   plan-mpi    a KokkosDDT halo plan over MPI (staged through pinned host memory where the MPI cannot read the GPU's)
@@ -17,8 +17,9 @@
 //   nccl        the floor: the NCCL group of the same messages (the same bytes per peer, contiguous), no pack, no
 //               unpack, in the same place of the iteration                                 (CUDA builds with NCCL)
 //
-// For each: microseconds per iteration (slowest rank), what the exchange adds to the sweeps alone, and the exchange
-// alone (start + wait back to back, no sweeps: "alone"). --sync adds a fence after every iteration (a second row);
+// For each: microseconds per iteration (slowest rank), what the exchange adds to the sweeps alone, the exchange alone
+// (start + wait back to back, no sweeps: "alone"), and what a user pays once: making it ("make", both plans) and its
+// first step ("first", start + wait + fence right after). --sync adds a fence after every iteration (a second row);
 // --phases a third row with the host time inside each call and, on CUDA, the GPU time between the calls' places in
 // the stream (events recorded after each call). Writes CSV (one row per exchange and mode).
 #include <algorithm>
@@ -97,12 +98,13 @@ void nccl_ok(ncclResult_t rc, const char* what) {
 struct Faces {
   struct Box {
     int lo[3], hi[3];
-    long long at;  // its first cell in the packed buffer
-    int in_send;   // (unpack) read from the send buffer: a face this rank sent itself
+    long long at;     // its first cell in the packed buffer
+    long long first;  // its first thread in a copy of several boxes
+    int in_send;      // (unpack) read from the send buffer: a face this rank sent itself
   };
-  std::array<int, 6> peer{};           // per face k * 2 + side (MPI_PROC_NULL: a wall)
-  std::array<Box, 6> send{}, recv{};   // send[f]: the plane packed for face f; recv[f]: the ghost plane it fills
-  std::array<long long, 6> cells{};    // cells per face
+  std::array<int, 6> peer{};          // per face k * 2 + side (MPI_PROC_NULL: a wall)
+  std::array<Box, 6> send{}, recv{};  // send[f]: the plane packed for face f; recv[f]: the ghost plane it fills
+  std::array<long long, 6> cells{};   // cells per face
   long long total = 0;
   int me = 0;
 
@@ -132,28 +134,25 @@ struct Faces {
   static int opposite(int f) { return f ^ 1; }
 };
 
-// One launch copies the given boxes between a field and the packed buffers: a team per box, its threads over the box's
-// rows, vector lanes along a row. Packing writes `sbuf`; unpacking reads `rbuf`, or `sbuf` for a box marked in_send.
+// One launch copies the given boxes between a field and the packed buffers, one thread per cell (consecutive threads
+// along a row: coalesced on both sides). Packing writes `sbuf`; unpacking reads `rbuf`, or `sbuf` for a box marked
+// in_send. `first`: each box's first thread (a prefix sum, ending with the total).
 void copy_boxes(const Space& space, const Field& f, const Kokkos::View<Faces::Box*, Space::memory_space>& boxes,
-                int nboxes, double* sbuf, const double* rbuf, bool pack) {
-  using Policy = Kokkos::TeamPolicy<Space>;
+                int nboxes, long long cells, double* sbuf, const double* rbuf, bool pack) {
   Kokkos::parallel_for(
-      pack ? "jacobi_bench::hand_pack" : "jacobi_bench::hand_unpack", Policy(space, nboxes, Kokkos::AUTO),
-      KOKKOS_LAMBDA(const Policy::member_type& team) {
-        const Faces::Box x = boxes(team.league_rank());
+      pack ? "jacobi_bench::hand_pack" : "jacobi_bench::hand_unpack",
+      Kokkos::RangePolicy<Space, Kokkos::IndexType<long long>>(space, 0, cells), KOKKOS_LAMBDA(long long t) {
+        int b = 0;
+        while (b + 1 < nboxes && t >= boxes(b + 1).first) ++b;
+        const Faces::Box x = boxes(b);
+        const long long c = t - x.first;  // the cell within the box, rows along the last dimension
         const int nj = x.hi[1] - x.lo[1], nk = x.hi[2] - x.lo[2];
-        const int rows = (x.hi[0] - x.lo[0]) * nj;
-        const double* from = x.in_send ? sbuf : rbuf;
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](int row) {
-          const int i = x.lo[0] + row / nj, j = x.lo[1] + row % nj;
-          const long long at = x.at + static_cast<long long>(row) * nk;
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, nk), [&](int k) {
-            if (pack)
-              sbuf[at + k] = f(i, j, x.lo[2] + k);
-            else
-              f(i, j, x.lo[2] + k) = from[at + k];
-          });
-        });
+        const int i = x.lo[0] + static_cast<int>(c / (static_cast<long long>(nj) * nk));
+        const int j = x.lo[1] + static_cast<int>(c / nk % nj), k = x.lo[2] + static_cast<int>(c % nk);
+        if (pack)
+          sbuf[x.at + c] = f(i, j, k);
+        else
+          f(i, j, k) = (x.in_send ? sbuf : rbuf)[x.at + c];
       });
 }
 
@@ -195,6 +194,7 @@ struct HandNcclExchange final : Exchange {
   Kokkos::View<double*, Space::memory_space> sbuf, rbuf;
   Kokkos::View<Faces::Box*, Space::memory_space> send_boxes, recv_boxes;
   int nsend = 0, nrecv = 0;
+  long long send_cells = 0, recv_cells = 0;
 
   HandNcclExchange(MPI_Comm cart, const Block& b, const Field& fu, const Field& fv, bool with_kernels)
       : faces(cart, b), u(fu), v(fv), comm(bench_nccl(cart)), pack_unpack(with_kernels) {
@@ -206,20 +206,22 @@ struct HandNcclExchange final : Exchange {
     auto hr = Kokkos::create_mirror_view(Kokkos::View<Faces::Box*, Space::memory_space>("recv_boxes", 6));
     for (int f = 0; f < 6; ++f) {
       if (faces.peer[f] == MPI_PROC_NULL) continue;
-      hs(nsend++) = faces.send[f];
-      Faces::Box r = faces.recv[f];
+      Faces::Box s = faces.send[f], r = faces.recv[f];
+      s.first = send_cells, r.first = recv_cells;
+      send_cells += faces.cells[f], recv_cells += faces.cells[f];
       if (faces.peer[f] == faces.me) r.at = faces.send[Faces::opposite(f)].at, r.in_send = 1;
+      hs(nsend++) = s;
       hr(nrecv++) = r;
     }
     send_boxes = Kokkos::create_mirror_view_and_copy(Space::memory_space(), hs);
     recv_boxes = Kokkos::create_mirror_view_and_copy(Space::memory_space(), hr);
   }
   void start(const Space& space, bool even) override {
-    if (pack_unpack) copy_boxes(space, even ? u : v, send_boxes, nsend, sbuf.data(), rbuf.data(), true);
+    if (pack_unpack) copy_boxes(space, even ? u : v, send_boxes, nsend, send_cells, sbuf.data(), rbuf.data(), true);
     nccl_group(faces, comm, space.cuda_stream(), sbuf.data(), rbuf.data());
   }
   void wait(const Space& space, bool even) override {
-    if (pack_unpack) copy_boxes(space, even ? u : v, recv_boxes, nrecv, sbuf.data(), rbuf.data(), false);
+    if (pack_unpack) copy_boxes(space, even ? u : v, recv_boxes, nrecv, recv_cells, sbuf.data(), rbuf.data(), false);
   }
 };
 #endif
@@ -380,14 +382,14 @@ int main(int argc, char* argv[]) {
   FILE* out = rank == 0 ? std::fopen(csv.c_str(), "w") : nullptr;
   if (out)
     std::fprintf(out,
-                 "label,ranks,cells,exchange,mode,us_per_iteration,exchange_us,alone_us,host_start,host_interior,"
-                 "host_wait,host_boundary,gpu_start,gpu_interior,gpu_wait,gpu_boundary\n");
+                 "label,ranks,cells,exchange,mode,us_per_iteration,exchange_us,alone_us,make_ms,first_us,host_start,"
+                 "host_interior,host_wait,host_boundary,gpu_start,gpu_interior,gpu_wait,gpu_boundary\n");
   if (rank == 0) {
     std::printf("jacobi_bench: %dx%dx%d cells on %d ranks (grid %d x %d x %d), %s, %d iterations%s%s\n", cells[0],
                 cells[1], cells[2], size, dims[0], dims[1], dims[2], Space::name(), iterations,
                 label.empty() ? "" : ", ", label.c_str());
-    std::printf("%-10s %-6s | %9s %9s %9s | %26s | %35s\n", "exchange", "mode", "us/iter", "exchange", "alone",
-                "host us: start int wait bnd", "GPU us after: start int wait bnd");
+    std::printf("%-10s %-6s | %9s %9s %9s | %8s %8s | %27s | %31s\n", "exchange", "mode", "us/iter", "exchange",
+                "alone", "make ms", "first us", "host us: start int wait bnd", "GPU us after: start int wait bnd");
   }
   // Every exchange that fills ghosts must fill them as a plan over MPI does: u filled with values that name the rank
   // and the cell, one exchange of u, its ghosts compared.
@@ -415,13 +417,13 @@ int main(int argc, char* argv[]) {
   std::snprintf(grid_text, sizeof grid_text, "%dx%dx%d", cells[0], cells[1], cells[2]);
   double sweeps_only = 0, sweeps_only_sync = 0;
   for (const std::string& name : exchanges) {
+    MPI_Barrier(cart);
+    const auto made = Clock::now();
     std::unique_ptr<Exchange> x;
     if (name == "none") x = std::make_unique<NoExchange>();
-    if (name == "plan-mpi")
-      x = std::make_unique<PlanExchange>(space, cart, KokkosDDT::mpi::TransportKind::MPI, u, v);
+    if (name == "plan-mpi") x = std::make_unique<PlanExchange>(space, cart, KokkosDDT::mpi::TransportKind::MPI, u, v);
 #if JACOBI_BENCH_NCCL
-    if (name == "plan-nccl")
-      x = std::make_unique<PlanExchange>(space, cart, KokkosDDT::mpi::TransportKind::NCCL, u, v);
+    if (name == "plan-nccl") x = std::make_unique<PlanExchange>(space, cart, KokkosDDT::mpi::TransportKind::NCCL, u, v);
     if (name == "hand-nccl") x = std::make_unique<HandNcclExchange>(cart, b, u, v, true);
     if (name == "nccl") x = std::make_unique<HandNcclExchange>(cart, b, u, v, false);
 #endif
@@ -429,11 +431,20 @@ int main(int argc, char* argv[]) {
       if (rank == 0) std::printf("%-10s (not in this build)\n", name.c_str());
       continue;
     }
+    // What a user pays once: making the exchange (both plans: types, matching, the transport's communicator and its
+    // connections), then its first step.
+    const double make_ms = slowest(std::chrono::duration<double, std::milli>(Clock::now() - made).count(), cart);
+    const auto first = Clock::now();
+    x->start(space, true);
+    x->wait(space, true);
+    space.fence();
+    const double first_us = slowest(std::chrono::duration<double, std::micro>(Clock::now() - first).count(), cart);
     if (name != "none" && name != "nccl") {  // (the floor moves the bytes but fills no ghost)
       const auto got = exchanged(*x);
       const bool same = std::equal(got.data(), got.data() + got.size(), want.data());
       if (slowest(same ? 0.0 : 1.0, cart) > 0) {
-        if (rank == 0) std::fprintf(stderr, "jacobi_bench: %s fills other ghosts than the plan over MPI\n", name.c_str());
+        if (rank == 0)
+          std::fprintf(stderr, "jacobi_bench: %s fills other ghosts than the plan over MPI\n", name.c_str());
         MPI_Abort(MPI_COMM_WORLD, 1);
       }
     }
@@ -450,12 +461,14 @@ int main(int argc, char* argv[]) {
       if (name == "none" && !m.phases) (m.sync ? sweeps_only_sync : sweeps_only) = t.us_per_iteration;
       const double adds = t.us_per_iteration - (m.sync ? sweeps_only_sync : sweeps_only);
       if (rank == 0) {
-        std::printf("%-10s %-6s | %9.1f %9.1f %9.1f | %6.1f %6.1f %6.1f %6.1f | %8.1f %8.1f %8.1f %8.1f\n",
-                    name.c_str(), m.name, t.us_per_iteration, adds, alone.us_per_iteration, t.host[0], t.host[1],
-                    t.host[2], t.host[3], t.gpu[0], t.gpu[1], t.gpu[2], t.gpu[3]);
-        std::fprintf(out, "%s,%d,%s,%s,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", label.c_str(),
-                     size, grid_text, name.c_str(), m.name, t.us_per_iteration, adds, alone.us_per_iteration,
-                     t.host[0], t.host[1], t.host[2], t.host[3], t.gpu[0], t.gpu[1], t.gpu[2], t.gpu[3]);
+        std::printf(
+            "%-10s %-6s | %9.1f %9.1f %9.1f | %8.1f %8.1f | %6.1f %6.1f %6.1f %6.1f | %7.1f %7.1f %7.1f %7.1f\n",
+            name.c_str(), m.name, t.us_per_iteration, adds, alone.us_per_iteration, make_ms, first_us, t.host[0],
+            t.host[1], t.host[2], t.host[3], t.gpu[0], t.gpu[1], t.gpu[2], t.gpu[3]);
+        std::fprintf(out, "%s,%d,%s,%s,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n",
+                     label.c_str(), size, grid_text, name.c_str(), m.name, t.us_per_iteration, adds,
+                     alone.us_per_iteration, make_ms, first_us, t.host[0], t.host[1], t.host[2], t.host[3], t.gpu[0],
+                     t.gpu[1], t.gpu[2], t.gpu[3]);
         std::fflush(stdout);
       }
     }

@@ -6,7 +6,7 @@
 #
 #   bash perf_tests/multi_gpu.sh [STEP ...]        (no STEP: all of them, in order)
 #
-# Steps: environment kokkos build tests examples profile scaling halo heat3d. Resumable: each step runs once per
+# Steps: environment kokkos build tests examples compare profile scaling halo heat3d cg. Resumable: each step runs once per
 # machine (its state in /tmp/multi-gpu), and a call starts no step its remaining time cannot hold (MULTI_GPU_BUDGET_S,
 # default 560 s, inside the device tool's 10 minutes); call again on the same warm machine for the rest. Every call
 # leaves $OUT/multi-gpu.tgz (every log and CSV so far) and prints a summary.
@@ -31,6 +31,7 @@ export OMP_PROC_BIND=false
 jobs=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)
 export OMP_NUM_THREADS=1
 if ! command -v nvcc > /dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then export PATH=/usr/local/cuda/bin:$PATH; fi
+[ -d .carry/catch2 ] && export Catch2_ROOT=$PWD/.carry/catch2
 gpus=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU')
 RANKS=${RANKS:-$([ "$gpus" -ge 4 ] && echo "2 4" || echo "2")}
 bin=$PWD/build/cuda
@@ -104,16 +105,38 @@ tests() {
   return $failed
 }
 
-# The examples against one rank (each checks itself): jacobi3d over each transport, cg_poisson's exchanges.
+# The main job against one rank (it checks itself): jacobi3d over each transport.
 examples() {
   failed=0
   for n in $RANKS; do
     for transport in mpi nccl; do check mpiexec -n "$n" "$bin"/examples/jacobi3d 128 100 "$transport"; done
-    if [ -x "$bin"/examples/cg_poisson ]; then
-      for exchange in kokkosddt plan-nccl; do check mpiexec -n "$n" "$bin"/examples/cg_poisson 48 1e-12 "$exchange"; done
-    fi
   done
   return $failed
+}
+
+# Before against after in one run: jacobi3d of the tree in .carry/base-*.tgz (a git archive of the commit before the
+# change) built like this one, then both over NCCL at every rank count, under each binding.
+compare() {
+  local base_tgz
+  base_tgz=$(compgen -G '.carry/base-*.tgz' | head -1)
+  [ -n "$base_tgz" ] || { echo "no .carry/base-*.tgz"; return 1; }
+  rm -rf /tmp/base && mkdir -p /tmp/base && tar xzf "$base_tgz" -C /tmp/base
+  (cd /tmp/base && cmake --preset cuda -DKokkosDDT_DISCOVER_TESTS=OFF -DKokkosDDT_ENABLE_KOKKOS_KERNELS=OFF \
+    -DKokkos_ROOT=/opt/kokkos/cuda -DCMAKE_CXX_COMPILER=/opt/kokkos/cuda/bin/nvcc_wrapper \
+    -DCMAKE_CXX_FLAGS=-arch=sm_90 > /dev/null && cmake --build build/cuda -j "$jobs" --target jacobi3d > /dev/null) ||
+    { echo "base build failed"; return 1; }
+  local n tree binding
+  for n in $RANKS; do
+    for binding in default none; do
+      local flags=()
+      [ "$binding" = none ] && flags=(--bind-to none)
+      for tree in /tmp/base "$PWD"; do
+        echo "## $([ "$tree" = "$PWD" ] && echo after || echo before): $n ranks, binding $binding"
+        timeout 120 mpiexec -n "$n" ${flags[@]+"${flags[@]}"} "$tree"/build/cuda/examples/jacobi3d \
+          "$((n * 128))x128x128" 200 nccl | grep -E 'time per iteration|OK|FAILED' || echo "(no result: exit $?)"
+      done
+    done
+  done
 }
 
 # Where a step's time goes (jacobi_bench --phases), at 2 ranks, NCCL's log on: the transport NCCL took between the
@@ -164,9 +187,18 @@ heat3d() {
 }
 
 export bin logs RANKS jobs gpus
-export -f check environment build tests examples profile scaling halo heat3d
+cg() {  # (last: Kokkos Kernels' templates are the slowest part of the build)
+  bash perf_tests/gpu_session.sh build-cg || return 1
+  failed=0
+  for n in $RANKS; do
+    for exchange in kokkosddt plan-nccl; do check mpiexec -n "$n" "$bin"/examples/cg_poisson 48 1e-12 "$exchange"; done
+  done
+  return $failed
+}
+
+export -f check environment build tests examples compare profile scaling halo heat3d cg
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(environment kokkos build tests examples profile scaling halo heat3d)
+[ ${#steps[@]} -eq 0 ] && steps=(environment kokkos build tests examples compare profile scaling halo heat3d cg)
 for s in "${steps[@]}"; do
   case $s in
     environment) step environment 20 environment ;;
@@ -174,10 +206,12 @@ for s in "${steps[@]}"; do
     build) step build 150 build ;;
     tests) step tests 240 tests ;;
     examples) step examples 120 examples ;;
+    compare) step compare 150 compare ;;
     profile) step profile 60 profile ;;
     scaling) step scaling 240 scaling ;;
     halo) step halo 150 halo ;;
     heat3d) step heat3d 200 heat3d ;;
+    cg) step cg 200 cg ;;
     *)
       echo "unknown step $s" >&2
       status=2

@@ -59,7 +59,7 @@ enum class HaloNeighbors {
 struct HaloOptions {
   int ghost = 1;  // ghost layers on each side, >= 1
   HaloNeighbors neighbors = HaloNeighbors::Faces;
-  int tag = 0x4b44;                              // tags [tag, tag + 3^rank) are the plan's, on its own communicator
+  int tag = 0x4b44;                                // tags [tag, tag + 3^rank) are the plan's, on its own communicator
   TransportChoice transport = TransportKind::MPI;  // NCCL (or nccl_from_raw): CUDA spaces, fields in device memory
 };
 

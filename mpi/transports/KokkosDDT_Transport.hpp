@@ -85,7 +85,9 @@ class Transport {
   virtual bool matches_tags() const = 0;           // false: receives cannot pick a tag (see the ordering rule above)
   virtual int rank() const = 0;
   virtual int size() const = 0;
-  // Checks and prepares the messages (persistent: started many times). Throws Error naming `where`.
+  // Checks and prepares the messages (persistent: started many times). A persistent set may run its messages once
+  // while it is made (a transport that connects peers lazily connects them here), so its peers make theirs at the
+  // same point and its buffers' contents are undefined afterwards. Throws Error naming `where`.
   virtual std::unique_ptr<MessageSet> make_set(std::vector<WireMessage> sends, std::vector<WireMessage> receives,
                                                bool persistent, const char* where) = 0;
 };

@@ -33,8 +33,9 @@ std::shared_ptr<Transport> library_transport(const mpi::TransportChoice& choice,
   if (choice.kind() == mpi::TransportKind::NCCL)
     return choice.nccl() ? nccl_transport_on(choice.nccl(), comm, where) : nccl_transport(comm, where);
 #endif
-  throw_error(ErrorCode::InvalidArgument, where, "transport",
-              std::string("is ") + mpi::name(choice) + ", which this build does not have (NCCL: a CUDA build with NCCL)");
+  throw_error(
+      ErrorCode::InvalidArgument, where, "transport",
+      std::string("is ") + mpi::name(choice) + ", which this build does not have (NCCL: a CUDA build with NCCL)");
 }
 
 }  // namespace KokkosDDT::Impl

@@ -5,6 +5,7 @@
 #include <nccl.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -126,7 +127,7 @@ class NcclTransport final : public Transport {
 class NcclMessageSet final : public MessageSet {
  public:
   NcclMessageSet(const NcclTransport& transport, std::vector<WireMessage> sends, std::vector<WireMessage> receives,
-                 const char* where)
+                 bool persistent, const char* where)
       : comm_(transport.communicator()), where_(where), receives_(std::move(receives)) {
     for (const auto* list : {&sends, &receives_})
       for (const WireMessage& m : *list) {
@@ -159,6 +160,7 @@ class NcclMessageSet final : public MessageSet {
       cuda_check(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming), where, "cudaEventCreateWithFlags");
       cuda_check(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming), where, "cudaEventCreateWithFlags");
     }
+    if (persistent) connect(where);
   }
   ~NcclMessageSet() override {
     if (ready_) cudaEventDestroy(ready_);  // (released once the work recorded on them completes)
@@ -182,13 +184,7 @@ class NcclMessageSet final : public MessageSet {
       cuda_check(cudaStreamWaitEvent(comm_.stream(), ready_, 0), where_, "cudaStreamWaitEvent");
       s = comm_.stream();
     }
-    const ncclComm_t c = comm_.comm();
-    nccl_check(ncclGroupStart(), where_, "ncclGroupStart");
-    for (const WireMessage& m : sends_)
-      nccl_check(ncclSend(m.data, static_cast<size_t>(m.bytes), ncclChar, m.peer, c, s), where_, "ncclSend");
-    for (const WireMessage& m : posted_receives_)
-      nccl_check(ncclRecv(m.data, static_cast<size_t>(m.bytes), ncclChar, m.peer, c, s), where_, "ncclRecv");
-    nccl_check(ncclGroupEnd(), where_, "ncclGroupEnd");
+    group(s, where_);
     if (own_stream()) cuda_check(cudaEventRecord(done_, s), where_, "cudaEventRecord");
     enqueued_ = true;
   }
@@ -204,6 +200,26 @@ class NcclMessageSet final : public MessageSet {
   }
 
  private:
+  // Every message as one group on stream s.
+  void group(cudaStream_t s, const char* where) const {
+    const ncclComm_t c = comm_.comm();
+    nccl_check(ncclGroupStart(), where, "ncclGroupStart");
+    for (const WireMessage& m : sends_)
+      nccl_check(ncclSend(m.data, static_cast<size_t>(m.bytes), ncclChar, m.peer, c, s), where, "ncclSend");
+    for (const WireMessage& m : posted_receives_)
+      nccl_check(ncclRecv(m.data, static_cast<size_t>(m.bytes), ncclChar, m.peer, c, s), where, "ncclRecv");
+    nccl_check(ncclGroupEnd(), where, "ncclGroupEnd");
+  }
+  // NCCL connects two processes at their first messages (its runtime connect: proxy threads exchange memory handles,
+  // hundreds of milliseconds when they share a core with the caller, as under mpiexec's default binding): a persistent
+  // set runs its messages once while it is made, on the communicator's stream, so that no step pays for it. Its
+  // peers make theirs at the same point (plans are made collectively), so the groups match.
+  void connect(const char* where) const {
+    if (sends_.empty() && posted_receives_.empty()) return;
+    group(comm_.stream(), where);
+    cuda_check(cudaStreamSynchronize(comm_.stream()), where, "cudaStreamSynchronize (connecting NCCL's peers)");
+    comm_.check_async(where);
+  }
   [[noreturn]] void refuse() const {
     throw_error(ErrorCode::InvalidArgument, where_, "transport",
                 "NCCL enqueues messages on an execution space's stream: the host cannot post them");
@@ -219,15 +235,15 @@ class NcclMessageSet final : public MessageSet {
 
   NcclCommunicator& comm_;  // (the transport, which owns it, outlives its sets)
   const char* where_;
-  std::vector<WireMessage> receives_;                // as given (arrival() reports them)
+  std::vector<WireMessage> receives_;                 // as given (arrival() reports them)
   std::vector<WireMessage> sends_, posted_receives_;  // in posting order, peers as NCCL ranks
   cudaEvent_t ready_ = nullptr, done_ = nullptr;
   bool enqueued_ = false;
 };
 
 std::unique_ptr<MessageSet> NcclTransport::make_set(std::vector<WireMessage> sends, std::vector<WireMessage> receives,
-                                                    bool, const char* where) {
-  return std::make_unique<NcclMessageSet>(*this, std::move(sends), std::move(receives), where);
+                                                    bool persistent, const char* where) {
+  return std::make_unique<NcclMessageSet>(*this, std::move(sends), std::move(receives), persistent, where);
 }
 
 // NCCL refuses two processes on one GPU ("invalid usage"): every process compares the GPUs' PCI bus ids first and
@@ -299,6 +315,8 @@ std::vector<int> world_ranks(MPI_Comm comm, int size, const char* where) {
   return out;
 }
 
+std::atomic<long> communicators_made{0};
+
 // A new NCCL communicator over comm's processes, NCCL rank nccl_rank[r] for rank r. Collective over comm.
 ncclComm_t make_nccl(MPI_Comm comm, int rank, const std::vector<int>& nccl_rank, const char* where) {
   struct {
@@ -319,6 +337,7 @@ ncclComm_t make_nccl(MPI_Comm comm, int rank, const std::vector<int>& nccl_rank,
   ncclComm_t made = nullptr;
   nccl_check(ncclCommInitRank(&made, static_cast<int>(nccl_rank.size()), root_says.id, nccl_rank[rank]), where,
              "ncclCommInitRank");
+  ++communicators_made;
   return made;
 }
 
@@ -335,9 +354,9 @@ std::shared_ptr<Transport> nccl_transport(MPI_Comm comm, const char* where) {
   std::sort(key.world.begin(), key.world.end());
   std::vector<int> nccl_rank(size);  // NCCL rank of each rank of comm: its place among the group's world ranks
   for (int r = 0; r < size; ++r)
-    nccl_rank[r] = cacheable ? static_cast<int>(std::lower_bound(key.world.begin(), key.world.end(), world[r]) -
-                                                key.world.begin())
-                             : r;
+    nccl_rank[r] =
+        cacheable ? static_cast<int>(std::lower_bound(key.world.begin(), key.world.end(), world[r]) - key.world.begin())
+                  : r;
   Cache& c = cache();
   std::shared_ptr<NcclCommunicator> found;
   if (cacheable) {
@@ -408,5 +427,7 @@ void free_nccl_cache() {
   }
   // (destroyed here, outside the lock: each waits for its stream)
 }
+
+long nccl_communicators_made() { return communicators_made.load(); }
 
 }  // namespace KokkosDDT::Impl

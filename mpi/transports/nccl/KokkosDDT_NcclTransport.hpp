@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// The NCCL transport (Completion::Stream, CUDA builds that found NCCL). A set's messages run as one group, ncclGroupStart,
-// an ncclSend / ncclRecv per message, ncclGroupEnd, on a stream of the transport's own: enqueue() makes that stream
-// wait for the work enqueued on the caller's so far (the packs) and enqueues the group; join() makes the caller's
-// stream wait for the group (before the unpacks). So work the caller enqueues between the two (a halo step's interior
-// sweep) runs beside the messages instead of behind them, and the host never waits. The transport's stream has the
-// device's highest priority: the messages' blocks are scheduled before pending blocks of that work.
+// The NCCL transport (Completion::Stream, CUDA builds that found NCCL). A set's messages run as one group,
+// ncclGroupStart, an ncclSend / ncclRecv per message, ncclGroupEnd, on a stream of the transport's own: enqueue() makes
+// that stream wait for the work enqueued on the caller's so far (the packs) and enqueues the group; join() makes the
+// caller's stream wait for the group (before the unpacks). So work the caller enqueues between the two (a halo step's
+// interior sweep) runs beside the messages instead of behind them, and the host never waits. The transport's stream has
+// the device's highest priority: the messages' blocks are scheduled before pending blocks of that work.
 // KOKKOSDDT_NCCL_STREAM=caller runs the groups on the caller's stream instead (measurements compare the two).
 //
 // Communicators: one NCCL communicator per group of processes and GPU, made the first time a plan needs it and kept
 // (until MPI_Finalize or mpi::free_cached_communicators()): a plan on another MPI communicator with the same processes
-// (MPI_Comm_dup, MPI_Cart_create, a split that keeps them all) reuses it through a map from its ranks to NCCL's, with no
-// new ncclCommInitRank. Or the user's own (mpi::nccl_from_raw), never freed here.
+// (MPI_Comm_dup, MPI_Cart_create, a split that keeps them all) reuses it through a map from its ranks to NCCL's, with
+// no new ncclCommInitRank. Or the user's own (mpi::nccl_from_raw), never freed here.
 //
 // What NCCL cannot do, refused with Error rather than emulated: host memory (every buffer must be device memory: the
 // halo plan refuses host execution spaces), tags and wildcards (messages between two processes match in posting
@@ -45,5 +45,9 @@ std::shared_ptr<Transport> nccl_transport_on(ncclComm* nccl, MPI_Comm comm, cons
 
 // Drops the cache (communicators in use stay alive with their transports).
 void free_nccl_cache();
+
+// How many NCCL communicators the library has made in this process (ncclCommInitRank calls): tests and benchmarks
+// check that plans on communicators of one group of processes share one.
+long nccl_communicators_made();
 
 }  // namespace KokkosDDT::Impl
