@@ -2,7 +2,7 @@
 // The main job's iteration (examples/jacobi3d.cpp), taken apart: where the time of a halo step goes, for every way of
 // exchanging the ghosts, beside the floor of the same messages. Run under mpiexec, one rank per GPU:
 //
-//   mpiexec -n 2 jacobi_bench --cells 256x128x128 [--iterations 200] [--exchanges a,b,...] [--phases] [--csv F]
+//   mpiexec -n 2 jacobi_bench --cells 256x128x128 [--iterations 200] [--repeats 3] [--exchanges a,b,...] [--phases]
 //   mpiexec -n 4 jacobi_bench --per-rank 128          (weak scaling: 128^3 cells on every rank)
 //
 // An iteration is jacobi3d's: start the exchange, the interior sweep (reads no ghost), wait, the boundary sweep, with
@@ -329,6 +329,16 @@ Timing run(const Space& space, MPI_Comm cart, const Cells& cells, const Block& b
   return t;
 }
 
+// run() `repeats` times: the run of the median time per iteration (every rank picks the same: the times are the
+// slowest rank's).
+Timing median_run(int repeats, const std::function<Timing()>& once) {
+  std::vector<Timing> runs;
+  for (int r = 0; r < repeats; ++r) runs.push_back(once());
+  std::sort(runs.begin(), runs.end(),
+            [](const Timing& a, const Timing& b) { return a.us_per_iteration < b.us_per_iteration; });
+  return runs[runs.size() / 2];
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
@@ -340,12 +350,13 @@ int main(int argc, char* argv[]) {
   std::string cells_text, csv = "jacobi_bench.csv", label, schedule = "auto";
   std::vector<std::string> exchanges{"none", "plan-mpi"};
   if (JACOBI_BENCH_NCCL && kCuda) exchanges = {"none", "plan-mpi", "plan-nccl", "hand-nccl", "nccl"};
-  int per_rank = 0, iterations = 200;
+  int per_rank = 0, iterations = 200, repeats = 3;
   bool sync = false, phases = false, quick = false;
   bench::Options args("jacobi_bench");
   args.option("--cells", "N|NXxNYxNZ", cells_text, "the global grid (default 64)")
       .option("--per-rank", "N", per_rank, "N^3 cells on every rank (weak scaling): the grid is the process grid x N")
-      .option("--iterations", "N", iterations, "iterations timed per exchange")
+      .option("--iterations", "N", iterations, "iterations per timed run")
+      .option("--repeats", "N", repeats, "timed runs per row: the median's row is printed")
       .option("--exchanges", "LIST", exchanges, "none, plan-mpi, plan-nccl, hand-nccl, nccl")
       .option("--schedule", "auto|spin|yield|blocking", schedule, "how the host waits for the GPU (cudaSetDeviceFlags)")
       .option("--label", "TEXT", label, "the CSV's first column (the binding, the machine)")
@@ -354,8 +365,9 @@ int main(int argc, char* argv[]) {
       .flag("--quick", quick, "16^3 cells per rank, 10 iterations")
       .option("--csv", "FILE", csv, "write the rows as CSV");
   if (const auto done = args.parse(argc, argv, rank == 0)) return *done;
-  if (quick) per_rank = 16, iterations = 10;
+  if (quick) per_rank = 16, iterations = 10, repeats = 1;
   iterations = std::max(iterations, 4);
+  repeats = std::max(repeats, 1);
 #if defined(KOKKOS_ENABLE_CUDA)
   if (schedule != "auto") {
     const unsigned flag = schedule == "spin"    ? cudaDeviceScheduleSpin
@@ -448,7 +460,8 @@ int main(int argc, char* argv[]) {
         MPI_Abort(MPI_COMM_WORLD, 1);
       }
     }
-    const Timing alone = run(space, cart, cells, b, u, v, *x, iterations, false, false, false);
+    const Timing alone =
+        median_run(repeats, [&] { return run(space, cart, cells, b, u, v, *x, iterations, false, false, false); });
     struct Mode {
       const char* name;
       bool sync, phases;
@@ -457,7 +470,8 @@ int main(int argc, char* argv[]) {
     if (sync) modes.push_back({"sync", true, false});
     if (phases) modes.push_back({"phases", false, true});
     for (const Mode& m : modes) {
-      const Timing t = run(space, cart, cells, b, u, v, *x, iterations, true, m.sync, m.phases);
+      const Timing t =
+          median_run(repeats, [&] { return run(space, cart, cells, b, u, v, *x, iterations, true, m.sync, m.phases); });
       if (name == "none" && !m.phases) (m.sync ? sweeps_only_sync : sweeps_only) = t.us_per_iteration;
       const double adds = t.us_per_iteration - (m.sync ? sweeps_only_sync : sweeps_only);
       if (rank == 0) {

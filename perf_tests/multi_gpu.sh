@@ -139,23 +139,24 @@ compare() {
   done
 }
 
-# Where a step's time goes (jacobi_bench --phases), at 2 ranks, NCCL's log on: the transport NCCL took between the
-# GPUs, the CPU affinity of its threads; then the same with --bind-to none and with the groups on the caller's stream.
+# Where a step's time goes (jacobi_bench --phases) at 2 ranks, 128^3 and 64^3 cells per rank, NCCL's log on (the
+# transport NCCL took between the GPUs, the CPU affinity of its threads); the same with --bind-to none, and with the
+# NCCL groups on the caller's stream (KOKKOSDDT_NCCL_STREAM=caller); then at the other rank counts.
 profile() {
-  local args=(--cells 256x128x128 --iterations 200 --sync --phases)
-  NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P mpiexec -n 2 -x NCCL_DEBUG -x NCCL_DEBUG_SUBSYS \
-    "$bin"/perf_tests/jacobi_bench "${args[@]}" --label default --csv "$logs/profile-default.csv"
-  mpiexec -n 2 --bind-to none "$bin"/perf_tests/jacobi_bench "${args[@]}" --label none \
-    --csv "$logs/profile-none.csv"
-  KOKKOSDDT_NCCL_STREAM=caller mpiexec -n 2 -x KOKKOSDDT_NCCL_STREAM "$bin"/perf_tests/jacobi_bench "${args[@]}" \
-    --exchanges none,plan-nccl --label caller-stream --csv "$logs/profile-caller.csv"
-  mpiexec -n 2 "$bin"/perf_tests/jacobi_bench "${args[@]}" --schedule blocking --label blocking \
-    --csv "$logs/profile-blocking.csv"
-  local n
+  local n size
+  for size in 128 64; do
+    local args=(--per-rank "$size" --iterations 500 --sync --phases)
+    NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P mpiexec -n 2 -x NCCL_DEBUG -x NCCL_DEBUG_SUBSYS \
+      "$bin"/perf_tests/jacobi_bench "${args[@]}" --label default --csv "$logs/profile-$size-default.csv"
+    mpiexec -n 2 --bind-to none "$bin"/perf_tests/jacobi_bench "${args[@]}" --label none \
+      --csv "$logs/profile-$size-none.csv"
+    KOKKOSDDT_NCCL_STREAM=caller mpiexec -n 2 -x KOKKOSDDT_NCCL_STREAM "$bin"/perf_tests/jacobi_bench "${args[@]}" \
+      --exchanges none,plan-nccl,nccl --label caller-stream --csv "$logs/profile-$size-caller.csv"
+  done
   for n in $RANKS; do
     [ "$n" = 2 ] && continue
-    mpiexec -n "$n" "$bin"/perf_tests/jacobi_bench --per-rank 128 --iterations 200 --sync --phases --label default \
-      --csv "$logs/profile-$n.csv"
+    mpiexec -n "$n" "$bin"/perf_tests/jacobi_bench --per-rank 128 --iterations 500 --sync --phases --label default \
+      --csv "$logs/profile-128-$n.csv"
   done
 }
 
@@ -170,7 +171,7 @@ scaling() {
       [ "$binding" = none ] && flags=(--bind-to none)
       for size in "--per-rank 64" "--per-rank 128" "--cells 256"; do
         # shellcheck disable=SC2086  # (size is two words)
-        mpiexec -n "$n" ${flags[@]+"${flags[@]}"} "$bin"/perf_tests/jacobi_bench $size --iterations 200 \
+        mpiexec -n "$n" ${flags[@]+"${flags[@]}"} "$bin"/perf_tests/jacobi_bench $size --iterations 500 \
           --label "$binding" --csv "$logs/scaling-part.csv" || return 1
         if [ -f "$csv" ]; then tail -n +2 "$logs/scaling-part.csv" >> "$csv"; else cp "$logs/scaling-part.csv" "$csv"; fi
       done
@@ -178,8 +179,12 @@ scaling() {
   done
 }
 
+# halo_bench at every rank count; at the largest also with the NCCL groups on the caller's stream.
 halo() {
+  local n
   for n in $RANKS; do mpiexec -n "$n" "$bin"/perf_tests/halo_bench --csv "$logs/halo-$n.csv" || return 1; done
+  KOKKOSDDT_NCCL_STREAM=caller mpiexec -n "$n" -x KOKKOSDDT_NCCL_STREAM "$bin"/perf_tests/halo_bench \
+    --csv "$logs/halo-$n-caller.csv"
 }
 
 heat3d() {

@@ -31,7 +31,7 @@ std::shared_ptr<Transport> library_transport(const mpi::TransportChoice& choice,
   if (choice.kind() == mpi::TransportKind::MPI) return MpiTransport::duplicate(comm, where);
 #if KOKKOSDDT_HAVE_NCCL
   if (choice.kind() == mpi::TransportKind::NCCL)
-    return choice.nccl() ? nccl_transport_on(choice.nccl(), comm, where) : nccl_transport(comm, where);
+    return choice.users_own() ? nccl_transport_on(choice.nccl(), comm, where) : nccl_transport(comm, where);
 #endif
   throw_error(
       ErrorCode::InvalidArgument, where, "transport",

@@ -31,13 +31,15 @@ class TransportChoice {
  public:
   TransportChoice(TransportKind kind = TransportKind::MPI) : kind_(kind) {}  // NOLINT (implicit on purpose)
   TransportKind kind() const { return kind_; }
-  ncclComm* nccl() const { return nccl_; }  // the user's NCCL communicator, or null
+  bool users_own() const { return users_own_; }  // a communicator the user made (nccl_from_raw)
+  ncclComm* nccl() const { return nccl_; }       // the user's NCCL communicator
   friend bool operator==(const TransportChoice& a, TransportKind b) { return a.kind_ == b; }
   friend bool operator!=(const TransportChoice& a, TransportKind b) { return a.kind_ != b; }
   friend TransportChoice nccl_from_raw(ncclComm* comm);
 
  private:
   TransportKind kind_ = TransportKind::MPI;
+  bool users_own_ = false;
   ncclComm* nccl_ = nullptr;
 };
 
@@ -51,6 +53,7 @@ inline const char* name(const TransportChoice& choice) { return name(choice.kind
 // its own. A null comm is an error when a plan is made.
 inline TransportChoice nccl_from_raw(ncclComm* comm) {
   TransportChoice choice(TransportKind::NCCL);
+  choice.users_own_ = true;
   choice.nccl_ = comm;
   return choice;
 }
