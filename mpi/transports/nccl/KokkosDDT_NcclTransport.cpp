@@ -177,6 +177,7 @@ class NcclMessageSet final : public MessageSet {
 
   void enqueue(StreamRef stream) override {
     comm_.check_async(where_);
+    if (sends_.empty() && posted_receives_.empty()) return;  // (nothing to order: no events, no group)
     auto caller = static_cast<cudaStream_t>(stream.native);
     cudaStream_t s = caller;
     if (own_stream()) {  // the communicator's stream starts after the caller's work so far
