@@ -10,4 +10,5 @@
 #include "KokkosDDT_Primitives.hpp"
 #include "KokkosDDT_ViewDatatype.hpp"
 #include "KokkosDDT_Pack.hpp"
+#include "KokkosDDT_Copy.hpp"
 #include "KokkosDDT_FusionQueue.hpp"

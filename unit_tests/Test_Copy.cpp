@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Typed-to-typed copies (KokkosDDT::copy) against the host reference's pack + unpack: random nested types (fixed
+// seeds) copied into another layout of the same signature and back, whole and in randomly ordered partial ranges,
+// into poisoned buffers between guard zones; and every error, with nothing written.
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "support/Buffers.hpp"
+#include "support/Catch.hpp"
+#include "support/Errors.hpp"
+#include "support/PackCheck.hpp"
+#include "support/RandomTypes.hpp"
+#include "support/Reference.hpp"
+#include "support/TestSpace.hpp"
+
+using namespace KokkosDDT;
+using Test::ExecSpace;
+
+namespace {
+
+struct Side {
+  Datatype type;
+  std::int64_t count;
+};
+
+// Another layout of `count` instances of `t` with the same signature: the type itself, its instances as one
+// contiguous type, spread out with gaps (hvector), or in reverse order (a struct). Committed.
+Side rearranged(const Datatype& t, std::int64_t count, Test::TypeGenerator& gen) {
+  const std::int64_t span = std::max<std::int64_t>(1, t.true_extent()) + gen.pick(0, 24);
+  Datatype d;
+  std::int64_t n = 1;
+  switch (count == 0 ? 0 : gen.pick(0, 3)) {
+    case 0:
+      d = t, n = count;
+      break;
+    case 1:
+      d = contiguous(count, t);
+      break;
+    case 2:
+      d = hvector(count, 1, gen.chance(0.3) ? -span : span, t);
+      break;
+    default: {
+      std::vector<std::int64_t> ones(count, 1), disps(count);
+      for (std::int64_t i = 0; i < count; ++i) disps[i] = (count - 1 - i) * span;
+      d = struct_type(ones, disps, std::vector<Datatype>(count, t));
+    }
+  }
+  d.commit();
+  return {d, n};
+}
+
+// copy(from -> to) on ExecSpace equals unpacking `to` from what packing `from` gives, whole and in partial ranges;
+// the destination's other bytes and every guard are untouched. Returns the bytes copied (0: nothing to check).
+std::int64_t check_copy(const Side& from, const Side& to, std::uint64_t seed, int misalign_src, int misalign_dst) {
+  using Mem = ExecSpace::memory_space;
+  INFO("from " << from.type.describe() << " x " << from.count << " to " << to.type.describe() << " x " << to.count
+               << ", seed " << seed);
+  const auto sruns = Test::flatten(from.type, from.count), druns = Test::flatten(to.type, to.count);
+  if (!Test::runs_disjoint(druns)) return 0;  // (writing a byte twice is erroneous, as in an unpack)
+  const auto [slo, shi] = Test::footprint(sruns);
+  const auto [dlo, dhi] = Test::footprint(druns);
+  const std::int64_t total = from.count * from.type.size();
+  REQUIRE(total == to.count * to.type.size());
+  Test::GuardedBuffer<Mem> src(shi - slo, misalign_src), dst(dhi - dlo, misalign_dst);
+  src.fill_pattern(seed);
+  std::vector<char> packed(total + 1), want(dhi - dlo + 1, static_cast<char>(Test::kPoison));
+  Test::reference_pack(sruns, src.host() - slo, packed.data());
+  Test::reference_unpack(druns, packed.data(), want.data() - dlo);
+  ExecSpace space;
+  REQUIRE(copy(space, src.device() - slo, from.count, from.type, dst.device() - dlo, to.count, to.type) == total);
+  space.fence();
+  dst.pull();
+  src.pull();
+  KOKKOSDDT_REQUIRE_BYTES(dst.host(), want.data(), dhi - dlo);
+  REQUIRE(dst.guards_intact());
+  REQUIRE(src.guards_intact());
+  // Partial ranges, in random order.
+  std::mt19937_64 rng(seed);
+  dst.poison();
+  for (auto [a, b] : Test::random_segments(total, rng)) {
+    const PackRange range{a, b == total && (rng() & 1) ? -1 : b - a};
+    REQUIRE(copy(space, src.device() - slo, from.count, from.type, dst.device() - dlo, to.count, to.type, range) ==
+            b - a);
+  }
+  space.fence();
+  dst.pull();
+  KOKKOSDDT_REQUIRE_BYTES(dst.host(), want.data(), dhi - dlo);
+  REQUIRE(dst.guards_intact());
+  return total;
+}
+
+}  // namespace
+
+TEST_CASE("copy: random nested types into another layout of the same signature and back", "[copy][random]") {
+  Test::TypeGenerator gen(20261126);
+  const int cases = Test::scaled(600);
+  int checked = 0;
+  for (int i = 0; i < cases; ++i) {
+    Test::RandomType r = gen.next();
+    r.type.commit();
+    const Side from{r.type, gen.pick(0, 3)};
+    const Side to = rearranged(r.type, from.count, gen);
+    const int ms = static_cast<int>(gen.pick(0, 15)), md = static_cast<int>(gen.pick(0, 15));
+    checked += check_copy(from, to, 5000 + i, ms, md) > 0;
+    if (Test::runs_disjoint(Test::flatten(from.type, from.count)))
+      checked += check_copy(to, from, 9000 + i, md, ms) > 0;
+  }
+  CHECK(checked > cases / 2);  // (overlapping destinations and empty types are skipped: most cases must remain)
+}
+
+TEST_CASE("copy: a column into a row, between Views, and absolute addresses", "[copy]") {
+  using Mem = ExecSpace::memory_space;
+  ExecSpace space;
+  Kokkos::View<double**, Kokkos::LayoutRight, Mem> a("a", 6, 5), b("b", 5, 6);
+  Kokkos::parallel_for(
+      "fill", Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>(space, {0, 0}, {6, 5}),
+      KOKKOS_LAMBDA(int i, int j) { a(i, j) = 10.0 * i + j; });
+  Kokkos::deep_copy(space, b, -1.0);
+  const Datatype column = vector(6, 1, 5, primitive<double>()).commit();  // column j of a (6 x 5)
+  const Datatype row = contiguous(6, primitive<double>()).commit();       // a row of b (5 x 6)
+  // Column 2 of a into row 3 of b (View forms: the footprint of each side is checked inside its View).
+  Kokkos::View<double*, Kokkos::LayoutRight, Mem> a_col(a.data() + 2, a.size() - 2), b_row(b.data() + 3 * 6, 6);
+  CHECK(copy(space, a_col, 1, column, b_row, 1, row) == 48);
+  // Column 4 of a into row 0 of b, both at absolute addresses.
+  const Datatype at_col =
+      hindexed({1}, {static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(a.data() + 4))}, column).commit();
+  const Datatype at_row =
+      hindexed({1}, {static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(b.data()))}, row).commit();
+  CHECK(copy(space, bottom, 1, at_col, bottom, 1, at_row) == 48);
+  space.fence();
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
+  for (int j = 0; j < 6; ++j) {
+    CHECK(h(3, j) == 10.0 * j + 2);
+    CHECK(h(0, j) == 10.0 * j + 4);
+    CHECK(h(1, j) == -1.0);
+  }
+}
+
+TEST_CASE("copy: bad arguments throw, naming them, and write nothing", "[copy][errors]") {
+  using E = ErrorCode;
+  using Mem = ExecSpace::memory_space;
+  ExecSpace space;
+  Test::GuardedBuffer<Mem> src(256), dst(256);
+  src.fill_pattern(7);
+  const Datatype d8 = contiguous(8, primitive<double>()).commit();
+  const Datatype i16 = contiguous(16, primitive<std::int32_t>()).commit();  // 64 bytes, another signature
+  const Datatype f16 = contiguous(16, primitive<float>()).commit();         // 64 bytes, another signature
+  const Datatype uncommitted = contiguous(8, primitive<double>());
+  auto attempt = [&](auto&& call, E code, const char* argument) {
+    Test::require_error(call, code, argument);
+    space.fence();
+    dst.pull();
+    CHECK(std::all_of(dst.host(), dst.host() + dst.size(),
+                      [](char c) { return static_cast<unsigned char>(c) == Test::kPoison; }));
+  };
+  char* s = src.device();
+  char* d = dst.device();
+  attempt([&] { copy(space, s, 1, uncommitted, d, 1, d8); }, E::NotCommitted, "stype");
+  attempt([&] { copy(space, s, 1, d8, d, 1, uncommitted); }, E::NotCommitted, "dtype");
+  attempt([&] { copy(space, s, 1, Datatype(), d, 1, d8); }, E::NullDatatype, "stype");
+  attempt([&] { copy(space, s, -1, d8, d, 1, d8); }, E::InvalidArgument, "scount");
+  attempt([&] { copy(space, s, 1, d8, d, -1, d8); }, E::InvalidArgument, "dcount");
+  attempt([&] { copy(space, s, 2, d8, d, 1, d8); }, E::InvalidArgument, "dcount");   // 128 bytes into 64
+  attempt([&] { copy(space, s, 1, i16, d, 1, f16); }, E::InvalidArgument, "dtype");  // same size, int vs float
+  attempt([&] { copy(space, s, 1, d8, d, 1, i16); }, E::InvalidArgument, "dtype");   // double vs int32
+  attempt([&] { copy(space, s, 1, d8, d, 1, d8, {65, -1}); }, E::InvalidArgument, "range.offset");
+  attempt([&] { copy(space, s, 1, d8, d, 1, d8, {0, -2}); }, E::InvalidArgument, "range.max_bytes");
+  attempt([&] { copy(space, nullptr, 1, d8, d, 1, d8); }, E::NullPointer, "src");
+  attempt([&] { copy(space, s, 1, d8, nullptr, 1, d8); }, E::NullPointer, "dst");
+  attempt([&] { copy(space, s, std::int64_t(1) << 61, d8, d, std::int64_t(1) << 61, d8); }, E::Overflow, "scount");
+  Kokkos::View<double*, Mem> small("small", 4), big("big", 16);
+  attempt([&] { copy(space, big, 1, d8, small, 1, d8); }, E::BufferTooSmall, "dst");
+  attempt([&] { copy(space, small, 1, d8, big, 1, d8); }, E::BufferTooSmall, "src");
+  if constexpr (!Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible) {
+    Kokkos::View<double*, Kokkos::HostSpace> host("host", 16);  // memory the device cannot reach
+    attempt([&] { copy(space, host, 1, d8, big, 1, d8); }, E::Inaccessible, "src");
+    attempt([&] { copy(space, big, 1, d8, host, 1, d8); }, E::Inaccessible, "dst");
+  }
+  // Nothing to move is no error, with any pointers: zero counts, or an empty range.
+  CHECK(copy(space, nullptr, 0, d8, nullptr, 0, i16) == 0);
+  CHECK(copy(space, s, 1, d8, d, 1, d8, {64, -1}) == 0);
+}
