@@ -2,7 +2,8 @@
 // Who owns the NCCL communicators (mpi/transports/nccl/): the library makes one per group of processes and GPU and
 // shares it between the MPI communicators of those processes, whatever their rank order (a map to NCCL's ranks); a
 // user's own communicator (nccl_from_raw) is used as it is and never freed. Needs one GPU per process (NCCL refuses
-// two on one): where processes share a GPU the cases say so and pass.
+// two on one): where processes share a GPU the cases say so and pass. Builds without NCCL compile nothing here.
+#if KOKKOSDDT_HAVE_NCCL
 #include <cstring>
 #include <vector>
 
@@ -15,7 +16,6 @@
 #include "support/TestSpace.hpp"
 #include "support/Watchdog.hpp"
 
-#if KOKKOSDDT_HAVE_NCCL
 #include <nccl.h>
 
 #include <KokkosDDT_NcclTransport.hpp>
