@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Typed-to-typed copies (KokkosDDT::copy) against the host reference's pack + unpack: random nested types (fixed
 // seeds) copied into another layout of the same signature and back, whole and in randomly ordered partial ranges,
-// into poisoned buffers between guard zones; and every error, with nothing written.
+// into poisoned buffers between guard zones, also as a fused batch's request; and every error, with nothing written.
 #include <algorithm>
 #include <cstring>
 #include <random>
 #include <vector>
 
+#include "KokkosDDT_FusedBatch.hpp"
 #include "support/Buffers.hpp"
 #include "support/Catch.hpp"
 #include "support/Errors.hpp"
@@ -88,6 +89,25 @@ std::int64_t check_copy(const Side& from, const Side& to, std::uint64_t seed, in
   dst.pull();
   KOKKOSDDT_REQUIRE_BYTES(dst.host(), want.data(), dhi - dlo);
   REQUIRE(dst.guards_intact());
+  if (total == 0) return 0;
+  // The same copy as a request of a fixed fused batch (a plan's message to itself), beside a pack of the source in the
+  // same launch, launched twice.
+  dst.poison();
+  Test::GuardedBuffer<Mem> out(total, 0);
+  Impl::FusedBatch<ExecSpace> batch(space);
+  batch.add_copy(src.device() - slo, false, from.count, from.type, dst.device() - dlo, false, to.count, to.type);
+  batch.add_pack(src.device() - slo, from.count, from.type, out.device(), total);
+  for (int k = 0; k < 2; ++k) {
+    batch.launch();
+    batch.wait();
+  }
+  space.fence();
+  dst.pull();
+  out.pull();
+  KOKKOSDDT_REQUIRE_BYTES(dst.host(), want.data(), dhi - dlo);
+  KOKKOSDDT_REQUIRE_BYTES(out.host(), packed.data(), total);
+  REQUIRE(dst.guards_intact());
+  REQUIRE(out.guards_intact());
   return total;
 }
 

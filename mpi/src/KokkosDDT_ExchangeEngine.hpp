@@ -11,10 +11,11 @@
 //   wait      the messages complete (a stream transport: the instance waits for them); the unpacks are enqueued on
 //             the step's instance.
 //
-// A message whose peer is this process itself is no message: the send is packed into a buffer in the execution
-// space's memory and the receive it pairs with is unpacked from there (no trip through pinned host memory). Tests set
-// KOKKOSDDT_HALO_SELF_MESSAGES=1 to send such messages through the transport like any other, so that one process
-// exercises every message path (NCCL cannot put two processes on one GPU).
+// A message whose peer is this process itself is no message: it is a typed-to-typed copy from the send's cells into
+// the receive's, one more request of the packs' launch (no buffer between, no unpack; a plan whose every peer is
+// itself runs one launch per step). Sending it at start is MPI's rule kept: the receive's cells belong to the plan
+// until wait. Tests set KOKKOSDDT_HALO_SELF_MESSAGES=1 to send such messages through the transport like any other, so
+// that one process exercises every message path (NCCL cannot put two processes on one GPU).
 
 #include <cstdint>
 #include <cstdlib>
@@ -108,6 +109,11 @@ class ExchangeEngine {
  private:
   bool stream_ordered() const { return transport_->completion() == Completion::Stream; }
 
+  // The send `from` straight into the receive `to` (a message to this process itself).
+  static void add_copy(FusedBatch<ExecSpace>& batch, const PlannedMessage& from, const PlannedMessage& to) {
+    batch.add_copy(from.buf, from.absolute, from.count, from.type, to.buf, to.absolute, to.count, to.type);
+  }
+
   template <Direction Dir>
   static void add(FusedBatch<ExecSpace>& batch, const PlannedMessage& m, char* packed) {
     if constexpr (Dir == Direction::Pack) {
@@ -126,7 +132,7 @@ class ExchangeEngine {
   ExecSpace space_, step_space_;  // the plan's instance; the current (or last) step's
   std::shared_ptr<Transport> transport_;
   std::unique_ptr<MessageSet> wire_;  // the persistent messages
-  Staging send_buffer_, recv_buffer_, self_buffer_;
+  Staging send_buffer_, recv_buffer_;
   FusedBatch<ExecSpace> packs_, unpacks_;
   std::vector<Datatype> types_;
   int messages_ = 0;
@@ -139,19 +145,18 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
                                           const std::vector<PlannedMessage>& sends,
                                           const std::vector<PlannedMessage>& recvs, int me, const char* where)
     : space_(space), step_space_(space), transport_(std::move(transport)), packs_(space), unpacks_(space) {
-  // Offsets in the buffers: messages of the transport in the send and receive staging buffers (where the transport
-  // reaches them), messages to this process itself in the self buffer (the execution space's memory).
+  // Offsets in the staging buffers (where the transport reaches them) of the transport's messages; a message to this
+  // process itself is a copy and needs none.
   const std::vector<int> pair = local_pairs(sends, recvs, me);
   std::vector<bool> local(sends.size(), false);
   for (int i : pair)
     if (i >= 0) local[i] = true;
   auto aligned = [](std::int64_t bytes) { return (bytes + 15) / 16 * 16; };  // the kernels' widest word
   std::vector<std::int64_t> send_at(sends.size()), recv_at(recvs.size());
-  std::int64_t send_total = 0, recv_total = 0, self_total = 0;
+  std::int64_t send_total = 0, recv_total = 0;
   for (std::size_t i = 0; i < sends.size(); ++i) {
-    std::int64_t& total = local[i] ? self_total : send_total;
-    send_at[i] = total;
-    total += aligned(sends[i].bytes());
+    send_at[i] = send_total;
+    if (!local[i]) send_total += aligned(sends[i].bytes());
   }
   for (std::size_t j = 0; j < recvs.size(); ++j) {
     recv_at[j] = recv_total;
@@ -165,26 +170,30 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
     send_buffer_ = StagingPool<MemSpace>::take(send_total);
     recv_buffer_ = StagingPool<MemSpace>::take(recv_total);
   }
-  self_buffer_ = StagingPool<MemSpace>::take(self_total);
 
   // The kernel records and the messages. Empty messages move nothing: both sides know it (their sizes were matched).
   std::vector<WireMessage> out, in;
   for (std::size_t i = 0; i < sends.size(); ++i) {
     const PlannedMessage& m = sends[i];
     if (m.peer == MPI_PROC_NULL) continue;
-    char* packed = (local[i] ? self_buffer_.data : send_buffer_.data) + send_at[i];
-    add<Direction::Pack>(packs_, m, packed);
     types_.push_back(m.type);
     send_bytes_ += m.bytes();
-    if (!local[i] && m.bytes() > 0) out.push_back({packed, m.bytes(), m.peer, m.tag});
+    if (local[i]) continue;  // (copied with its receive below)
+    char* packed = send_buffer_.data + send_at[i];
+    add<Direction::Pack>(packs_, m, packed);
+    if (m.bytes() > 0) out.push_back({packed, m.bytes(), m.peer, m.tag});
   }
   for (std::size_t j = 0; j < recvs.size(); ++j) {
     const PlannedMessage& m = recvs[j];
     if (m.peer == MPI_PROC_NULL) continue;
-    char* arrived = pair[j] >= 0 ? self_buffer_.data + send_at[pair[j]] : recv_buffer_.data + recv_at[j];
-    add<Direction::Unpack>(unpacks_, m, arrived);
     types_.push_back(m.type);
-    if (pair[j] < 0 && m.bytes() > 0) in.push_back({arrived, m.bytes(), m.peer, m.tag});
+    if (pair[j] >= 0) {
+      add_copy(packs_, sends[pair[j]], m);
+      continue;
+    }
+    char* arrived = recv_buffer_.data + recv_at[j];
+    add<Direction::Unpack>(unpacks_, m, arrived);
+    if (m.bytes() > 0) in.push_back({arrived, m.bytes(), m.peer, m.tag});
   }
   messages_ = static_cast<int>(out.size());
   wire_ = transport_->make_set(std::move(out), std::move(in), true, where);

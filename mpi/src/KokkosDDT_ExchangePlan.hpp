@@ -141,7 +141,9 @@ class ExchangePlan {
   int sends() const { return static_cast<int>(sends_.size()); }
   int receives() const { return static_cast<int>(recvs_.size()); }
   int messages() const { return engine_ ? engine_->messages() : 0; }  // messages of the transport per step
-  std::int64_t bytes_per_step() const { return engine_ ? engine_->bytes_per_step() : 0; }  // bytes packed per step
+  std::int64_t bytes_per_step() const {
+    return engine_ ? engine_->bytes_per_step() : 0;
+  }  // bytes sent per step (to itself too)
   std::int64_t launches() const { return engine_ ? engine_->launches() : 0; }
   MPI_Comm comm() const { return comm_; }  // the user's (the plan's traffic runs on a duplicate)
   TransportKind transport() const { return options_.transport.kind(); }

@@ -99,7 +99,9 @@ class HaloPlan {
 
   int neighbors() const { return static_cast<int>(peers_.size()); }   // neighbours that exist (not MPI_PROC_NULL)
   int messages() const { return engine_ ? engine_->messages() : 0; }  // messages sent per step
-  std::int64_t bytes_per_step() const { return engine_ ? engine_->bytes_per_step() : 0; }  // bytes packed per step
+  std::int64_t bytes_per_step() const {
+    return engine_ ? engine_->bytes_per_step() : 0;
+  }  // bytes sent per step (to itself too)
   std::int64_t launches() const { return engine_ ? engine_->launches() : 0; }
   MPI_Comm comm() const { return control_ ? control_->comm() : MPI_COMM_NULL; }  // the plan's duplicate
   TransportKind transport() const { return transport_kind_; }

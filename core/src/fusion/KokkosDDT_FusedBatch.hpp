@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// A fixed set of pack and unpack requests, recorded once and run as one fused launch as often as needed (a halo
-// plan's step). The fusion queue checks, orders and copies records on every enqueue. A batch does all of that once,
-// when it is built, so a launch costs one parallel_for (or, on synchronous hosts, one walk per request on the calling
-// thread) and a completion poll.
+// A fixed set of pack, unpack and typed-to-typed copy requests, recorded once and run as one fused launch as often as
+// needed (a halo plan's step). The fusion queue checks, orders and copies records on every enqueue. A batch does all of
+// that once, when it is built, so a launch costs one parallel_for (or, on synchronous hosts, one walk per request on
+// the calling thread) and a completion poll.
 //
 //   FusedBatch<Kokkos::Cuda> sends(instance);
 //   sends.add_pack(bottom, 1, face_x, buf, bytes_x);   // checked now, as pack() would check it
@@ -59,6 +59,25 @@ class FusedBatch {
                            const_cast<char*>(static_cast<const char*>(src)), src_bytes, "src_bytes", false);
   }
 
+  // `scount` of `stype` at `src` -> `dcount` of `dtype` at `dst`, typed to typed (KokkosDDT::bottom: nullptr with
+  // the *_absolute flag); checked as copy() checks.
+  void add_copy(const void* src, bool src_absolute, std::int64_t scount, const Datatype& stype, void* dst,
+                bool dst_absolute, std::int64_t dcount, const Datatype& dtype) {
+    const char* where = "KokkosDDT::FusedBatch::add_copy";
+    if (built_) throw_error(ErrorCode::InvalidArgument, where, "this", "the batch has been launched: it is fixed");
+    const CopyTransfer t = prepare_copy(where, const_cast<char*>(static_cast<const char*>(src)), src_absolute, scount,
+                                        stype, static_cast<char*>(dst), dst_absolute, dcount, dtype, {});
+    check_copy_memory<ExecSpace>(t, where);
+    if (t.end == t.begin) return;  // nothing moves
+    const std::int64_t tile = LaunchShape<ExecSpace>::tile_bytes(space_, t.end - t.begin, t.word) / t.word * t.word;
+    FusedRecord r =
+        record_of_copy(t, descriptor<MemSpace>(*t.src_type, space_), descriptor<MemSpace>(*t.dst_type, space_),
+                       std::max<std::int64_t>(tile, t.word), where);
+    place(r, t.end - t.begin, where);
+    types_.push_back(stype);  // keeps the descriptors alive
+    dst_types_.push_back(dtype);
+  }
+
   int size() const { return static_cast<int>(records_.size()); }
   std::int64_t launches() const { return launches_; }
 
@@ -79,7 +98,12 @@ class FusedBatch {
       for (std::size_t i = 0; i < records_.size(); ++i) {
         const FusedRecord& r = records_[i];
         const CommittedType& c = types_[i].impl_committed("KokkosDDT::FusedBatch::launch");
-        if (r.direction == static_cast<std::int8_t>(Direction::Pack))
+        if (r.direction == static_cast<std::int8_t>(Direction::Copy)) {
+          const CopyTransfer t{
+              &c,    &dst_types_[i].impl_committed("KokkosDDT::FusedBatch::launch"), r.typed, r.packed, r.begin, r.end,
+              r.word};
+          with_word_size(r.word, CopyWithWord<ExecSpace>{space, t});
+        } else if (r.direction == static_cast<std::int8_t>(Direction::Pack))
           launch_traversal<ExecSpace, Direction::Pack>(space, c, r.typed, r.packed, r.begin, r.end, r.word);
         else
           launch_traversal<ExecSpace, Direction::Unpack>(space, c, r.typed, r.packed, r.begin, r.end, r.word);
@@ -139,13 +163,19 @@ class FusedBatch {
     const Transfer t = prepare_transfer<ExecSpace, Dir>(where, type, count, typed, typed_null_ok, packed, packed_bytes,
                                                         packed_name, {});
     if (t.end == t.begin) return;  // nothing moves
-    const std::int64_t bytes = t.end - t.begin;
-    const std::int64_t tile = LaunchShape<ExecSpace>::tile_bytes(space_, bytes, t.word);
-    const std::int64_t teams = (bytes + tile - 1) / tile;
+    const std::int64_t tile = LaunchShape<ExecSpace>::tile_bytes(space_, t.end - t.begin, t.word);
+    FusedRecord r = record_of(t, descriptor<MemSpace>(*t.type, space_), tile, Dir);
+    place(r, t.end - t.begin, where);
+    types_.push_back(type);  // keeps the descriptor alive
+    dst_types_.emplace_back();
+  }
+
+  // A checked record's place in the launch: its first team and its completion slot.
+  void place(FusedRecord& r, std::int64_t bytes, const char* where) {
+    const std::int64_t teams = (bytes + r.tile - 1) / r.tile;  // (r.teams is 32-bit: checked here)
     if (teams_ + teams > std::numeric_limits<int>::max())
       throw_error(ErrorCode::Overflow, where, "count",
                   "makes the batch more than one launch can hold (2^31 - 1 teams)");
-    FusedRecord r = record_of(t, descriptor<MemSpace>(*t.type, space_), tile, Dir);
     r.first_team = static_cast<std::int32_t>(teams_);
     r.ticket = 1;
     r.slot = static_cast<std::int32_t>(records_.size());
@@ -153,7 +183,6 @@ class FusedBatch {
     teams_ += teams;
     bytes_ += bytes;
     records_.push_back(r);
-    types_.push_back(type);  // keeps the descriptor alive
   }
 
   // The kernel's records (as parameters when few, else copied to the execution space once), counters and flags.
@@ -180,7 +209,7 @@ class FusedBatch {
 
   ExecSpace space_;
   std::vector<FusedRecord> records_;
-  std::vector<Datatype> types_;
+  std::vector<Datatype> types_, dst_types_;  // per record: its type (a copy's source), a copy's destination type
   std::int64_t teams_ = 0, scratch_ = 0, launches_ = 0, bytes_ = 0;
   bool built_ = false, inline_ = false, in_flight_ = false;
   FusedKernel<ExecSpace> kernel_{};

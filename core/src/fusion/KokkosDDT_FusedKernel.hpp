@@ -15,15 +15,19 @@
 #include "KokkosDDT_Backend.hpp"
 #include "KokkosDDT_Committed.hpp"
 #include "KokkosDDT_Config.hpp"
+#include "KokkosDDT_Copy.hpp"
 #include "KokkosDDT_DeviceInterleave.hpp"
 #include "KokkosDDT_HostWalk.hpp"
 #include "KokkosDDT_Transfer.hpp"
 #include "KokkosDDT_TraversalArgs.hpp"
+#include "KokkosDDT_TypedCopy.hpp"
 
 namespace KokkosDDT::Impl {
 
 // One request of a fused launch, as the kernel reads it: from the kernel's parameters for small launches, else from the
-// execution space's memory. Kept compact (96 bytes) so that a halo's worth of records fits the parameter space.
+// execution space's memory. Kept compact (120 bytes) so that a halo's worth of records fits the parameter space.
+// A copy (Direction::Copy) reads `typed` through `nodes` and writes `packed`, the destination's typed buffer, through
+// `dst_nodes`: one request per message a process sends itself, with no packed buffer between.
 struct FusedRecord {
   const DescriptorNode* nodes = nullptr;  // the request's descriptor, in the execution space's memory
   const std::int64_t* lookaside = nullptr;
@@ -32,9 +36,12 @@ struct FusedRecord {
   char* packed = nullptr;
   std::int64_t begin = 0, end = 0, tile = 0;  // stream bytes [begin, end), in tiles of `tile` bytes
   std::uint64_t ticket = 0;                   // written to flags[slot] once the request is done
-  std::int32_t first_team = 0;                // teams of the launch's earlier requests (a launch has < 2^31)
-  std::int32_t teams = 0;                     // this request's
+  const DescriptorNode* dst_nodes = nullptr;  // a copy's destination descriptor
+  const std::int64_t* dst_lookaside = nullptr;
+  std::int32_t first_team = 0;  // teams of the launch's earlier requests (a launch has < 2^31)
+  std::int32_t teams = 0;       // this request's
   std::int32_t node_count = 0, slot = 0;
+  std::int32_t dst_node_count = 0, dst_lookaside_count = 0;  // (a committed descriptor's arrays are checked to fit)
   std::int8_t word = 1, direction = 0, cache = 0;
 };
 
@@ -60,6 +67,34 @@ FusedRecord record_of(const Transfer& t, const Descriptor<MemSpace>& d, std::int
   return r;
 }
 
+// The record of a checked typed-to-typed copy (prepare_copy) over both sides' descriptors. The source's descriptor is
+// not cached in scratch: every position is located in two descriptors, one of which would miss it anyway.
+template <class MemSpace>
+FusedRecord record_of_copy(const CopyTransfer& t, const Descriptor<MemSpace>& s, const Descriptor<MemSpace>& d,
+                           std::int64_t tile, const char* where) {
+  if (d.nodes.extent(0) > 0x7fffffff || d.lookaside.extent(0) > 0x7fffffff)
+    throw_error(ErrorCode::Overflow, where, "dtype", "has a descriptor too large for a fused request (2^31 entries)");
+  FusedRecord r;
+  r.nodes = s.nodes.data();
+  r.lookaside = s.lookaside.data();
+  r.node_count = static_cast<std::int32_t>(s.nodes.extent(0));
+  r.lookaside_count = static_cast<std::int64_t>(s.lookaside.extent(0));
+  r.dst_nodes = d.nodes.data();
+  r.dst_lookaside = d.lookaside.data();
+  r.dst_node_count = static_cast<std::int32_t>(d.nodes.extent(0));
+  r.dst_lookaside_count = static_cast<std::int32_t>(d.lookaside.extent(0));
+  r.typed = t.src;
+  r.packed = t.dst;
+  r.begin = t.begin;
+  r.end = t.end;
+  r.tile = tile;
+  r.teams = static_cast<std::int32_t>((t.end - t.begin + tile - 1) / tile);
+  r.word = static_cast<std::int8_t>(t.word);
+  r.direction = static_cast<std::int8_t>(Direction::Copy);
+  r.cache = 0;
+  return r;
+}
+
 template <class ExecSpace>
 struct FusedKernel {
   using Backend = BackendTraits<ExecSpace>;
@@ -71,6 +106,9 @@ struct FusedKernel {
   // the launch, and the team-to-request search reads the constant cache. (Kokkos passes a functor under 4 KiB as
   // parameters when the policy is light weight, as flush() makes it.)
   static constexpr int kInline = Config::fused_inline_records;
+  static_assert(kInline * (sizeof(FusedRecord) + sizeof(std::int32_t)) <= 3584,
+                "KokkosDDT_FUSED_INLINE_RECORDS: the records must leave room in the kernel's 4 KiB of parameters for "
+                "the launch's own (Kokkos copies a larger functor to the device before each launch)");
   FusedRecord inline_records[kInline];
   // Their first teams again, packed for the lookup: two constant-cache lines instead of one field per record.
   std::int32_t inline_first[kInline] = {};
@@ -121,10 +159,40 @@ struct FusedKernel {
     return args;
   }
 
+  // A copy's typed-to-typed kernel over stream bytes [r.begin, r.end), `tile` bytes per item.
+  template <int W>
+  KOKKOS_FUNCTION static TypedCopy<ExecSpace, W> copy_of(const FusedRecord& r, std::int64_t tile) {
+    using Nodes = Kokkos::View<const DescriptorNode*, MemSpace>;
+    using Lookaside = Kokkos::View<const std::int64_t*, MemSpace>;
+    return {{Nodes(r.nodes, r.node_count), Lookaside(r.lookaside, r.lookaside_count), r.typed},
+            {Nodes(r.dst_nodes, r.dst_node_count), Lookaside(r.dst_lookaside, r.dst_lookaside_count), r.packed},
+            r.begin,
+            r.end,
+            tile};
+  }
+
+  // Tile t of a copy: hosts walk it run by run on one thread; on devices each thread of the team takes one word at a
+  // time, neighbouring threads neighbouring words.
+  KOKKOS_FUNCTION static void run_copy(const Member& team, const FusedRecord& r, std::int64_t t) {
+    with_word_size(r.word, [&](auto w) {
+      constexpr int W = decltype(w)::value;
+      if constexpr (Backend::walks_runs) {
+        copy_of<W>(r, r.tile)(t);
+      } else {
+        const TypedCopy<ExecSpace, W> kernel = copy_of<W>(r, W);
+        const std::int64_t first = t * (r.tile / W), items = kernel.items();
+        const std::int64_t last = first + r.tile / W < items ? first + r.tile / W : items;
+        for (std::int64_t i = first + team.team_rank(); i < last; i += team.team_size()) kernel(i);
+      }
+    });
+  }
+
   // Hosts walk runs with copies specialized per direction and word size (their code size does not matter); devices
   // take both from the record at run time, in one instance of the interleaved traversal.
   KOKKOS_FUNCTION void run(const Member& team, const FusedRecord& r, std::int64_t t) const {
-    if constexpr (Backend::walks_runs) {
+    if (r.direction == static_cast<std::int8_t>(Direction::Copy)) {
+      run_copy(team, r, t);
+    } else if constexpr (Backend::walks_runs) {
       with_word_size(r.word, [&](auto w) {
         constexpr int W = decltype(w)::value;
         if (r.direction == static_cast<std::int8_t>(Direction::Pack)) {
@@ -145,7 +213,9 @@ struct FusedKernel {
   static void run_on_calling_thread(const FusedRecord& r) {
     with_word_size(r.word, [&](auto w) {
       constexpr int W = decltype(w)::value;
-      if (r.direction == static_cast<std::int8_t>(Direction::Pack))
+      if (r.direction == static_cast<std::int8_t>(Direction::Copy))
+        copy_of<W>(r, r.end - r.begin)(0);
+      else if (r.direction == static_cast<std::int8_t>(Direction::Pack))
         HostWalk<ExecSpace, Direction::Pack, W>{args_of(r)}.walk(r.nodes, r.begin, r.end);
       else
         HostWalk<ExecSpace, Direction::Unpack, W>{args_of(r)}.walk(r.nodes, r.begin, r.end);

@@ -12,8 +12,8 @@
 namespace KokkosDDT::Impl {
 
 // Which way bytes move. Runtime: taken from the request at run time (the fused kernel on devices, see
-// DeviceInterleave).
-enum class Direction { Pack, Unpack, Runtime };
+// DeviceInterleave). Copy: typed to typed, both sides located per position (TypedCopy; a fused request's kind).
+enum class Direction { Pack, Unpack, Runtime, Copy };
 
 template <int W>
 struct alignas(W) Word {
