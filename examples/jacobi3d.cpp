@@ -118,7 +118,7 @@ class StagedExchange {
 };
 
 // `iterations` Jacobi sweeps on the process grid `cart`, the halo exchanged over `transport`.
-Result solve(MPI_Comm cart, const Cells& cells, int iterations, KokkosDDT::mpi::TransportKind transport,
+Result solve(MPI_Comm cart, const Cells& cells, int iterations, const KokkosDDT::mpi::TransportChoice& transport,
              bool compare_staged) {
   Result r;
   r.block = jacobi::block_of(cart, cells);
@@ -184,7 +184,7 @@ int main(int argc, char* argv[]) {
     Kokkos::ScopeGuard kokkos(argc, argv);
     const int iterations = argc > 2 ? std::max(1, std::atoi(argv[2])) : 100;
     const bool nccl = argc > 3 && std::string(argv[3]) == "nccl";
-    const auto transport = nccl ? KokkosDDT::mpi::TransportKind::NCCL : KokkosDDT::mpi::TransportKind::MPI;
+    const KokkosDDT::mpi::TransportChoice transport = nccl ? "nccl" : "mpi";
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -193,7 +193,7 @@ int main(int argc, char* argv[]) {
     MPI_Cart_get(cart, 3, dims.data(), periods.data(), coords.data());
 
     const Result dist = solve(cart, cells, iterations, transport, true);
-    const Result single = solve(alone, cells, iterations, KokkosDDT::mpi::TransportKind::MPI,
+    const Result single = solve(alone, cells, iterations, "mpi",
                                 false);  // the reference: the whole problem on this rank alone
 
     // This rank's block of the distributed solution against the same cells of the single-rank one.

@@ -46,15 +46,12 @@ std::vector<Row> measure(const std::vector<int>& sizes, int iterations, int reps
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   S space;
-  using KokkosDDT::mpi::TransportKind;
   std::vector<std::pair<const char*, Variant<S>>> variants = {
       {KokkosDDTExchange<S>::name, conjugate_gradient<KokkosDDTExchange<S>, S>},
       {HandExchange<S>::name, conjugate_gradient<HandExchange<S>, S>},
       {MpiDatatypeExchange<S>::name, conjugate_gradient<MpiDatatypeExchange<S>, S>},
-      {PlanExchange<S, TransportKind::MPI>::name, conjugate_gradient<PlanExchange<S, TransportKind::MPI>, S>}};
-  if (nccl)
-    variants.push_back(
-        {PlanExchange<S, TransportKind::NCCL>::name, conjugate_gradient<PlanExchange<S, TransportKind::NCCL>, S>});
+      {PlanExchange<S, false>::name, conjugate_gradient<PlanExchange<S, false>, S>}};
+  if (nccl) variants.push_back({PlanExchange<S, true>::name, conjugate_gradient<PlanExchange<S, true>, S>});
   std::vector<Row> rows;
   for (const int n : sizes) {
     const LocalProblem lp = build_local_problem(n, rank, ranks);
@@ -105,7 +102,7 @@ int main(int argc, char* argv[]) {
         .option("--csv", "FILE", csv, "write the rows as CSV");
     if (const auto done = args.parse(argc, argv, rank == 0)) return *done;
     if (nccl &&
-        (host || !KokkosDDT::mpi::has_transport(KokkosDDT::mpi::TransportKind::NCCL) ||
+        (host || !KokkosDDT::mpi::has_transport("nccl") ||
          Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible)) {
       if (rank == 0) std::fprintf(stderr, "cg_bench: --nccl needs a CUDA build with NCCL and no --host\n");
       return 2;

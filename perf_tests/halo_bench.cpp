@@ -363,7 +363,7 @@ int main(int argc, char* argv[]) {
         if (with_nccl) {
           // The plan over NCCL, and the hand kernels with one NCCL group (device buffers: NCCL moves device memory).
           KokkosDDT::mpi::HaloOptions over_nccl = all;
-          over_nccl.transport = KokkosDDT::mpi::TransportKind::NCCL;
+          over_nccl.transport = "nccl";
           KokkosDDT::mpi::HaloPlan<Space> nplan =
               nf == 1
                   ? KokkosDDT::mpi::make_halo_plan(space, cart, over_nccl, fields[0])

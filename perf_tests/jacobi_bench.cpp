@@ -74,7 +74,7 @@ struct NoExchange final : Exchange {
 
 struct PlanExchange final : Exchange {
   KokkosDDT::mpi::HaloPlan<Space> u, v;
-  PlanExchange(const Space& space, MPI_Comm cart, KokkosDDT::mpi::TransportKind kind, const Field& fu,
+  PlanExchange(const Space& space, MPI_Comm cart, const KokkosDDT::mpi::TransportChoice& kind, const Field& fu,
                const Field& fv) {
     KokkosDDT::mpi::HaloOptions options;
     options.transport = kind;
@@ -422,7 +422,7 @@ int main(int argc, char* argv[]) {
     return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u);
   };
   const auto want = [&] {
-    PlanExchange reference(space, cart, KokkosDDT::mpi::TransportKind::MPI, u, v);
+    PlanExchange reference(space, cart, "mpi", u, v);
     return exchanged(reference);
   }();
   char grid_text[64];
@@ -433,9 +433,9 @@ int main(int argc, char* argv[]) {
     const auto made = Clock::now();
     std::unique_ptr<Exchange> x;
     if (name == "none") x = std::make_unique<NoExchange>();
-    if (name == "plan-mpi") x = std::make_unique<PlanExchange>(space, cart, KokkosDDT::mpi::TransportKind::MPI, u, v);
+    if (name == "plan-mpi") x = std::make_unique<PlanExchange>(space, cart, "mpi", u, v);
 #if JACOBI_BENCH_NCCL
-    if (name == "plan-nccl") x = std::make_unique<PlanExchange>(space, cart, KokkosDDT::mpi::TransportKind::NCCL, u, v);
+    if (name == "plan-nccl") x = std::make_unique<PlanExchange>(space, cart, "nccl", u, v);
     if (name == "hand-nccl") x = std::make_unique<HandNcclExchange>(cart, b, u, v, true);
     if (name == "nccl") x = std::make_unique<HandNcclExchange>(cart, b, u, v, false);
 #endif

@@ -196,9 +196,7 @@ class TreeBuilder {
  private:
   bool pending_sends_done() { return !verdict_send_ || verdict_send_->test(); }
   void wait_verdict_send() {
-    if (verdict_send_)
-      while (!verdict_send_->test()) {
-      }
+    if (verdict_send_) wait_until([&] { return verdict_send_->test(); });
   }
   // Records of the int64s at `p` on the transport (host memory, one message each).
   static WireMessage record(void* p, int count, int peer, int tag) {
@@ -285,10 +283,9 @@ class TreeBuilder {
 // Blocking construction (tests): the tree of this process once every round is done.
 inline GatherTree build_gather_tree(MPI_Comm comm, int root, std::int64_t my_bytes, std::int64_t threshold,
                                     CollectiveTags tags) {
-  MpiTransport transport(comm);
-  TreeBuilder b(transport, root, my_bytes, false, threshold, tags, "KokkosDDT::Impl::build_gather_tree");
-  while (!b.progress()) {
-  }
+  const std::unique_ptr<Transport> transport = user_transport(comm);
+  TreeBuilder b(*transport, root, my_bytes, false, threshold, tags, "KokkosDDT::Impl::build_gather_tree");
+  wait_until([&] { return b.progress(); });
   GatherTree t = b.tree();
   std::sort(t.children.begin(), t.children.end(), [](const auto& a, const auto& b) { return a.lo < b.lo; });
   return t;

@@ -159,8 +159,7 @@ class ScheduledCollective final : public Operation {
     throw_on_verdict();
     make_schedule();
     if (auto* tree = dynamic_cast<TreeCollective<ExecSpace, Gather>*>(schedule_.get()))
-      while (!tree->build()) {
-      }
+      wait_until([&] { return tree->build(); });
   }
 
   // The agreement is in: throw everywhere, or run the cached schedule again, or pick one and make it.

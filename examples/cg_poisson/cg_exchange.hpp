@@ -81,12 +81,12 @@ class KokkosDDTExchange {
 // The same messages as one persistent ExchangePlan over a chosen transport (MPI, or NCCL on a CUDA space with one GPU
 // per rank): start() enqueues the fused packs (over NCCL also the messages, one group), wait_host() returns once the
 // ghosts are written, so that the exchange's time is measured as the other variants' is.
-template <class Space, KokkosDDT::mpi::TransportKind Kind>
+template <class Space, bool Nccl>
 class PlanExchange {
  public:
-  static constexpr const char* name = Kind == KokkosDDT::mpi::TransportKind::NCCL ? "plan-nccl" : "plan-mpi";
+  static constexpr const char* name = Nccl ? "plan-nccl" : "plan-mpi";
   PlanExchange(const Space& space, const LocalProblem& lp, const Vector<Space>& x, MPI_Comm comm, int tag = 7)
-      : space_(space), plan_(space, comm, {Kind}) {
+      : space_(space), plan_(space, comm, {Nccl ? "nccl" : "mpi"}) {
     for (const Neighbor& nb : lp.neighbors) {
       const NeighborMessages<Space> m(lp, nb, x);
       plan_.recv(m.ghost_block, 1, m.block, nb.rank, tag);

@@ -33,11 +33,10 @@ CgResult solve(const std::string& exchange, const Space& space, const LocalProbl
   if (exchange == "hand") return conjugate_gradient<HandExchange<Space>>(space, lp, comm, tolerance, max_iterations);
   if (exchange == "mpi-ddt")
     return conjugate_gradient<MpiDatatypeExchange<Space>>(space, lp, comm, tolerance, max_iterations);
-  using KokkosDDT::mpi::TransportKind;
   if (exchange == "plan-mpi")
-    return conjugate_gradient<PlanExchange<Space, TransportKind::MPI>>(space, lp, comm, tolerance, max_iterations);
+    return conjugate_gradient<PlanExchange<Space, false>>(space, lp, comm, tolerance, max_iterations);
   if (exchange == "plan-nccl")
-    return conjugate_gradient<PlanExchange<Space, TransportKind::NCCL>>(space, lp, comm, tolerance, max_iterations);
+    return conjugate_gradient<PlanExchange<Space, true>>(space, lp, comm, tolerance, max_iterations);
   return conjugate_gradient<KokkosDDTExchange<Space>>(space, lp, comm, tolerance, max_iterations);
 }
 

@@ -22,7 +22,6 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -36,6 +35,8 @@
 #include "KokkosDDT_FusedBatch.hpp"
 #include "KokkosDDT_MPIStaging.hpp"
 #include "KokkosDDT_Transport.hpp"
+#include "KokkosDDT_Transports.hpp"
+#include "KokkosDDT_Wait.hpp"
 
 namespace KokkosDDT::Impl {
 
@@ -50,6 +51,18 @@ struct PlannedMessage {
   int tag = 0;
   std::int64_t bytes() const { return count * type.size(); }  // (count and type checked when the message was added)
 };
+
+// Why the transport `choice` cannot carry a plan's messages on ExecSpace, or "" if it can (plans check this on every
+// rank and agree before any collective call).
+template <class ExecSpace>
+std::string transport_refusal(const mpi::TransportChoice& choice) {
+  const std::string named = "options.transport is \"" + choice.name() + "\"";
+  if (!mpi::has_transport(choice)) return named + ", which this build does not have";
+  constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
+  if (host && !mpi::capabilities(choice).host_memory)
+    return named + ", which moves device memory only: the execution space's memory is the host's";
+  return "";
+}
 
 // Whether messages to this process itself go through the transport (KOKKOSDDT_HALO_SELF_MESSAGES=1; tests).
 inline bool self_messages_through_transport() {
@@ -243,11 +256,11 @@ void ExchangeEngine<ExecSpace>::wait() {
     unpacks_.launch_ordered(step_space_);
     return;
   }
-  for (unsigned polls = 1; !sends_posted_; ++polls) {  // the packs' flags (a device's), polling the messages meanwhile
+  wait_until([&] {  // the packs' flags (a device's), polling the messages meanwhile
     progress();
     if (!sends_posted_) (void)wire_->test();
-    if (polls % 1024 == 0) std::this_thread::yield();  // oversubscribed ranks let the ones they wait for run
-  }
+    return sends_posted_;
+  });
   wire_->wait();
   started_ = false;
   // On the packs' instance: ordered after them. Flagged when a receive buffer is read: the next step's receives may

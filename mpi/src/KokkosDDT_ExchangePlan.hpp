@@ -3,7 +3,7 @@
 // Persistent typed point-to-point exchanges: any set of typed sends and receives (unstructured halos, index lists,
 // particle moves, a user's own neighbourhood), matched once and then run as often as needed, on either transport.
 //
-//   KokkosDDT::mpi::ExchangePlan<Kokkos::Cuda> plan(space, comm, {KokkosDDT::mpi::TransportKind::NCCL});
+//   KokkosDDT::mpi::ExchangePlan<Kokkos::Cuda> plan(space, comm, {"nccl"});
 //   plan.send(u, 1, boundary_to_right, right, 0);   // (View or pointer, count, Datatype, peer, tag)
 //   plan.recv(u, 1, ghosts_from_left, left, 0);
 //   plan.commit();                                   // collective over comm
@@ -51,7 +51,7 @@
 namespace KokkosDDT::mpi {
 
 struct ExchangeOptions {
-  TransportChoice transport = TransportKind::MPI;  // NCCL (or nccl_from_raw): CUDA spaces, buffers in device memory
+  TransportChoice transport = "mpi";  // "nccl" (or nccl_from_raw): CUDA spaces, buffers in device memory
 };
 
 template <class ExecSpace>
@@ -146,7 +146,7 @@ class ExchangePlan {
   }  // bytes sent per step (to itself too)
   std::int64_t launches() const { return engine_ ? engine_->launches() : 0; }
   MPI_Comm comm() const { return comm_; }  // the user's (the plan's traffic runs on a duplicate)
-  TransportKind transport() const { return options_.transport.kind(); }
+  const TransportChoice& transport() const { return options_.transport; }
 
  private:
   static constexpr const char* kStart = "KokkosDDT::mpi::ExchangePlan::start";
@@ -203,14 +203,9 @@ void ExchangePlan<ExecSpace>::commit() {
   if (!valid_) Impl::throw_error(ErrorCode::InvalidArgument, where, "plan", "is empty (default-made or moved from)");
   if (engine_) Impl::throw_error(ErrorCode::InvalidArgument, where, "plan", "is committed already");
   // What every process must have alike, settled before the matching (whose messages depend on it).
-  std::string error;
-  if (!has_transport(options_.transport.kind()))
-    error = std::string("options.transport is ") + name(options_.transport) + ", which this build does not have";
-  else if (options_.transport == TransportKind::NCCL &&
-           Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible)
-    error = "options.transport is NCCL, which moves device memory only: the execution space's memory is the host's";
+  const std::string error = Impl::transport_refusal<ExecSpace>(options_.transport);
   {
-    Impl::Agreement verdict(comm_, !error.empty(), {static_cast<std::int64_t>(options_.transport.kind())}, where);
+    Impl::Agreement verdict(comm_, !error.empty(), {Impl::fingerprint(options_.transport)}, where);
     verdict.wait();
     if (!verdict.agreed(0))
       Impl::throw_error(ErrorCode::InvalidArgument, where, "options",
@@ -221,8 +216,7 @@ void ExchangePlan<ExecSpace>::commit() {
   const int me = control->rank();
   Impl::throw_unless_agreed(control->comm(), Impl::match_messages(*control, sends_, recvs_, me, "", where), where,
                             "messages");
-  std::shared_ptr<Impl::Transport> transport =
-      options_.transport == TransportKind::MPI ? control : Impl::library_transport(options_.transport, comm_, where);
+  std::shared_ptr<Impl::Transport> transport = Impl::library_transport(options_.transport, comm_, where, control);
   auto engine =
       std::make_unique<Impl::ExchangeEngine<ExecSpace>>(space_, std::move(transport), sends_, recvs_, me, where);
   control_ = std::move(control);

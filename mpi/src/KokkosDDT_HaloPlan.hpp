@@ -59,8 +59,8 @@ enum class HaloNeighbors {
 struct HaloOptions {
   int ghost = 1;  // ghost layers on each side, >= 1
   HaloNeighbors neighbors = HaloNeighbors::Faces;
-  int tag = 0x4b44;                                // tags [tag, tag + 3^rank) are the plan's, on its own communicator
-  TransportChoice transport = TransportKind::MPI;  // NCCL (or nccl_from_raw): CUDA spaces, fields in device memory
+  int tag = 0x4b44;                   // tags [tag, tag + 3^rank) are the plan's, on its own communicator
+  TransportChoice transport = "mpi";  // "nccl" (or nccl_from_raw): CUDA spaces, fields in device memory
 };
 
 template <class ExecSpace>
@@ -104,7 +104,7 @@ class HaloPlan {
   }  // bytes sent per step (to itself too)
   std::int64_t launches() const { return engine_ ? engine_->launches() : 0; }
   MPI_Comm comm() const { return control_ ? control_->comm() : MPI_COMM_NULL; }  // the plan's duplicate
-  TransportKind transport() const { return transport_kind_; }
+  const TransportChoice& transport() const { return transport_; }
 
   // (make_halo_plan's builder)
   struct Region {
@@ -125,7 +125,7 @@ class HaloPlan {
 
   // (declared first, destroyed last: the engine's messages may run on it)
   std::shared_ptr<Impl::MpiTransport> control_;  // the plan's MPI duplicate: handshakes, and the MPI transport's data
-  TransportKind transport_kind_ = TransportKind::MPI;
+  TransportChoice transport_;
   std::vector<int> peers_;
   std::unique_ptr<Impl::ExchangeEngine<ExecSpace>> engine_;
 };
@@ -230,11 +230,7 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
               " is less than 3 x ghost: the interior cannot fill a ghost layer";
   for (const HaloField& f : fields)
     if (error.empty() && !f.allocated) error = "a field is unallocated";
-  if (error.empty() && !has_transport(options.transport.kind()))
-    error = std::string("options.transport is ") + name(options.transport) + ", which this build does not have";
-  if (error.empty() && options.transport == TransportKind::NCCL &&
-      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible)
-    error = "options.transport is NCCL, which moves device memory only: the execution space's memory is the host's";
+  if (error.empty()) error = transport_refusal<ExecSpace>(options.transport);
   // What every rank must pass alike, settled before any neighbour handshake (whose messages depend on it).
   std::vector<std::int64_t> kinds{static_cast<std::int64_t>(fields.size())};
   for (const HaloField& f : fields) {
@@ -244,7 +240,7 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
   }
   agree_or_throw(cart, error,
                  {{"options", fingerprint({g, static_cast<std::int64_t>(options.neighbors), options.tag,
-                                           static_cast<std::int64_t>(options.transport.kind())})},
+                                           fingerprint(options.transport)})},
                   {"fields", fingerprint(kinds)}});
 
   int me = 0;
@@ -322,9 +318,8 @@ HaloPlan<ExecSpace> HaloPlan<ExecSpace>::build(const ExecSpace& space, MPI_Comm 
       plan.control_->comm(),
       Impl::match_messages(*plan.control_, sends, recvs, me,
                            " (the fields' extents, ghost widths or value types differ between the ranks)", where));
-  plan.transport_kind_ = options.transport.kind();
-  std::shared_ptr<Impl::Transport> transport =
-      options.transport == TransportKind::MPI ? plan.control_ : Impl::library_transport(options.transport, cart, where);
+  plan.transport_ = options.transport;
+  std::shared_ptr<Impl::Transport> transport = Impl::library_transport(options.transport, cart, where, plan.control_);
   plan.engine_ =
       std::make_unique<Impl::ExchangeEngine<ExecSpace>>(space, std::move(transport), sends, recvs, me, where);
   return plan;

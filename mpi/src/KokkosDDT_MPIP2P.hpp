@@ -38,7 +38,7 @@
 #include "KokkosDDT_MPIRequest.hpp"
 #include "KokkosDDT_MPISendOrder.hpp"
 #include "KokkosDDT_MPIStaging.hpp"
-#include "KokkosDDT_MpiTransport.hpp"
+#include "KokkosDDT_Transports.hpp"
 
 namespace KokkosDDT::Impl {
 
@@ -123,9 +123,9 @@ class TypedMessage final : public Operation, private OrderedSend {
       return;
     }
     std::vector<WireMessage> mine{{message_, bytes_, peer, tag}}, none;
-    MpiTransport transport(comm);
-    wire_ = sending ? transport.make_set(std::move(mine), std::move(none), false, where)
-                    : transport.make_set(std::move(none), std::move(mine), false, where);
+    const std::unique_ptr<Transport> transport = user_transport(comm);  // (the user's communicator: MPI's messages)
+    wire_ = sending ? transport->make_set(std::move(mine), std::move(none), false, where)
+                    : transport->make_set(std::move(none), std::move(mine), false, where);
   }
 
   ~TypedMessage() override {

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "KokkosDDT_MPIRequest.hpp"
 
-#include <thread>
-
 #include "KokkosDDT_Error.hpp"
 #include "KokkosDDT_MPISendOrder.hpp"
+#include "KokkosDDT_Wait.hpp"
 
 namespace KokkosDDT::mpi {
 
@@ -35,11 +34,8 @@ bool Request::test() {
   return true;
 }
 
-// Spinning on test() is fastest when every process has a core; after ~1000 fruitless polls the thread yields, so that
-// oversubscribed processes (more ranks than cores) let the ones they wait for run, as MPI's own waits do.
 void Request::wait() {
-  for (unsigned polls = 1; !test(); ++polls)
-    if (polls % 1024 == 0) std::this_thread::yield();
+  Impl::wait_until([&] { return test(); });
 }
 
 MPI_Status Request::status() const {
@@ -58,8 +54,7 @@ bool test_all(std::vector<Request>& requests) {
 }
 
 void wait_all(std::vector<Request>& requests) {
-  for (unsigned polls = 1; !test_all(requests); ++polls)
-    if (polls % 1024 == 0) std::this_thread::yield();
+  Impl::wait_until([&] { return test_all(requests); });
 }
 
 int wait_any(std::vector<Request>& requests) {

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "KokkosDDT_Wait.hpp"
+
 namespace KokkosDDT::Impl {
 
 namespace {
@@ -62,8 +64,7 @@ void flush_send(MPI_Comm comm, int dest, OrderedSend& s) {
   if (at == channel.end()) return;  // posted already
   const std::size_t through = static_cast<std::size_t>(at - channel.begin()) + 1;
   for (std::size_t i = 0; i < through; ++i) {
-    while (!channel[i]->ready(true)) {
-    }
+    wait_until([&] { return channel[i]->ready(true); });
     channel[i]->post();
   }
   channel.erase(channel.begin(), channel.begin() + static_cast<std::ptrdiff_t>(through));

@@ -26,6 +26,8 @@
 #include <memory>
 #include <vector>
 
+#include "KokkosDDT_Wait.hpp"
+
 namespace KokkosDDT::Impl {
 
 // One byte message: `bytes` at `data`, to or from `peer` (a rank of the transport's communicator), with `tag`.
@@ -45,6 +47,14 @@ struct Arrival {
 
 enum class Completion { Host, Stream };
 
+// What a transport can do, known before one is made: clients ask this, never which transport it is.
+struct TransportCapabilities {
+  Completion completion = Completion::Host;
+  bool host_memory = true;     // message buffers may be in host memory
+  bool device_memory = false;  // ... in device memory (MPI: when the MPI is GPU-aware, known once made)
+  bool tags = true;            // receives pick a tag (false: the ordering rule above)
+};
+
 // An execution-space instance's native queue (a cudaStream_t on CUDA; null on hosts), type-erased so that the seam and
 // its clients name no backend (BackendTraits<ExecSpace>::native_stream gives it).
 struct StreamRef {
@@ -63,8 +73,7 @@ class MessageSet {
   virtual bool test() = 0;
   // test() until true (Completion::Host: the transport may block in its own wait).
   virtual void wait() {
-    while (!test()) {
-    }
+    wait_until([&] { return test(); });
   }
   // Completion::Stream: every message of the set, started after the work enqueued on `stream` so far. Until join(),
   // work enqueued on `stream` later may run beside the messages: it must not touch their buffers.

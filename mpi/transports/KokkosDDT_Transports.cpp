@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "KokkosDDT_Transports.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include "KokkosDDT_Config.hpp"
 #include "KokkosDDT_Error.hpp"
 #include "KokkosDDT_MpiTransport.hpp"
@@ -8,34 +11,78 @@
 #include "KokkosDDT_NcclTransport.hpp"
 #endif
 
-namespace KokkosDDT::mpi {
-
-const char* name(TransportKind kind) { return kind == TransportKind::MPI ? "MPI" : "NCCL"; }
-
-bool has_transport(TransportKind kind) {
-  if (kind == TransportKind::MPI) return true;
-  return KOKKOSDDT_HAVE_NCCL != 0;
-}
-
-void free_cached_communicators() {
-#if KOKKOSDDT_HAVE_NCCL
-  Impl::free_nccl_cache();
-#endif
-}
-
-}  // namespace KokkosDDT::mpi
-
 namespace KokkosDDT::Impl {
+namespace {
+
+// The registry: one line per transport of the build (adding a transport adds its folder and its line here).
+const std::vector<TransportEntry>& registry() {
+  static const std::vector<TransportEntry> entries {
+    mpi_transport_entry(),
+#if KOKKOSDDT_HAVE_NCCL
+        nccl_transport_entry(),
+#endif
+  };
+  return entries;
+}
+
+const TransportEntry* find(const mpi::TransportChoice& choice) {
+  for (const TransportEntry& e : registry())
+    if (choice.name() == e.name) return &e;
+  return nullptr;
+}
+
+const TransportEntry& entry(const mpi::TransportChoice& choice, const char* where) {
+  if (const TransportEntry* e = find(choice)) return *e;
+  std::string names;
+  for (const std::string& n : mpi::transports()) names += (names.empty() ? "" : ", ") + n;
+  throw_error(ErrorCode::InvalidArgument, where, "transport",
+              "is \"" + choice.name() + "\", which this build does not have (it has: " + names + ")");
+}
+
+}  // namespace
 
 std::shared_ptr<Transport> library_transport(const mpi::TransportChoice& choice, MPI_Comm comm, const char* where) {
-  if (choice.kind() == mpi::TransportKind::MPI) return MpiTransport::duplicate(comm, where);
-#if KOKKOSDDT_HAVE_NCCL
-  if (choice.kind() == mpi::TransportKind::NCCL)
-    return choice.users_own() ? nccl_transport_on(choice.nccl(), comm, where) : nccl_transport(comm, where);
-#endif
-  throw_error(
-      ErrorCode::InvalidArgument, where, "transport",
-      std::string("is ") + mpi::name(choice) + ", which this build does not have (NCCL: a CUDA build with NCCL)");
+  return entry(choice, where).make(choice, comm, where);
+}
+
+std::shared_ptr<Transport> library_transport(const mpi::TransportChoice& choice, MPI_Comm comm, const char* where,
+                                             const std::shared_ptr<Transport>& control) {
+  const TransportEntry& e = entry(choice, where);
+  if (control && e.make == mpi_transport_entry().make) return control;  // (MPI's: the duplicate itself)
+  return e.make(choice, comm, where);
+}
+
+std::unique_ptr<Transport> user_transport(MPI_Comm comm) { return std::make_unique<MpiTransport>(comm); }
+
+std::int64_t fingerprint(const mpi::TransportChoice& choice) {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the name and whose communicator it is
+  for (unsigned char c : choice.name() + (choice.users_own() ? "/user" : "")) h = (h ^ c) * 1099511628211ull;
+  return static_cast<std::int64_t>(h);
 }
 
 }  // namespace KokkosDDT::Impl
+
+namespace KokkosDDT::mpi {
+
+TransportChoice::TransportChoice(std::string name) : name_(std::move(name)) {
+  std::transform(name_.begin(), name_.end(), name_.begin(), [](unsigned char c) { return std::tolower(c); });
+}
+
+std::vector<std::string> transports() {
+  std::vector<std::string> names;
+  for (const Impl::TransportEntry& e : Impl::registry()) names.emplace_back(e.name);
+  return names;
+}
+
+bool has_transport(const TransportChoice& choice) { return Impl::find(choice) != nullptr; }
+
+Impl::TransportCapabilities capabilities(const TransportChoice& choice) {
+  return Impl::entry(choice, "KokkosDDT::mpi::capabilities").capabilities;
+}
+
+void free_cached_communicators() {
+  for (const Impl::TransportEntry& e : Impl::registry())
+    if (e.free_cached) e.free_cached();
+}
+
+}  // namespace KokkosDDT::mpi

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// The transports of this build (one folder each under mpi/transports/), and how the library's clients get one.
-// Clients name a kind, or hand over a communicator of their own; only this registry and the transports' own folders
-// know what a kind is made of.
+// The transports of this build (one folder each under mpi/transports/, each registered once in
+// KokkosDDT_Transports.cpp), and how the library's clients get one. Clients name a transport, or hand over a
+// communicator of their own, and ask what it can do (TransportCapabilities); only this registry and the transports'
+// own folders know what a transport is made of.
 
 #include <mpi.h>
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "KokkosDDT_Transport.hpp"
 
@@ -14,36 +17,41 @@ struct ncclComm;  // (nccl.h's communicator: ncclComm_t is ncclComm*; declared h
 
 namespace KokkosDDT::mpi {
 
-enum class TransportKind {
-  MPI,  // host-completed messages on a duplicate of the communicator (any execution space)
-  NCCL  // stream-ordered messages on a CUDA execution space's stream (CUDA builds that found NCCL)
-};
-
-const char* name(TransportKind kind);
-
-// Whether this build has the transport.
-bool has_transport(TransportKind kind);
-
-// Which transport a plan's messages take: a kind, whose communicator the library makes and keeps (NCCL: one per
-// group of processes, kept until MPI_Finalize, see free_cached_communicators), or a communicator the user made and
-// owns (nccl_from_raw). Converts from TransportKind: `options.transport = TransportKind::NCCL`.
+// Which transport a plan's messages take, by name: "mpi" (host-completed messages on a duplicate of the communicator;
+// any execution space), "nccl" (stream-ordered messages on a CUDA execution space's stream; CUDA builds that found
+// NCCL), or another this build registered (transports() lists them). The library makes and keeps the transport's
+// communicator (NCCL: one per group of processes, kept until MPI_Finalize, see free_cached_communicators), unless the
+// user hands over their own (nccl_from_raw). Converts from a name: `options.transport = "nccl"`.
 class TransportChoice {
  public:
-  TransportChoice(TransportKind kind = TransportKind::MPI) : kind_(kind) {}  // NOLINT (implicit on purpose)
-  TransportKind kind() const { return kind_; }
+  TransportChoice(const char* name = "mpi") : TransportChoice(std::string(name ? name : "")) {}  // NOLINT (implicit)
+  TransportChoice(std::string name);  // NOLINT (implicit on purpose; names are case-insensitive: "NCCL" is "nccl")
+  const std::string& name() const { return name_; }
   bool users_own() const { return users_own_; }  // a communicator the user made (nccl_from_raw)
   ncclComm* nccl() const { return nccl_; }       // the user's NCCL communicator
-  friend bool operator==(const TransportChoice& a, TransportKind b) { return a.kind_ == b; }
-  friend bool operator!=(const TransportChoice& a, TransportKind b) { return a.kind_ != b; }
+  friend bool operator==(const TransportChoice& a, const TransportChoice& b) {
+    return a.name_ == b.name_ && a.users_own_ == b.users_own_ && a.nccl_ == b.nccl_;
+  }
+  friend bool operator!=(const TransportChoice& a, const TransportChoice& b) { return !(a == b); }
   friend TransportChoice nccl_from_raw(ncclComm* comm);
 
  private:
-  TransportKind kind_ = TransportKind::MPI;
+  std::string name_;
   bool users_own_ = false;
   ncclComm* nccl_ = nullptr;
 };
 
-inline const char* name(const TransportChoice& choice) { return name(choice.kind()); }
+// The names of this build's transports ("mpi" first).
+std::vector<std::string> transports();
+
+// Whether this build has the transport.
+bool has_transport(const TransportChoice& choice);
+
+// What a transport can do, known before one is made (plans check their execution space against it on every rank
+// before any collective call). Throws Error(InvalidArgument) naming "transport" when the build has no such transport.
+Impl::TransportCapabilities capabilities(const TransportChoice& choice);
+
+inline const char* name(const TransportChoice& choice) { return choice.name().c_str(); }
 
 // NCCL over `comm`, a communicator the user made (ncclCommInitRank, ncclCommSplit, ...) and frees once every plan
 // using it is destroyed and its last step has completed; the library never frees or aborts it. Its processes must be
@@ -52,7 +60,7 @@ inline const char* name(const TransportChoice& choice) { return name(choice.kind
 // plan's messages run (between its start and its wait on the stream), since the library enqueues them on a stream of
 // its own. A null comm is an error when a plan is made.
 inline TransportChoice nccl_from_raw(ncclComm* comm) {
-  TransportChoice choice(TransportKind::NCCL);
+  TransportChoice choice("nccl");
   choice.users_own_ = true;
   choice.nccl_ = comm;
   return choice;
@@ -72,5 +80,25 @@ namespace KokkosDDT::Impl {
 // Collective over comm. Throws Error(InvalidArgument) naming `where` and "transport" when the build has no such
 // transport; a bad user communicator throws on every process of comm.
 std::shared_ptr<Transport> library_transport(const mpi::TransportChoice& choice, MPI_Comm comm, const char* where);
+
+// The same, where the client already holds an MPI duplicate of comm for its own handshakes (`control`): a transport
+// that moves messages over MPI takes that one instead of another duplicate.
+std::shared_ptr<Transport> library_transport(const mpi::TransportChoice& choice, MPI_Comm comm, const char* where,
+                                             const std::shared_ptr<Transport>& control);
+
+// The transport of typed p2p: messages on the user's communicator `comm` itself (not owned, not duplicated), so that
+// the user's own MPI calls match them.
+std::unique_ptr<Transport> user_transport(MPI_Comm comm);
+
+// A 64-bit fingerprint of a choice, alike on every process that made the same one (plans agree on it).
+std::int64_t fingerprint(const mpi::TransportChoice& choice);
+
+// One transport of the build: its name, what it can do, and how it is made (KokkosDDT_Transports.cpp lists them).
+struct TransportEntry {
+  const char* name;
+  TransportCapabilities capabilities;
+  std::shared_ptr<Transport> (*make)(const mpi::TransportChoice& choice, MPI_Comm comm, const char* where);
+  void (*free_cached)() = nullptr;  // drops the communicators it keeps for later plans (free_cached_communicators)
+};
 
 }  // namespace KokkosDDT::Impl

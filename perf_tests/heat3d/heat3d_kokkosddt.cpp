@@ -15,6 +15,7 @@
 #include <ctime>
 #include <exception>
 #include <optional>
+#include <cctype>
 #include <string>
 #include <vector>
 
@@ -191,7 +192,7 @@ struct UpdateT {
 struct SystemDDT {
   // Communicator
   CommHelper comm;
-  KokkosDDT::mpi::TransportKind transport;
+  KokkosDDT::mpi::TransportChoice transport;
   KokkosDDT::mpi::HaloPlan<Space> plan;  // T's ghost layers, faces only
 
   // size of system
@@ -215,7 +216,7 @@ struct SystemDDT {
   double P;      // incoming power
 
   // init_system
-  SystemDDT(MPI_Comm comm_, MPI_Comm cart_, KokkosDDT::mpi::TransportKind transport_)
+  SystemDDT(MPI_Comm comm_, MPI_Comm cart_, const KokkosDDT::mpi::TransportChoice& transport_)
       : comm(comm_, cart_), transport(transport_) {
     X = Y = Z = 200;
     X_lo = Y_lo = Z_lo = 0;
@@ -421,14 +422,15 @@ int main(int argc, char* argv[]) {
     for (const std::string& a : benchmark_options)  // (--benchmark_color: this program prints no colours anyway)
       if (!done && rank == 0 && a.rfind("--benchmark_color", 0) != 0)
         std::fprintf(stderr, "heat3d_kokkosddt: argument %s ignored\n", a.c_str());
-    const auto transport =
-        transport_name == "nccl" ? KokkosDDT::mpi::TransportKind::NCCL : KokkosDDT::mpi::TransportKind::MPI;
-    const std::string label = std::string("Kokkos+DDT_") + KokkosDDT::mpi::name(transport);
+    const KokkosDDT::mpi::TransportChoice transport = transport_name;
+    std::string upper = transport.name();
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const std::string label = "Kokkos+DDT_" + upper;
     const std::string name = "benchmark_heat3d_ddt/iterations:1/repeats:10/manual_time";
     if (done) {
       status = *done;
     } else if (!KokkosDDT::mpi::has_transport(transport)) {
-      if (rank == 0) std::fprintf(stderr, "heat3d_kokkosddt: this build has no NCCL transport\n");
+      if (rank == 0) std::fprintf(stderr, "heat3d_kokkosddt: this build has no %s transport\n", transport_name.c_str());
       status = 2;
     } else {
       if (rank == 0) {

@@ -252,13 +252,16 @@ TEST_CASE("mpi exchange plan: options that differ or cannot be met throw on ever
   ExecSpace space;
   Test::Watchdog dog("exchange plan options");
   constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, M>::accessible;
-  if (host || !mpi::has_transport(mpi::TransportKind::NCCL)) {  // NCCL: not in this build, or not for host memory
-    mpi::ExchangePlan<ExecSpace> p(space, MPI_COMM_WORLD, {mpi::TransportKind::NCCL});
+  if (host || !mpi::has_transport("nccl")) {  // NCCL: not in this build, or not for host memory
+    mpi::ExchangePlan<ExecSpace> p(space, MPI_COMM_WORLD, {"nccl"});
+    Test::require_error([&] { p.commit(); }, ErrorCode::InvalidArgument, "options");
+  }
+  {  // a transport no build has
+    mpi::ExchangePlan<ExecSpace> p(space, MPI_COMM_WORLD, {"carrier-pigeon"});
     Test::require_error([&] { p.commit(); }, ErrorCode::InvalidArgument, "options");
   }
   if (w.size > 1) {
-    const mpi::TransportKind kind = w.rank == 0 ? mpi::TransportKind::NCCL : mpi::TransportKind::MPI;
-    mpi::ExchangePlan<ExecSpace> p(space, MPI_COMM_WORLD, {kind});
+    mpi::ExchangePlan<ExecSpace> p(space, MPI_COMM_WORLD, {w.rank == 0 ? "nccl" : "mpi"});
     Test::require_error([&] { p.commit(); }, ErrorCode::InvalidArgument, "options");
   }
   mpi::ExchangePlan<ExecSpace> empty(space, MPI_COMM_WORLD);

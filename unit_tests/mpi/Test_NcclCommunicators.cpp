@@ -81,16 +81,16 @@ TEST_CASE("NCCL: communicators of one group of processes share one NCCL communic
     MPI_Comm dup, reversed;
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     MPI_Comm_split(MPI_COMM_WORLD, 0, w.size - 1 - w.rank, &reversed);  // (the same processes, ranks reversed)
-    auto a = Impl::library_transport(mpi::TransportKind::NCCL, dup, "test");
+    auto a = Impl::library_transport("nccl", dup, "test");
     const long made = Impl::nccl_communicators_made();
-    auto b = Impl::library_transport(mpi::TransportKind::NCCL, reversed, "test");
+    auto b = Impl::library_transport("nccl", reversed, "test");
     CHECK(Impl::nccl_communicators_made() == made);  // no new ncclCommInitRank
     CHECK(b->rank() == w.size - 1 - w.rank);
     CHECK(ring_arrives(*a, dup));
     CHECK(ring_arrives(*b, reversed));  // (peers are the reversed communicator's ranks, mapped to NCCL's)
     // Freed from the cache: the next transport makes a new one; those in use keep theirs.
     mpi::free_cached_communicators();
-    auto c = Impl::library_transport(mpi::TransportKind::NCCL, dup, "test");
+    auto c = Impl::library_transport("nccl", dup, "test");
     CHECK(Impl::nccl_communicators_made() == made + 1);
     CHECK(ring_arrives(*b, reversed));
     CHECK(ring_arrives(*c, dup));

@@ -4,6 +4,7 @@
 // GPU). Sets of several messages per peer with tags posted out of order, one-off and persistent, repeated; what each
 // transport refuses, and how.
 #include <cstring>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -27,6 +28,32 @@ char byte_of(int rank, int message, int round, std::size_t i) {
 }
 
 }  // namespace
+
+TEST_CASE("transport: the registry names the build's transports and what each can do", "[mpi][transport]") {
+  const std::vector<std::string> names = mpi::transports();
+  REQUIRE(!names.empty());
+  CHECK(names.front() == "mpi");
+  CHECK(mpi::TransportChoice().name() == "mpi");
+  CHECK(mpi::TransportChoice("NCCL").name() == "nccl");  // names are case-insensitive
+  for (const std::string& n : names) {
+    CHECK(mpi::has_transport(n));
+    const Impl::TransportCapabilities c = mpi::capabilities(n);
+    CHECK((c.host_memory || c.device_memory));
+    if (n != "mpi") continue;  // (NCCL's is made in its own cases below, on a GPU)
+    // What the registry says before a transport is made is what a made one says.
+    auto t = Impl::library_transport(n, MPI_COMM_SELF, "test");
+    CHECK(t->completion() == c.completion);
+    CHECK(t->matches_tags() == c.tags);
+    CHECK(t->reaches_host_memory() == c.host_memory);
+  }
+  CHECK(mpi::has_transport("nccl") == (KOKKOSDDT_HAVE_NCCL != 0));
+  CHECK_FALSE(mpi::has_transport("carrier-pigeon"));
+  Test::require_error([] { mpi::capabilities("carrier-pigeon"); }, ErrorCode::InvalidArgument, "transport");
+  Test::require_error([] { Impl::library_transport("carrier-pigeon", MPI_COMM_SELF, "test"); },
+                      ErrorCode::InvalidArgument, "transport");
+  CHECK(Impl::fingerprint("mpi") == Impl::fingerprint("MPI"));
+  CHECK(Impl::fingerprint("mpi") != Impl::fingerprint("nccl"));
+}
 
 TEST_CASE("transport: MPI delivers every message of a set, by tag, one-off and persistent", "[mpi][transport]") {
   Test::Watchdog dog("MPI transport contract");
@@ -92,7 +119,7 @@ namespace {
 template <class Space>
 void nccl_contract() {
   using M = typename Space::memory_space;
-  auto t = Impl::library_transport(mpi::TransportKind::NCCL, MPI_COMM_SELF, "test");
+  auto t = Impl::library_transport("nccl", MPI_COMM_SELF, "test");
   CHECK(t->completion() == Impl::Completion::Stream);
   CHECK_FALSE(t->matches_tags());
   CHECK_FALSE(t->reaches_host_memory());
@@ -155,10 +182,10 @@ void nccl_gpu_per_process() {
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   if (shared) {
-    Test::require_error([&] { Impl::library_transport(mpi::TransportKind::NCCL, comm, "test"); },
-                        ErrorCode::InvalidArgument, "transport");
+    Test::require_error([&] { Impl::library_transport("nccl", comm, "test"); }, ErrorCode::InvalidArgument,
+                        "transport");
   } else {
-    CHECK(Impl::library_transport(mpi::TransportKind::NCCL, comm, "test")->size() == w.size);
+    CHECK(Impl::library_transport("nccl", comm, "test")->size() == w.size);
   }
   MPI_Comm_free(&comm);
 }

@@ -11,11 +11,11 @@
 
 namespace KokkosDDT::Test {
 
-// The transport the halo-plan tests run on: KOKKOSDDT_TEST_TRANSPORT=NCCL selects NCCL (a ctest pass of CUDA builds
-// with NCCL), anything else MPI.
-inline mpi::TransportKind halo_transport() {
+// The transport the halo-plan tests run on: the one KOKKOSDDT_TEST_TRANSPORT names (NCCL, a ctest pass of CUDA builds
+// with NCCL; any registered name, case-insensitive), MPI by default.
+inline mpi::TransportChoice halo_transport() {
   const char* env = std::getenv("KOKKOSDDT_TEST_TRANSPORT");
-  return env && std::string(env) == "NCCL" ? mpi::TransportKind::NCCL : mpi::TransportKind::MPI;
+  return env ? env : "mpi";
 }
 
 struct World {

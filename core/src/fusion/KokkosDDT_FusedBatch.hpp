@@ -26,6 +26,7 @@
 #include "KokkosDDT_FusedKernel.hpp"
 #include "KokkosDDT_Launch.hpp"
 #include "KokkosDDT_Transfer.hpp"
+#include "KokkosDDT_Wait.hpp"
 
 namespace KokkosDDT::Impl {
 
@@ -141,8 +142,7 @@ class FusedBatch {
     return true;
   }
   void wait() {
-    while (!test()) {
-    }
+    wait_until([&] { return test(); });
   }
 
  private:

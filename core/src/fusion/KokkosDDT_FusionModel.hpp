@@ -13,20 +13,6 @@ namespace KokkosDDT {
 
 namespace Impl {
 
-// Calls done() until it returns true: back to back for the first 20 us (a small fused launch completes within that, and
-// a yield is a system call that can delay noticing the flag by a microsecond), then yielding the core between calls.
-template <class Done>
-void poll(const Done& done) {
-  const auto start = std::chrono::steady_clock::now();
-  bool late = false;
-  for (int i = 1; !done(); ++i) {
-    if (late)
-      std::this_thread::yield();
-    else if (i % 64 == 0)
-      late = std::chrono::steady_clock::now() - start > std::chrono::microseconds(20);
-  }
-}
-
 // The threshold model (chu-fusion21 leaves this "model-based prediction" as future work), from one launch's cost and
 // the time of a probe moving `probe_bytes` (its launch included). A device launch is asynchronous: the device moves
 // one batch while the host enqueues the next, so a launch is worth issuing once its data would take as long to move as

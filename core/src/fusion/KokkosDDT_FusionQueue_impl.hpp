@@ -9,6 +9,8 @@
 #include <thread>
 #include <utility>
 
+#include "KokkosDDT_Wait.hpp"
+
 namespace KokkosDDT {
 
 template <class ExecSpace>
@@ -307,7 +309,7 @@ void FusionQueue<ExecSpace>::take_slot() {
   // A full ring: launch what is pending, then wait until half the ring is free (waiting for one slot at a time would
   // make every later request a launch of its own).
   flush();
-  Impl::poll([&] {
+  Impl::wait_until([&] {
     reclaim();
     return used_ <= capacity_ / 2;
   });
@@ -342,14 +344,14 @@ bool FusionQueue<ExecSpace>::done(const FusionRequest& r) const {
 
 template <class ExecSpace>
 void FusionQueue<ExecSpace>::wait(const FusionRequest& r) {
-  Impl::poll([&] { return test(r); });
+  Impl::wait_until([&] { return test(r); });
 }
 
 // Polls the flags like wait() (a stream synchronization would cost more than the packing of a small batch).
 template <class ExecSpace>
 void FusionQueue<ExecSpace>::wait_all() {
   flush();
-  Impl::poll([&] {
+  Impl::wait_until([&] {
     reclaim();
     return used_ == 0;
   });

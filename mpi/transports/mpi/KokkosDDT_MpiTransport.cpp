@@ -157,4 +157,12 @@ std::unique_ptr<MessageSet> MpiTransport::make_set(std::vector<WireMessage> send
   return std::make_unique<MpiMessageSet>(comm_, std::move(sends), std::move(receives), persistent, where);
 }
 
+TransportEntry mpi_transport_entry() {
+  return {"mpi",
+          {Completion::Host, true, false, true},
+          [](const mpi::TransportChoice&, MPI_Comm comm, const char* where) -> std::shared_ptr<Transport> {
+            return MpiTransport::duplicate(comm, where);
+          }};
+}
+
 }  // namespace KokkosDDT::Impl

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "KokkosDDT_Transport.hpp"
+#include "KokkosDDT_Transports.hpp"
 
 namespace KokkosDDT::Impl {
 
@@ -45,5 +46,8 @@ class MpiTransport final : public Transport {
   MPI_Comm comm_ = MPI_COMM_NULL;
   bool owned_ = false;
 };
+
+// The registry's line: "mpi", on a duplicate of the communicator.
+TransportEntry mpi_transport_entry();
 
 }  // namespace KokkosDDT::Impl

@@ -431,4 +431,13 @@ void free_nccl_cache() {
 
 long nccl_communicators_made() { return communicators_made.load(); }
 
+TransportEntry nccl_transport_entry() {
+  return {"nccl",
+          {Completion::Stream, false, true, false},
+          [](const mpi::TransportChoice& choice, MPI_Comm comm, const char* where) {
+            return choice.users_own() ? nccl_transport_on(choice.nccl(), comm, where) : nccl_transport(comm, where);
+          },
+          &free_nccl_cache};
+}
+
 }  // namespace KokkosDDT::Impl

@@ -30,6 +30,7 @@
 #include <memory>
 
 #include "KokkosDDT_Transport.hpp"
+#include "KokkosDDT_Transports.hpp"
 
 struct ncclComm;
 
@@ -49,5 +50,8 @@ void free_nccl_cache();
 // How many NCCL communicators the library has made in this process (ncclCommInitRank calls): tests and benchmarks
 // check that plans on communicators of one group of processes share one.
 long nccl_communicators_made();
+
+// The registry's line: "nccl", on the library's communicator for the processes or the user's (nccl_from_raw).
+TransportEntry nccl_transport_entry();
 
 }  // namespace KokkosDDT::Impl
