@@ -43,7 +43,7 @@ struct TypedCopy {
   std::int64_t begin = 0, end = 0;
   std::int64_t tile = W;  // stream bytes per work item (a multiple of W; devices: W)
 
-  std::int64_t items() const { return (end - begin + tile - 1) / tile; }
+  KOKKOS_INLINE_FUNCTION std::int64_t items() const { return (end - begin + tile - 1) / tile; }
 
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item) const {
     std::int64_t p = begin + item * tile;
