@@ -74,24 +74,15 @@ FusedRecord record_of_copy(const CopyTransfer& t, const Descriptor<MemSpace>& s,
                            std::int64_t tile, const char* where) {
   if (d.nodes.extent(0) > 0x7fffffff || d.lookaside.extent(0) > 0x7fffffff)
     throw_error(ErrorCode::Overflow, where, "dtype", "has a descriptor too large for a fused request (2^31 entries)");
-  FusedRecord r;
-  r.nodes = s.nodes.data();
-  r.lookaside = s.lookaside.data();
-  r.node_count = static_cast<std::int32_t>(s.nodes.extent(0));
-  r.lookaside_count = static_cast<std::int64_t>(s.lookaside.extent(0));
+  // The source side as a transfer whose "packed" buffer is the destination's typed one; then the destination's
+  // descriptor.
+  const Transfer source{t.src_type, 0, t.src, t.dst, t.begin, t.end, t.word};
+  FusedRecord r = record_of(source, s, tile, Direction::Copy);
+  r.cache = 0;
   r.dst_nodes = d.nodes.data();
   r.dst_lookaside = d.lookaside.data();
   r.dst_node_count = static_cast<std::int32_t>(d.nodes.extent(0));
   r.dst_lookaside_count = static_cast<std::int32_t>(d.lookaside.extent(0));
-  r.typed = t.src;
-  r.packed = t.dst;
-  r.begin = t.begin;
-  r.end = t.end;
-  r.tile = tile;
-  r.teams = static_cast<std::int32_t>((t.end - t.begin + tile - 1) / tile);
-  r.word = static_cast<std::int8_t>(t.word);
-  r.direction = static_cast<std::int8_t>(Direction::Copy);
-  r.cache = 0;
   return r;
 }
 
