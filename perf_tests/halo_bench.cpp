@@ -13,6 +13,10 @@
 //   hand_nccl   the hand-fused pack kernel, ncclSend/ncclRecv per neighbour in one group, the hand unpack kernel
 //   nccl        NCCL's own send/recv of the same bytes, one group (no pack, no unpack): the floor of both
 //   plan_mpi    the plan over MPI (the first table's plan column)
+// and, in CUDA builds with the peer transport (a third table; ranks may share a GPU):
+//   plan_peer   the plan over the peer transport (each rank's pack kernel writes its neighbours' ghost cells)
+//   floor       one empty launch plus the bytes a rank sends per step at the peer-copy bandwidth (this GPU to the next
+//               rank's, or a D2D copy when they share one), both measured in this run
 // Run with KOKKOSDDT_HALO_SELF_MESSAGES=1 at one rank to send the plan's messages to itself through the transport
 // (the hand contenders' messages always go through it), so that one GPU measures every path.
 //
@@ -39,6 +43,11 @@
 #else
 #define HALO_BENCH_NCCL 0
 #endif
+#if KOKKOSDDT_HAVE_PEER && defined(KOKKOS_ENABLE_CUDA)
+#define HALO_BENCH_PEER 1
+#else
+#define HALO_BENCH_PEER 0
+#endif
 
 #include "support/Mpi.hpp"
 #include "support/Options.hpp"
@@ -64,6 +73,61 @@ struct Neighbour {
 // One launch copies every box of every field between the fields and a packed buffer: the kernel an application would
 // fuse for its halo. A team per (box, field), its threads over the box's rows, vector lanes along a row; the buffer
 // holds box after box, and within a box field after field.
+#if HALO_BENCH_PEER
+// One empty launch and its fence, median of 200 (microseconds).
+double bench_empty_launch_us(const Space& space) {
+  std::vector<double> t;
+  for (int i = 0; i < 200; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    Kokkos::parallel_for("empty", Kokkos::RangePolicy<Space>(space, 0, 1), KOKKOS_LAMBDA(int){});
+    space.fence();
+    t.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return bench::median(t);
+}
+
+// The bandwidth (GB/s) of an 8 MiB copy from this rank's GPU to the next rank's (the same GPU: a D2D copy), the
+// slowest rank's.
+double bench_peer_copy_gbs(MPI_Comm comm) {
+  int rank = 0, size = 1, me = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  cudaGetDevice(&me);
+  std::vector<int> devices(size);
+  MPI_Allgather(&me, 1, MPI_INT, devices.data(), 1, MPI_INT, comm);
+  const int next = devices[(rank + 1) % size];
+  const std::size_t bytes = std::size_t(8) << 20;
+  void *src = nullptr, *dst = nullptr;
+  cudaMalloc(&src, bytes);
+  if (next != me) {
+    cudaSetDevice(next);
+    cudaMalloc(&dst, bytes);
+    cudaSetDevice(me);
+    cudaDeviceEnablePeerAccess(next, 0);
+    cudaGetLastError();  // (already enabled)
+  } else {
+    cudaMalloc(&dst, bytes);
+  }
+  cudaStream_t stream;
+  cudaStreamCreate(&stream);
+  std::vector<double> t;
+  for (int i = 0; i < 25; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    cudaMemcpyPeerAsync(dst, next, src, me, bytes, stream);
+    cudaStreamSynchronize(stream);
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  cudaStreamDestroy(stream);
+  cudaFree(src);
+  if (next != me) cudaSetDevice(next);
+  cudaFree(dst);
+  cudaSetDevice(me);
+  double gbs = static_cast<double>(bytes) / bench::median(t) / 1e9;
+  MPI_Allreduce(MPI_IN_PLACE, &gbs, 1, MPI_DOUBLE, MPI_MIN, comm);
+  return gbs;
+}
+#endif
+
 void hand_copy(const Space& space, const std::vector<Field>& fields, const Kokkos::View<Box*, M>& boxes, int nboxes,
                double* buf, bool pack) {
   const int nf = static_cast<int>(fields.size());
@@ -143,6 +207,11 @@ int main(int argc, char* argv[]) {
     }
     std::vector<std::array<double, 4>> nccl_rows;  // n, fields -> plan_nccl, hand_nccl, nccl, plan_mpi
     std::vector<std::array<int, 2>> nccl_keys;
+#endif
+#if HALO_BENCH_PEER
+    const double empty_us = bench_empty_launch_us(space), peer_gbs = bench_peer_copy_gbs(cart);
+    std::vector<std::array<double, 4>> peer_rows;  // n, fields -> plan_peer, floor, plan_mpi, hand_nccl (-1: none)
+    std::vector<std::array<int, 2>> peer_keys;
 #endif
     for (int n : sizes)
       for (int nf : field_counts) {
@@ -413,6 +482,29 @@ int main(int argc, char* argv[]) {
           nccl_keys.push_back({n, nf});
         }
 #endif
+#if HALO_BENCH_PEER
+        {
+          KokkosDDT::mpi::HaloOptions over_peer = all;
+          over_peer.transport = "peer";
+          KokkosDDT::mpi::HaloPlan<Space> pplan =
+              nf == 1
+                  ? KokkosDDT::mpi::make_halo_plan(space, cart, over_peer, fields[0])
+                  : KokkosDDT::mpi::make_halo_plan(space, cart, over_peer, fields[0], fields[1], fields[2], fields[3]);
+          auto run_plan_peer = [&] { pplan.exchange(); };
+          fill();
+          run_plan_peer();
+          if (ghosts() != want) std::fprintf(stderr, "rank %d n %d: the plan over the peer transport disagrees\n", rank, n);
+          const double floor = empty_us + static_cast<double>(pplan.bytes_per_step()) / (peer_gbs * 1e3);
+          double hand_nccl = -1;
+#if HALO_BENCH_NCCL
+          if (with_nccl && !nccl_rows.empty()) hand_nccl = nccl_rows.back()[1];
+#endif
+          peer_rows.push_back({time(run_plan_peer), floor, tp, hand_nccl});
+          peer_keys.push_back({n, nf});
+          if (rank == 0 && pplan.messages() > 0)
+            std::printf("(n %d: %d of the peer plan's messages went through MPI)\n", n, pplan.messages());
+        }
+#endif
         const double tm = mpi_reads_fields ? time(run_mpi_datatype) : -1;
         for (MPI_Datatype& t : send_mpi) MPI_Type_free(&t);
         for (MPI_Datatype& t : recv_mpi) MPI_Type_free(&t);
@@ -451,6 +543,25 @@ int main(int argc, char* argv[]) {
       }
     }
     if (with_nccl && nccl) ncclCommDestroy(nccl);
+#endif
+#if HALO_BENCH_PEER
+    if (rank == 0) {
+      std::printf("\nPeer transport (floor: empty launch %.1f us + bytes at %.0f GB/s)\n", empty_us, peer_gbs);
+      std::printf("%6s %6s | %10s %10s %10s %10s | %12s %12s\n", "n", "fields", "plan_peer", "floor", "plan_mpi",
+                  "hand_nccl", "peer/floor", "hnccl/peer");
+      for (std::size_t i = 0; i < peer_rows.size(); ++i) {
+        const auto& r = peer_rows[i];
+        char hand[16] = "-", ratio[16] = "-";
+        if (r[3] >= 0) {
+          std::snprintf(hand, sizeof hand, "%.1f", r[3]);
+          std::snprintf(ratio, sizeof ratio, "%.2fx", r[3] / r[0]);
+        }
+        std::printf("%6d %6d | %10.1f %10.1f %10.1f %10s | %11.2fx %12s\n", peer_keys[i][0], peer_keys[i][1], r[0],
+                    r[1], r[2], hand, r[0] / r[1], ratio);
+        for (const auto& [name, us] : {std::pair<const char*, double>{"plan_peer", r[0]}, {"peer_floor", r[1]}})
+          std::fprintf(out, "%d,%s,%d,%d,%s,%.3f\n", size, Space::name(), peer_keys[i][0], peer_keys[i][1], name, us);
+      }
+    }
 #endif
     if (out) std::fclose(out);
     if (rank == 0) std::printf("CSV: %s\n", csv.c_str());

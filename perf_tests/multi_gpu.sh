@@ -97,11 +97,14 @@ tests() {
   failed=0
   check "$bin"/unit_tests/kokkosddt_unit_tests_Cuda "[multi-gpu]"
   for n in $RANKS; do
-    for transport in MPI NCCL; do
+    for transport in MPI NCCL PEER; do
       check env KOKKOSDDT_TEST_TRANSPORT=$transport mpiexec -n "$n" "$bin"/unit_tests/kokkosddt_mpi_tests_Cuda
     done
     check mpiexec -n "$n" "$bin"/unit_tests/kokkosddt_collectives_tests_Cuda
   done
+  # The peer transport between processes sharing one GPU (CUDA IPC within a device).
+  check env CUDA_VISIBLE_DEVICES=0 KOKKOSDDT_TEST_TRANSPORT=PEER mpiexec -n 2 "$bin"/unit_tests/kokkosddt_mpi_tests_Cuda \
+    "[halo],[exchange],[transport]"
   return $failed
 }
 
@@ -109,7 +112,7 @@ tests() {
 examples() {
   failed=0
   for n in $RANKS; do
-    for transport in mpi nccl; do check mpiexec -n "$n" "$bin"/examples/jacobi3d 128 100 "$transport"; done
+    for transport in mpi nccl peer; do check mpiexec -n "$n" "$bin"/examples/jacobi3d 128 100 "$transport"; done
   done
   return $failed
 }

@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "KokkosDDT_CommittedWire.hpp"
 #include "KokkosDDT_FusedBatch.hpp"
 #include "support/Buffers.hpp"
 #include "support/Catch.hpp"
@@ -108,6 +109,19 @@ std::int64_t check_copy(const Side& from, const Side& to, std::uint64_t seed, in
   KOKKOSDDT_REQUIRE_BYTES(out.host(), packed.data(), total);
   REQUIRE(dst.guards_intact());
   REQUIRE(out.guards_intact());
+  // The same copy as a mapped request (the peer transport's): the destination's committed type as words and back, as
+  // the sender receives it from a peer.
+  dst.poison();
+  const std::vector<std::int64_t> words = Impl::committed_to_words(to.type.impl_committed("test"));
+  Impl::FusedBatch<ExecSpace> mapped(space);
+  mapped.add_mapped_copy(src.device() - slo, false, from.count, from.type, dst.device() - dlo, to.count,
+                         Impl::committed_from_words(words.data(), words.size(), "test"));
+  mapped.launch();
+  mapped.wait();
+  space.fence();
+  dst.pull();
+  KOKKOSDDT_REQUIRE_BYTES(dst.host(), want.data(), dhi - dlo);
+  REQUIRE(dst.guards_intact());
   return total;
 }
 
@@ -201,4 +215,29 @@ TEST_CASE("copy: bad arguments throw, naming them, and write nothing", "[copy][e
   // Nothing to move is no error, with any pointers: zero counts, or an empty range.
   CHECK(copy(space, nullptr, 0, d8, nullptr, 0, i16) == 0);
   CHECK(copy(space, s, 1, d8, d, 1, d8, {64, -1}) == 0);
+}
+
+TEST_CASE("copy: a committed type sent as words comes back whole; malformed words throw", "[copy][errors]") {
+  Datatype t = struct_type({2, 1}, {0, 24}, {vector(3, 1, 2, primitive<int>()), primitive<double>()});
+  t.commit();
+  const Impl::CommittedType& c = t.impl_committed("test");
+  std::vector<std::int64_t> words = Impl::committed_to_words(c);
+  auto back = Impl::committed_from_words(words.data(), words.size(), "test");
+  CHECK(back->size == c.size);
+  CHECK(back->extent == c.extent);
+  CHECK(back->nodes.size() == c.nodes.size());
+  CHECK(back->lookaside == c.lookaside);
+  CHECK(back->id != c.id);
+  auto malformed = [&](std::vector<std::int64_t> w) {
+    Test::require_error([&] { Impl::committed_from_words(w.data(), w.size(), "test"); }, ErrorCode::InvalidArgument,
+                        "type");
+  };
+  malformed({});
+  malformed(std::vector<std::int64_t>(words.begin(), words.end() - 1));  // short
+  std::vector<std::int64_t> w = words;
+  w[1] += 1;  // another format
+  malformed(w);
+  w = words;
+  w[10] = std::int64_t(99) << 32 | (w[10] & 0xffffffff);  // the first node's child index (its high half): out of range
+  malformed(w);
 }

@@ -122,6 +122,15 @@ class ExchangeEngine {
  private:
   bool stream_ordered() const { return transport_->completion() == Completion::Stream; }
 
+  // Which messages the transport routes direct (capability `direct`: the sender's kernel writes the receiver's cells),
+  // per send and per receive; the others are messages (or copies to this process itself).
+  struct Direct {
+    std::vector<DirectRoute> routes;
+    std::vector<bool> receives;
+  };
+  Direct connect(const std::vector<PlannedMessage>& sends, const std::vector<PlannedMessage>& recvs,
+                 const std::vector<int>& pair, const std::vector<bool>& local, const char* where);
+
   // The send `from` straight into the receive `to` (a message to this process itself).
   static void add_copy(FusedBatch<ExecSpace>& batch, const PlannedMessage& from, const PlannedMessage& to) {
     batch.add_copy(from.buf, from.absolute, from.count, from.type, to.buf, to.absolute, to.count, to.type);
@@ -145,6 +154,7 @@ class ExchangeEngine {
   ExecSpace space_, step_space_;  // the plan's instance; the current (or last) step's
   std::shared_ptr<Transport> transport_;
   std::unique_ptr<MessageSet> wire_;  // the persistent messages
+  std::unique_ptr<DirectLinks> links_;  // the step of the direct ones (null: none)
   Staging send_buffer_, recv_buffer_;
   FusedBatch<ExecSpace> packs_, unpacks_;
   std::vector<Datatype> types_;
@@ -164,16 +174,17 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
   std::vector<bool> local(sends.size(), false);
   for (int i : pair)
     if (i >= 0) local[i] = true;
+  const Direct direct = connect(sends, recvs, pair, local, where);
   auto aligned = [](std::int64_t bytes) { return (bytes + 15) / 16 * 16; };  // the kernels' widest word
   std::vector<std::int64_t> send_at(sends.size()), recv_at(recvs.size());
   std::int64_t send_total = 0, recv_total = 0;
   for (std::size_t i = 0; i < sends.size(); ++i) {
     send_at[i] = send_total;
-    if (!local[i]) send_total += aligned(sends[i].bytes());
+    if (!local[i] && !direct.routes[i].direct) send_total += aligned(sends[i].bytes());
   }
   for (std::size_t j = 0; j < recvs.size(); ++j) {
     recv_at[j] = recv_total;
-    if (pair[j] < 0) recv_total += aligned(recvs[j].bytes());
+    if (pair[j] < 0 && !direct.receives[j]) recv_total += aligned(recvs[j].bytes());
   }
   using MemSpace = typename ExecSpace::memory_space;
   if (transport_->reaches_host_memory()) {
@@ -192,6 +203,10 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
     types_.push_back(m.type);
     send_bytes_ += m.bytes();
     if (local[i]) continue;  // (copied with its receive below)
+    if (const DirectRoute& r = direct.routes[i]; r.direct) {  // written into the receiver's cells: no message
+      packs_.add_mapped_copy(m.buf, m.absolute, m.count, m.type, r.origin, r.count, r.type);
+      continue;
+    }
     char* packed = send_buffer_.data + send_at[i];
     add<Direction::Pack>(packs_, m, packed);
     if (m.bytes() > 0) out.push_back({packed, m.bytes(), m.peer, m.tag});
@@ -204,6 +219,7 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
       add_copy(packs_, sends[pair[j]], m);
       continue;
     }
+    if (direct.receives[j]) continue;  // (the sender's kernel writes it)
     char* arrived = recv_buffer_.data + recv_at[j];
     add<Direction::Unpack>(unpacks_, m, arrived);
     if (m.bytes() > 0) in.push_back({arrived, m.bytes(), m.peer, m.tag});
@@ -213,15 +229,50 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
 }
 
 template <class ExecSpace>
+typename ExchangeEngine<ExecSpace>::Direct ExchangeEngine<ExecSpace>::connect(const std::vector<PlannedMessage>& sends,
+                                                                              const std::vector<PlannedMessage>& recvs,
+                                                                              const std::vector<int>& pair,
+                                                                              const std::vector<bool>& local,
+                                                                              const char* where) {
+  // The transport's messages (not copies to this process itself, not empty, not to MPI_PROC_NULL) are offered.
+  auto end_of = [&](const PlannedMessage& m) {
+    return TypedEnd{m.buf, m.absolute, m.count, &m.type.impl_committed(where), m.peer, m.tag};
+  };
+  auto offered = [](const PlannedMessage& m) { return m.peer != MPI_PROC_NULL && m.bytes() > 0; };
+  std::vector<TypedEnd> out, in;
+  std::vector<std::size_t> out_at, in_at;
+  for (std::size_t i = 0; i < sends.size(); ++i)
+    if (!local[i] && offered(sends[i])) {
+      out.push_back(end_of(sends[i]));
+      out_at.push_back(i);
+    }
+  for (std::size_t j = 0; j < recvs.size(); ++j)
+    if (pair[j] < 0 && offered(recvs[j])) {
+      in.push_back(end_of(recvs[j]));
+      in_at.push_back(j);
+    }
+  std::vector<DirectRoute> routes;
+  std::vector<bool> receives;
+  links_ = transport_->connect(out, in, routes, receives, where);
+  Direct d{std::vector<DirectRoute>(sends.size()), std::vector<bool>(recvs.size(), false)};
+  for (std::size_t k = 0; k < out_at.size(); ++k) d.routes[out_at[k]] = std::move(routes[k]);
+  for (std::size_t k = 0; k < in_at.size(); ++k) d.receives[in_at[k]] = receives[k];
+  return d;
+}
+
+template <class ExecSpace>
 void ExchangeEngine<ExecSpace>::start(const ExecSpace& space, const char* where) {
   if (started_) throw_error(ErrorCode::InvalidArgument, where, "plan", "was started and not waited for");
   // The last step's unpacks read the buffers this step fills: ordered on one instance; on another, waited for.
   if (space.impl_instance_id() != step_space_.impl_instance_id())
     step_space_.fence("KokkosDDT: a plan's last step ran on another instance");
   step_space_ = space;
+  const StreamRef stream{BackendTraits<ExecSpace>::native_stream(space)};
+  if (links_) links_->begin(stream);  // (the packs' launch writes downstream peers' cells: once they are free)
   if (stream_ordered()) {
     packs_.launch_ordered(space);
-    wire_->enqueue(StreamRef{BackendTraits<ExecSpace>::native_stream(space)});
+    if (links_) links_->written(stream);
+    wire_->enqueue(stream);
     started_ = true;  // (not when the messages failed to enqueue: wait() then unpacks nothing)
     return;
   }
@@ -235,6 +286,7 @@ void ExchangeEngine<ExecSpace>::start(const ExecSpace& space, const char* where)
     packs_.launch(space);
   else
     packs_.launch_ordered(space);
+  if (links_) links_->written(stream);
   progress();  // posted now when the packs ran at once (hosts); a device's flags are read later
 }
 
@@ -252,7 +304,9 @@ void ExchangeEngine<ExecSpace>::wait() {
   if (stream_ordered()) {
     started_ = false;
     (void)wire_->test();  // an error the transport has seen so far throws here, before anything is unpacked
-    wire_->join(StreamRef{BackendTraits<ExecSpace>::native_stream(step_space_)});
+    const StreamRef stream{BackendTraits<ExecSpace>::native_stream(step_space_)};
+    wire_->join(stream);
+    if (links_) links_->arrived(stream);
     unpacks_.launch_ordered(step_space_);
     return;
   }
@@ -263,6 +317,7 @@ void ExchangeEngine<ExecSpace>::wait() {
   });
   wire_->wait();
   started_ = false;
+  if (links_) links_->arrived(StreamRef{BackendTraits<ExecSpace>::native_stream(step_space_)});
   // On the packs' instance: ordered after them. Flagged when a receive buffer is read: the next step's receives may
   // land only once it is done.
   if (messages_ > 0)
@@ -281,6 +336,7 @@ ExchangeEngine<ExecSpace>::~ExchangeEngine() {
     }
     wire_.reset();
     step_space_.fence("KokkosDDT: a plan released");
+    links_.reset();  // (after the fence: this process's writes into peers' cells are done before it unmaps them)
   } catch (...) {
   }
 }

@@ -112,6 +112,7 @@ class HaloPlan {
     int direction;        // index of the direction d in {-1,0,1}^rank
     int opposite;         // index of -d
     Datatype send, recv;  // structs of the fields' subarrays at absolute addresses
+    bool first = true;    // the direction's first message (several: a message per field)
   };
   static HaloPlan build(const ExecSpace& space, MPI_Comm cart, const HaloOptions& options, std::vector<Region> regions,
                         int rank);
@@ -249,23 +250,30 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
   mpi_check(MPI_Comm_rank(cart, &me), where, "MPI_Comm_rank");
   mpi_check(MPI_Cart_get(cart, rank, grid.dims.data(), grid.periods.data(), grid.coords.data()), where, "MPI_Cart_get");
   std::vector<typename HaloPlan<ExecSpace>::Region> regions;
+  const bool direct = capabilities(options.transport).direct;
   for (const HaloDirection& h : halo_directions(grid, n, g, options.neighbors == HaloNeighbors::All)) {
     int peer = MPI_PROC_NULL;
     if (h.exists) mpi_check(MPI_Cart_rank(cart, h.neighbor.data(), &peer), where, "MPI_Cart_rank");
-    // All fields in one message: a struct of their regions at absolute addresses.
-    const std::vector<std::int64_t> ones(fields.size(), 1);
-    std::vector<std::int64_t> at;
-    std::vector<Datatype> sends, recvs;
-    for (const HaloField& f : fields) {
-      at.push_back(f.address);
-      sends.push_back(f.region(rank, h.send_lo, h.send_hi));
-      recvs.push_back(f.region(rank, h.recv_lo, h.recv_hi));
+    // All fields in one message: a struct of their regions at absolute addresses. A transport whose sender writes
+    // the receiver's cells itself maps one allocation per message: there, a message per field (same tag, in field
+    // order on both sides, so they pair as MPI orders them).
+    const bool per_field = direct && fields.size() > 1;
+    for (std::size_t first = 0; first < fields.size(); first += per_field ? 1 : fields.size()) {
+      const std::size_t last = per_field ? first + 1 : fields.size();
+      const std::vector<std::int64_t> ones(last - first, 1);
+      std::vector<std::int64_t> at;
+      std::vector<Datatype> sends, recvs;
+      for (std::size_t i = first; i < last; ++i) {
+        at.push_back(fields[i].address);
+        sends.push_back(fields[i].region(rank, h.send_lo, h.send_hi));
+        recvs.push_back(fields[i].region(rank, h.recv_lo, h.recv_hi));
+      }
+      Datatype send = struct_type(ones, at, sends);
+      Datatype recv = struct_type(ones, at, recvs);
+      send.commit();
+      recv.commit();
+      regions.push_back({peer, h.index, h.opposite, send, recv, first == 0});
     }
-    Datatype send = struct_type(ones, at, sends);
-    Datatype recv = struct_type(ones, at, recvs);
-    send.commit();
-    recv.commit();
-    regions.push_back({peer, h.index, h.opposite, send, recv});
   }
   return HaloPlan<ExecSpace>::build(space, cart, options, std::move(regions), me);
 }
@@ -312,7 +320,7 @@ HaloPlan<ExecSpace> HaloPlan<ExecSpace>::build(const ExecSpace& space, MPI_Comm 
   for (const Region& r : regions) {
     sends.push_back({nullptr, true, 1, r.send, r.peer, options.tag + r.direction});
     recvs.push_back({nullptr, true, 1, r.recv, r.peer, options.tag + r.opposite});
-    if (r.peer != MPI_PROC_NULL) plan.peers_.push_back(r.peer);
+    if (r.peer != MPI_PROC_NULL && r.first) plan.peers_.push_back(r.peer);
   }
   Impl::agree_or_throw(
       plan.control_->comm(),

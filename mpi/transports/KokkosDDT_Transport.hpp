@@ -26,6 +26,7 @@
 #include <memory>
 #include <vector>
 
+#include "KokkosDDT_Committed.hpp"
 #include "KokkosDDT_Wait.hpp"
 
 namespace KokkosDDT::Impl {
@@ -53,6 +54,7 @@ struct TransportCapabilities {
   bool host_memory = true;     // message buffers may be in host memory
   bool device_memory = false;  // ... in device memory (MPI: when the MPI is GPU-aware, known once made)
   bool tags = true;            // receives pick a tag (false: the ordering rule above)
+  bool direct = false;         // may connect() messages: the sender's kernel writes the receiver's cells (below)
 };
 
 // An execution-space instance's native queue (a cudaStream_t on CUDA; null on hosts), type-erased so that the seam and
@@ -84,6 +86,43 @@ class MessageSet {
   virtual Arrival arrival(std::size_t receive) const = 0;
 };
 
+// Direct messages (capability `direct`: the peer transport). At connect(), before any set is made, a client offers
+// the typed ends of its messages; the transport and each message's peer decide, together, which of them go direct:
+// the sender's kernel then writes the receiver's cells itself, typed to typed, through `origin` (the receiver's
+// buffer as mapped in the sender's memory) and the receiver's committed type. The others stay messages of a set.
+struct TypedEnd {
+  char* buf = nullptr;  // the typed buffer (null with `absolute`: the type's displacements are addresses)
+  bool absolute = false;
+  std::int64_t count = 0;
+  const CommittedType* type = nullptr;
+  int peer = 0;
+  int tag = 0;
+};
+
+// A send that goes direct: write `count` of `type` at `origin` (the receiver's, mapped here).
+struct DirectRoute {
+  bool direct = false;
+  char* origin = nullptr;
+  std::int64_t count = 0;
+  std::shared_ptr<const CommittedType> type;
+};
+
+// The step of a plan's direct messages, stream-ordered: per pair of processes, a rising step count in each direction
+// (the sender's "written" in the receiver's memory, the receiver's "free" in the sender's). A step is
+//   begin(stream)     this process's receive cells may be written again (every upstream peer's "free" = step), and
+//                     the stream waits until every downstream peer said the same of its cells;
+//   ...               the client's kernel writes the downstream peers' cells (and whatever else it does);
+//   written(stream)   after that kernel: every downstream peer's "written" = step;
+//   arrived(stream)   the stream waits until every upstream peer wrote this step.
+// No host call waits; a fast process runs at most one step ahead of a slow peer.
+class DirectLinks {
+ public:
+  virtual ~DirectLinks() = default;
+  virtual void begin(StreamRef stream) = 0;
+  virtual void written(StreamRef stream) = 0;
+  virtual void arrived(StreamRef stream) = 0;
+};
+
 class Transport {
  public:
   virtual ~Transport() = default;
@@ -99,6 +138,20 @@ class Transport {
   // same point and its buffers' contents are undefined afterwards. Throws Error naming `where`.
   virtual std::unique_ptr<MessageSet> make_set(std::vector<WireMessage> sends, std::vector<WireMessage> receives,
                                                bool persistent, const char* where) = 0;
+  // Capability `direct`: which of these persistent messages go direct (routes[i] for sends[i]; direct_receives[j] for
+  // receives[j]), and their step's links; null when none does. Collective over the transport's processes, each
+  // offering the ends matched with its peers' (the k-th send to a peer with a tag is the k-th receive there from this
+  // process with that tag). The receive cells must stay allocated while the links live. Throws Error on every process
+  // when any fails (an IPC mapping, peer access). Transports without the capability route nothing.
+  virtual std::unique_ptr<DirectLinks> connect(const std::vector<TypedEnd>& sends, const std::vector<TypedEnd>& receives,
+                                               std::vector<DirectRoute>& routes, std::vector<bool>& direct_receives,
+                                               const char* where) {
+    (void)receives;
+    (void)where;
+    routes.assign(sends.size(), DirectRoute{});
+    direct_receives.assign(receives.size(), false);
+    return nullptr;
+  }
 };
 
 }  // namespace KokkosDDT::Impl

@@ -10,6 +10,9 @@
 #if KOKKOSDDT_HAVE_NCCL
 #include "KokkosDDT_NcclTransport.hpp"
 #endif
+#if KOKKOSDDT_HAVE_PEER
+#include "KokkosDDT_PeerTransport.hpp"
+#endif
 
 namespace KokkosDDT::Impl {
 namespace {
@@ -20,6 +23,9 @@ const std::vector<TransportEntry>& registry() {
     mpi_transport_entry(),
 #if KOKKOSDDT_HAVE_NCCL
         nccl_transport_entry(),
+#endif
+#if KOKKOSDDT_HAVE_PEER
+        peer_transport_entry(),
 #endif
   };
   return entries;

@@ -5,6 +5,8 @@
 // neighbour's value (periodic image), or its poison where no neighbour sends (an open edge, or an edge/corner cell
 // when only faces are exchanged).
 #include <array>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include <KokkosDDT_MPI.hpp>
@@ -164,6 +166,48 @@ TEST_CASE("mpi halo plan: 2-D fields, also on 1 x N and N x 1 grids", "[mpi][hal
 }
 TEST_CASE("mpi halo plan: 3-D fields", "[mpi][halo]") { check_rank<3>(); }
 TEST_CASE("mpi halo plan: 4-D fields", "[mpi][halo]") { check_rank<4>(); }
+
+// Steps enqueued back to back on the plan's instance, new contents each step, no host fence between them: a late
+// rank (rank 0 sleeps before it starts, and before it reads its ghosts) must still read each step's values, so a
+// neighbour that wrote the next step's cells before it had read them would show (a transport that writes ghost cells
+// directly must wait until they are free).
+TEST_CASE("mpi halo plan: step after step with new contents, one rank late", "[mpi][halo][steps]") {
+  Test::Watchdog dog("halo plan steps");
+  using M = ExecSpace::memory_space;
+  Grid grid = make_grid(1, {0, 1, 1, 1}, true);
+  const std::int64_t n = 1000, global = n * grid.dims[0], first = n * grid.coords[0];
+  Kokkos::View<double*, M> u("u", n + 2);
+  Kokkos::View<int, M> errors("errors");
+  ExecSpace space;
+  auto plan = mpi::make_halo_plan(space, grid.cart, options(1), u);
+  auto late = [&] {
+    if (grid.rank == 0) std::this_thread::sleep_for(std::chrono::milliseconds(3));
+  };
+  const int steps = 24;
+  for (int step = 0; step < steps; ++step) {
+    Kokkos::parallel_for(
+        "fill", Kokkos::RangePolicy<ExecSpace>(space, 1, n + 1),
+        KOKKOS_LAMBDA(std::int64_t i) { u(i) = 1000.0 * static_cast<double>(first + i - 1) + step; });
+    if (step % 2) late();
+    plan.start(space);
+    plan.wait();
+    late();
+    Kokkos::parallel_for(
+        "check", Kokkos::RangePolicy<ExecSpace>(space, 0, 2), KOKKOS_LAMBDA(int side) {
+          const std::int64_t g = side == 0 ? (first - 1 + global) % global : (first + n) % global;
+          if (u(side == 0 ? 0 : n + 1) != 1000.0 * static_cast<double>(g) + step) Kokkos::atomic_add(&errors(), 1);
+        });
+  }
+  int wrong = 0;
+  Kokkos::deep_copy(wrong, errors);
+  INFO("rank " << grid.rank << " of " << grid.dims[0] << ", transport " << mpi::name(plan.transport()));
+  CHECK(wrong == 0);
+  // The peer transport writes its neighbours' cells itself wherever it can: here (one node, fields in GPU memory).
+  if (mpi::capabilities(plan.transport()).direct && !Kokkos::SpaceAccessibility<Kokkos::HostSpace, M>::accessible)
+    CHECK(plan.messages() == 0);
+  plan = {};  // (collective, before the communicator goes)
+  MPI_Comm_free(&grid.cart);
+}
 
 TEST_CASE("mpi halo plan: bad arguments throw on every rank", "[mpi][halo][errors]") {
   using M = ExecSpace::memory_space;

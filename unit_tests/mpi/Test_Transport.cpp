@@ -39,7 +39,8 @@ TEST_CASE("transport: the registry names the build's transports and what each ca
     CHECK(mpi::has_transport(n));
     const Impl::TransportCapabilities c = mpi::capabilities(n);
     CHECK((c.host_memory || c.device_memory));
-    if (n != "mpi") continue;  // (NCCL's is made in its own cases below, on a GPU)
+    CHECK(c.direct == (n == "peer"));
+    if (n != "mpi" && n != "peer") continue;  // (NCCL's is made in its own cases below, on a GPU)
     // What the registry says before a transport is made is what a made one says.
     auto t = Impl::library_transport(n, MPI_COMM_SELF, "test");
     CHECK(t->completion() == c.completion);
@@ -47,6 +48,7 @@ TEST_CASE("transport: the registry names the build's transports and what each ca
     CHECK(t->reaches_host_memory() == c.host_memory);
   }
   CHECK(mpi::has_transport("nccl") == (KOKKOSDDT_HAVE_NCCL != 0));
+  CHECK(mpi::has_transport("peer") == (KOKKOSDDT_HAVE_PEER != 0));
   CHECK_FALSE(mpi::has_transport("carrier-pigeon"));
   Test::require_error([] { mpi::capabilities("carrier-pigeon"); }, ErrorCode::InvalidArgument, "transport");
   Test::require_error([] { Impl::library_transport("carrier-pigeon", MPI_COMM_SELF, "test"); },

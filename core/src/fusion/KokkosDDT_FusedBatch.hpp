@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -76,7 +77,37 @@ class FusedBatch {
                        std::max<std::int64_t>(tile, t.word), where);
     place(r, t.end - t.begin, where);
     types_.push_back(stype);  // keeps the descriptors alive
+    dst_of_.push_back(t.dst_type);
     dst_types_.push_back(dtype);
+  }
+
+  // A copy into memory another process owns, mapped here (the peer transport): `dcount` of `dtype` at `dst`, where
+  // `dtype` is the receiver's committed type as it sent it (its displacements relative to `dst`). The source side is
+  // checked as add_copy checks it; the receiver checked its side, and the plan matched both signatures.
+  void add_mapped_copy(const void* src, bool src_absolute, std::int64_t scount, const Datatype& stype, char* dst,
+                       std::int64_t dcount, std::shared_ptr<const CommittedType> dtype) {
+    const char* where = "KokkosDDT::FusedBatch::add_mapped_copy";
+    if (built_) throw_error(ErrorCode::InvalidArgument, where, "this", "the batch has been launched: it is fixed");
+    if (stype.is_null() || !stype.is_committed() || !dtype)
+      throw_error(ErrorCode::NotCommitted, where, "stype", "must be a committed type");
+    const CommittedType& s = stype.impl_committed(where);
+    char* from = const_cast<char*>(static_cast<const char*>(src));
+    const std::int64_t total = checked_mul(scount, s.size, where, "scount");
+    if (checked_mul(dcount, dtype->size, where, "dcount") != total)
+      throw_error(ErrorCode::InvalidArgument, where, "dcount", "makes the destination another size than the source");
+    if (total == 0) return;
+    if (!from && !src_absolute) throw_error(ErrorCode::NullPointer, where, "src", "is null");
+    CopyTransfer t{&s, dtype.get(), from, dst, 0, total, 1};
+    t.word = copy_word(s, scount, from, *dtype, dcount, dst, 0, total);
+    if (from) check_pointer<ExecSpace>(from + s.data_lb, where, "src");
+    const std::int64_t tile = LaunchShape<ExecSpace>::tile_bytes(space_, total, t.word) / t.word * t.word;
+    FusedRecord r = record_of_copy(t, descriptor<MemSpace>(s, space_), descriptor<MemSpace>(*dtype, space_),
+                                   std::max<std::int64_t>(tile, t.word), where);
+    place(r, total, where);
+    types_.push_back(stype);
+    dst_of_.push_back(dtype.get());
+    dst_types_.emplace_back();
+    mapped_types_.push_back(std::move(dtype));  // keeps the descriptor alive
   }
 
   int size() const { return static_cast<int>(records_.size()); }
@@ -100,9 +131,7 @@ class FusedBatch {
         const FusedRecord& r = records_[i];
         const CommittedType& c = types_[i].impl_committed("KokkosDDT::FusedBatch::launch");
         if (r.direction == static_cast<std::int8_t>(Direction::Copy)) {
-          const CopyTransfer t{
-              &c,    &dst_types_[i].impl_committed("KokkosDDT::FusedBatch::launch"), r.typed, r.packed, r.begin, r.end,
-              r.word};
+          const CopyTransfer t{&c, dst_of_[i], r.typed, r.packed, r.begin, r.end, r.word};
           with_word_size(r.word, CopyWithWord<ExecSpace>{space, t});
         } else if (r.direction == static_cast<std::int8_t>(Direction::Pack))
           launch_traversal<ExecSpace, Direction::Pack>(space, c, r.typed, r.packed, r.begin, r.end, r.word);
@@ -167,6 +196,7 @@ class FusedBatch {
     FusedRecord r = record_of(t, descriptor<MemSpace>(*t.type, space_), tile, Dir);
     place(r, t.end - t.begin, where);
     types_.push_back(type);  // keeps the descriptor alive
+    dst_of_.push_back(nullptr);
     dst_types_.emplace_back();
   }
 
@@ -210,6 +240,8 @@ class FusedBatch {
   ExecSpace space_;
   std::vector<FusedRecord> records_;
   std::vector<Datatype> types_, dst_types_;  // per record: its type (a copy's source), a copy's destination type
+  std::vector<const CommittedType*> dst_of_;  // per record: a copy's destination type, committed (else null)
+  std::vector<std::shared_ptr<const CommittedType>> mapped_types_;  // mapped copies' destination types
   std::int64_t teams_ = 0, scratch_ = 0, launches_ = 0, bytes_ = 0;
   bool built_ = false, inline_ = false, in_flight_ = false;
   FusedKernel<ExecSpace> kernel_{};

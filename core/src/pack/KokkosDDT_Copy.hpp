@@ -45,6 +45,17 @@ struct CopyTransfer {
   int word = 1;
 };
 
+// The widest word that keeps every copy of stream bytes [offset, offset + n) aligned and inside one run of both types.
+inline int copy_word(const CommittedType& s, std::int64_t scount, const char* src, const CommittedType& d,
+                     std::int64_t dcount, const char* dst, std::int64_t offset, std::int64_t n) {
+  std::int64_t word =
+      std::min(scount > 1 ? s.word_repeated : s.word_single, dcount > 1 ? d.word_repeated : d.word_single);
+  for (std::uint64_t v : {reinterpret_cast<std::uint64_t>(src), reinterpret_cast<std::uint64_t>(dst),
+                          static_cast<std::uint64_t>(offset), static_cast<std::uint64_t>(n)})
+    word = std::min(word, low_bit(v));
+  return static_cast<int>(word);
+}
+
 inline CopyTransfer prepare_copy(const char* where, char* src, bool src_absolute, std::int64_t scount,
                                  const Datatype& stype, char* dst, bool dst_absolute, std::int64_t dcount,
                                  const Datatype& dtype, PackRange range) {
@@ -85,13 +96,7 @@ inline CopyTransfer prepare_copy(const char* where, char* src, bool src_absolute
   };
   require_buffer(src, src_absolute, "src");
   require_buffer(dst, dst_absolute, "dst");
-  // The widest word that keeps every copy aligned and inside one run of both types.
-  std::int64_t word =
-      std::min(scount > 1 ? s.word_repeated : s.word_single, dcount > 1 ? d.word_repeated : d.word_single);
-  for (std::uint64_t v : {reinterpret_cast<std::uint64_t>(src), reinterpret_cast<std::uint64_t>(dst),
-                          static_cast<std::uint64_t>(range.offset), static_cast<std::uint64_t>(n)})
-    word = std::min(word, low_bit(v));
-  t.word = static_cast<int>(word);
+  t.word = copy_word(s, scount, src, d, dcount, dst, range.offset, n);
   return t;
 }
 

@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "KokkosDDT_PeerTransport.hpp"
+
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "KokkosDDT_CommittedWire.hpp"
+#include "KokkosDDT_Error.hpp"
+#include "KokkosDDT_MPIError.hpp"
+
+namespace KokkosDDT::Impl {
+
+namespace {
+
+constexpr int kHandleWords = sizeof(cudaIpcMemHandle_t) / sizeof(std::int64_t);
+static_assert(sizeof(cudaIpcMemHandle_t) % sizeof(std::int64_t) == 0, "an IPC handle is whole 64-bit words");
+
+[[noreturn]] void cuda_failed(const char* where, const char* call, const std::string& what) {
+  throw_error(ErrorCode::Transport, where, "transport", std::string("the peer transport's ") + call + " failed: " + what);
+}
+void cuda_check(cudaError_t e, const char* where, const char* call) {
+  if (e == cudaSuccess) return;
+  (void)cudaGetLastError();  // (a failed call leaves its error for the next one otherwise)
+  cuda_failed(where, call, cudaGetErrorString(e));
+}
+void driver_check(CUresult r, const char* where, const char* call) {
+  if (r == CUDA_SUCCESS) return;
+  const char* text = nullptr;
+  cuGetErrorString(r, &text);
+  cuda_failed(where, call, text ? text : "unknown driver error");
+}
+
+// ---------------------------------------------------------------------------------------------------- IPC mappings
+// Each exported allocation is opened once per process (CUDA's rule) and closed when its last user goes, so that no
+// mapping outlives the plans that need it (a cache that never unmaps holds peers' memory forever).
+struct Mapping {
+  cudaIpcMemHandle_t handle;
+  char* base = nullptr;
+  int users = 0;
+};
+struct Mappings {
+  std::mutex mutex;
+  std::map<std::pair<std::int64_t, std::int64_t>, Mapping> open;  // (exporter's pid and node, its base address)
+};
+Mappings& mappings() {
+  static Mappings* m = new Mappings;  // (never destroyed: plans may outlive static destruction order)
+  return *m;
+}
+using MappingKey = std::pair<std::int64_t, std::int64_t>;
+
+char* map_peer(const MappingKey& key, const cudaIpcMemHandle_t& handle, const char* where) {
+  Mappings& m = mappings();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  auto it = m.open.find(key);
+  if (it != m.open.end()) {
+    if (std::memcmp(&it->second.handle, &handle, sizeof handle) != 0)
+      throw_error(ErrorCode::Transport, where, "transport",
+                  "a peer freed and reallocated memory that a live plan still maps (fields must stay allocated while "
+                  "plans over the peer transport use them)");
+    ++it->second.users;
+    return it->second.base;
+  }
+  void* base = nullptr;
+  cuda_check(cudaIpcOpenMemHandle(&base, handle, cudaIpcMemLazyEnablePeerAccess), where, "cudaIpcOpenMemHandle");
+  m.open[key] = Mapping{handle, static_cast<char*>(base), 1};
+  return static_cast<char*>(base);
+}
+
+void unmap_peer(const MappingKey& key) {
+  Mappings& m = mappings();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  auto it = m.open.find(key);
+  if (it == m.open.end() || --it->second.users > 0) return;
+  (void)cudaIpcCloseMemHandle(it->second.base);
+  (void)cudaGetLastError();
+  m.open.erase(it);
+}
+
+// ---------------------------------------------------------------------------------------------------- this device
+struct Device {
+  int ordinal = 0;
+  std::int64_t uuid[2] = {0, 0};
+  bool memops = false;  // 64-bit stream wait/write (the step's counters)
+  bool flush = false;   // waits may flush remote writes
+};
+
+Device this_device(const char* where) {
+  Device d;
+  cuda_check(cudaGetDevice(&d.ordinal), where, "cudaGetDevice");
+  cudaDeviceProp prop{};
+  cuda_check(cudaGetDeviceProperties(&prop, d.ordinal), where, "cudaGetDeviceProperties");
+  std::memcpy(d.uuid, &prop.uuid, sizeof d.uuid);
+  CUdevice dev = 0;
+  int memops = 0, flush = 0;
+  if (cuDeviceGet(&dev, d.ordinal) == CUDA_SUCCESS) {
+    (void)cuDeviceGetAttribute(&memops, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, dev);
+    (void)cuDeviceGetAttribute(&flush, CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES, dev);
+  }
+  d.memops = memops != 0;
+  d.flush = flush != 0;
+  return d;
+}
+
+// Whether this process's GPU writes the GPU with `uuid` (the same one, or a peer).
+bool reaches(const Device& me, const std::int64_t* uuid) {
+  if (uuid[0] == me.uuid[0] && uuid[1] == me.uuid[1]) return true;
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) return false;
+  for (int i = 0; i < n; ++i) {
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, i) != cudaSuccess) continue;
+    if (std::memcmp(&prop.uuid, uuid, 16) != 0) continue;
+    int can = 0;
+    return cudaDeviceCanAccessPeer(&can, me.ordinal, i) == cudaSuccess && can;
+  }
+  (void)cudaGetLastError();
+  return false;  // (not visible to this process)
+}
+
+// The allocation holding bytes [lo, hi) of this process's GPU memory, exported; false if there is none (host or
+// managed memory, several allocations, a pool allocation that legacy IPC cannot export).
+bool export_range(const Device& me, char* lo, char* hi, cudaIpcMemHandle_t& handle, char*& base) {
+  cudaPointerAttributes attr{};
+  if (cudaPointerGetAttributes(&attr, lo) != cudaSuccess || attr.type != cudaMemoryTypeDevice ||
+      attr.device != me.ordinal) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  CUdeviceptr b = 0;
+  size_t bytes = 0;
+  if (cuMemGetAddressRange(&b, &bytes, reinterpret_cast<CUdeviceptr>(lo)) != CUDA_SUCCESS) return false;
+  base = reinterpret_cast<char*>(b);
+  if (hi > base + bytes) return false;
+  if (cudaIpcGetMemHandle(&handle, base) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return true;
+}
+
+// Bytes [lo, hi) that `count` instances of a type touch at `buf` (null: absolute addresses).
+std::pair<char*, char*> span(const TypedEnd& e) {
+  const std::int64_t last = (e.count - 1) * e.type->extent;
+  const std::int64_t lo = std::min<std::int64_t>(e.type->data_lb, last + e.type->data_lb);
+  const std::int64_t hi = std::max<std::int64_t>(e.type->data_ub, last + e.type->data_ub);
+  const auto at = reinterpret_cast<std::uintptr_t>(e.buf);
+  return {reinterpret_cast<char*>(at + static_cast<std::uintptr_t>(lo)),
+          reinterpret_cast<char*>(at + static_cast<std::uintptr_t>(hi))};
+}
+
+// ---------------------------------------------------------------------------------------------------- handshake
+// The receiver's offer for one receive, then the sender's answer, as 64-bit words on the transport's duplicate with
+// the message's own tag (MPI's order per source and tag pairs them as the messages pair).
+enum Offer : int {
+  kOk,
+  kNode,
+  kPid,
+  kUuid,
+  kCells = kUuid + 2,
+  kCellsBase = kCells + kHandleWords,
+  kOrigin,  // the receive's origin minus the allocation's base (wrapping: absolute receives have origin 0)
+  kFlags,
+  kFlagsBase = kFlags + kHandleWords,
+  kSlot,  // byte offset of the sender's "written" counter in the receiver's flags
+  kCount,
+  kType  // the committed type's words
+};
+enum Answer : int { aDirect, aNode, aPid, aFlags, aFlagsBase = aFlags + kHandleWords, aSlot, aWords };
+
+struct Pair {  // one peer's counters: the step this process waits for, and the peer's it writes
+  CUdeviceptr local = 0;   // in this process's flags (the peer writes it)
+  CUdeviceptr remote = 0;  // in the peer's flags, mapped (this process writes it)
+};
+
+class PeerLinks final : public DirectLinks {
+ public:
+  PeerLinks(MPI_Comm comm, bool flush) : comm_(comm), flush_(flush) {}
+  ~PeerLinks() override {
+    for (const MappingKey& k : mapped_) unmap_peer(k);
+    // No peer frees what this process mapped before every process unmapped (destroying a plan is collective).
+    int finalized = 1;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Barrier(comm_);
+    if (flags_) (void)cudaFree(flags_);
+    (void)cudaGetLastError();
+  }
+  void begin(StreamRef stream) override {
+    ++step_;
+    auto s = static_cast<CUstream>(stream.native);
+    for (const Pair& p : upstream_) write(s, p.remote);  // "my cells are free for this step"
+    for (const Pair& p : downstream_) wait(s, p.local);  // "... theirs are"
+  }
+  void written(StreamRef stream) override {
+    auto s = static_cast<CUstream>(stream.native);
+    for (const Pair& p : downstream_) write(s, p.remote);  // (after the kernel: the write fences its stores first)
+  }
+  void arrived(StreamRef stream) override {
+    auto s = static_cast<CUstream>(stream.native);
+    for (const Pair& p : upstream_) wait(s, p.local);
+  }
+
+  MPI_Comm comm_;
+  bool flush_;
+  char* flags_ = nullptr;
+  std::vector<Pair> upstream_, downstream_;  // peers that write this process's cells; peers whose cells it writes
+  std::vector<MappingKey> mapped_;
+
+ private:
+  void write(CUstream s, CUdeviceptr at) const {
+    driver_check(cuStreamWriteValue64(s, at, step_, CU_STREAM_WRITE_VALUE_DEFAULT), "KokkosDDT::mpi: a plan's step",
+                 "cuStreamWriteValue64");
+  }
+  void wait(CUstream s, CUdeviceptr at) const {
+    const unsigned flags = CU_STREAM_WAIT_VALUE_GEQ | (flush_ ? CU_STREAM_WAIT_VALUE_FLUSH : 0);
+    driver_check(cuStreamWaitValue64(s, at, step_, flags), "KokkosDDT::mpi: a plan's step", "cuStreamWaitValue64");
+  }
+  cuuint64_t step_ = 0;
+};
+
+}  // namespace
+
+PeerTransport::PeerTransport(MPI_Comm comm, const char* where) : mpi_(MpiTransport::duplicate(comm, where)) {
+  MPI_Comm node = MPI_COMM_NULL;
+  mpi_check(MPI_Comm_split_type(mpi_->comm(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), where,
+            "MPI_Comm_split_type");
+  node_ = mpi_->rank();
+  mpi_check(MPI_Bcast(&node_, 1, MPI_INT64_T, 0, node), where, "MPI_Bcast");
+  MPI_Comm_free(&node);
+}
+
+std::unique_ptr<DirectLinks> PeerTransport::connect(const std::vector<TypedEnd>& sends,
+                                                    const std::vector<TypedEnd>& receives,
+                                                    std::vector<DirectRoute>& routes,
+                                                    std::vector<bool>& direct_receives, const char* where) {
+  routes.assign(sends.size(), DirectRoute{});
+  direct_receives.assign(receives.size(), false);
+  const MPI_Comm comm = mpi_->comm();
+  const int me = rank();
+  const Device dev = this_device(where);
+  const std::int64_t pid = static_cast<std::int64_t>(getpid());
+  auto links = std::make_unique<PeerLinks>(comm, dev.flush);
+  std::string failure;  // this process's first failure (every process throws after the agreement below)
+
+  // This process's counters: one per peer that may write its cells ("written"), then one per peer whose cells it may
+  // write ("free"), zeroed (steps count from 1).
+  std::map<int, std::int64_t> in_slot, out_slot;
+  for (const TypedEnd& r : receives) in_slot.emplace(r.peer, 0);
+  for (const TypedEnd& s : sends) out_slot.emplace(s.peer, 0);
+  std::int64_t slots = 0;
+  for (auto& [peer, slot] : in_slot) slot = 8 * slots++;
+  for (auto& [peer, slot] : out_slot) slot = 8 * slots++;
+  cudaIpcMemHandle_t flags_handle{};
+  bool flags_ok = false;
+  if (slots > 0 && dev.memops) {
+    try {
+      cuda_check(cudaMalloc(reinterpret_cast<void**>(&links->flags_), 8 * slots), where, "cudaMalloc (step counters)");
+      cuda_check(cudaMemset(links->flags_, 0, 8 * slots), where, "cudaMemset (step counters)");
+      cuda_check(cudaIpcGetMemHandle(&flags_handle, links->flags_), where, "cudaIpcGetMemHandle (step counters)");
+      flags_ok = true;
+    } catch (const Error& e) {
+      failure = e.what();
+    }
+  }
+
+  // 1. Each receive's offer to its sender.
+  std::vector<std::vector<std::int64_t>> offers(receives.size());
+  std::vector<MPI_Request> requests;
+  requests.reserve(receives.size() + sends.size());
+  for (std::size_t j = 0; j < receives.size(); ++j) {
+    const TypedEnd& r = receives[j];
+    std::vector<std::int64_t> w(kType, 0);
+    cudaIpcMemHandle_t cells{};
+    char* base = nullptr;
+    const auto [lo, hi] = span(r);
+    w[kOk] = flags_ok && r.peer != me && export_range(dev, lo, hi, cells, base);
+    w[kNode] = node_;
+    w[kPid] = pid;
+    std::memcpy(&w[kUuid], dev.uuid, 16);
+    std::memcpy(&w[kCells], &cells, sizeof cells);
+    w[kCellsBase] = reinterpret_cast<std::int64_t>(base);
+    w[kOrigin] = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(r.buf) - reinterpret_cast<std::uintptr_t>(base));
+    std::memcpy(&w[kFlags], &flags_handle, sizeof flags_handle);
+    w[kFlagsBase] = reinterpret_cast<std::int64_t>(links->flags_);
+    w[kSlot] = in_slot[r.peer];
+    w[kCount] = r.count;
+    if (w[kOk]) {
+      const std::vector<std::int64_t> type = committed_to_words(*r.type);
+      w.insert(w.end(), type.begin(), type.end());
+    }
+    offers[j] = std::move(w);
+    requests.emplace_back();
+    mpi_check(MPI_Isend(offers[j].data(), static_cast<int>(offers[j].size()), MPI_INT64_T, r.peer, r.tag, comm,
+                        &requests.back()),
+              where, "MPI_Isend (peer offer)");
+  }
+
+  // 2. Each send takes its receiver's offer and answers whether it goes direct.
+  std::vector<std::vector<std::int64_t>> answers(sends.size());
+  std::map<int, bool> downstream;  // peers written directly
+  for (std::size_t i = 0; i < sends.size(); ++i) {
+    const TypedEnd& s = sends[i];
+    MPI_Status status;
+    mpi_check(MPI_Probe(s.peer, s.tag, comm, &status), where, "MPI_Probe (peer offer)");
+    int n = 0;
+    mpi_check(MPI_Get_count(&status, MPI_INT64_T, &n), where, "MPI_Get_count (peer offer)");
+    std::vector<std::int64_t> w(static_cast<std::size_t>(n));
+    mpi_check(MPI_Recv(w.data(), n, MPI_INT64_T, s.peer, s.tag, comm, MPI_STATUS_IGNORE), where,
+              "MPI_Recv (peer offer)");
+    std::vector<std::int64_t> a(aWords, 0);
+    const bool can = n > kType && w[kOk] && flags_ok && s.peer != me && w[kNode] == node_ && reaches(dev, &w[kUuid]);
+    if (can && failure.empty()) {
+      try {
+        cudaIpcMemHandle_t cells, flags;
+        std::memcpy(&cells, &w[kCells], sizeof cells);
+        std::memcpy(&flags, &w[kFlags], sizeof flags);
+        DirectRoute& route = routes[i];
+        route.type = committed_from_words(w.data() + kType, w.size() - kType, where);
+        const MappingKey cells_key{w[kPid] ^ (w[kNode] << 32), w[kCellsBase]};
+        char* mapped = map_peer(cells_key, cells, where);
+        links->mapped_.push_back(cells_key);
+        route.origin = reinterpret_cast<char*>(reinterpret_cast<std::uintptr_t>(mapped) +
+                                               static_cast<std::uintptr_t>(w[kOrigin]));
+        route.count = w[kCount];
+        route.direct = true;
+        if (!downstream.count(s.peer)) {  // the pair's counters: "written" there, "free" here
+          const MappingKey flags_key{w[kPid] ^ (w[kNode] << 32), w[kFlagsBase]};
+          char* theirs = map_peer(flags_key, flags, where);
+          links->mapped_.push_back(flags_key);
+          links->downstream_.push_back({reinterpret_cast<CUdeviceptr>(links->flags_ + out_slot[s.peer]),
+                                        reinterpret_cast<CUdeviceptr>(theirs + w[kSlot])});
+          downstream[s.peer] = true;
+        }
+      } catch (const Error& e) {
+        routes[i] = DirectRoute{};
+        failure = e.what();
+      }
+    }
+    a[aDirect] = routes[i].direct;
+    a[aNode] = node_;
+    a[aPid] = pid;
+    std::memcpy(&a[aFlags], &flags_handle, sizeof flags_handle);
+    a[aFlagsBase] = reinterpret_cast<std::int64_t>(links->flags_);
+    a[aSlot] = out_slot[s.peer];
+    answers[i] = std::move(a);
+    requests.emplace_back();
+    mpi_check(MPI_Isend(answers[i].data(), aWords, MPI_INT64_T, s.peer, s.tag, comm, &requests.back()), where,
+              "MPI_Isend (peer answer)");
+  }
+
+  // 3. Each receive learns its sender's answer; a direct one maps the sender's "free" counter.
+  std::map<int, bool> upstream;
+  for (std::size_t j = 0; j < receives.size(); ++j) {
+    const TypedEnd& r = receives[j];
+    std::vector<std::int64_t> a(aWords);
+    mpi_check(MPI_Recv(a.data(), aWords, MPI_INT64_T, r.peer, r.tag, comm, MPI_STATUS_IGNORE), where,
+              "MPI_Recv (peer answer)");
+    direct_receives[j] = a[aDirect] != 0;
+    if (!direct_receives[j] || upstream.count(r.peer)) continue;
+    upstream[r.peer] = true;
+    try {
+      cudaIpcMemHandle_t flags;
+      std::memcpy(&flags, &a[aFlags], sizeof flags);
+      const MappingKey flags_key{a[aPid] ^ (a[aNode] << 32), a[aFlagsBase]};
+      char* theirs = map_peer(flags_key, flags, where);
+      links->mapped_.push_back(flags_key);
+      links->upstream_.push_back({reinterpret_cast<CUdeviceptr>(links->flags_ + in_slot[r.peer]),
+                                  reinterpret_cast<CUdeviceptr>(theirs + a[aSlot])});
+    } catch (const Error& e) {
+      failure = e.what();
+    }
+  }
+  mpi_check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), where,
+            "MPI_Waitall (peer handshake)");
+  // One failure anywhere fails the plan everywhere (a process alone would wait for steps its peer never writes).
+  int failed = failure.empty() ? 0 : 1;
+  mpi_check(MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm), where, "MPI_Allreduce (peer handshake)");
+  if (failed)
+    throw_error(ErrorCode::Transport, where, "transport",
+                failure.empty() ? "failed to connect a peer process (that process's error says why)" : failure);
+  return links;  // (also without pairs: destroying it is the plan's collective end on every process)
+}
+
+}  // namespace KokkosDDT::Impl
+
+namespace KokkosDDT::Impl {
+
+TransportEntry peer_transport_entry() {
+  return {"peer",
+          {Completion::Host, true, false, true, true},
+          [](const mpi::TransportChoice&, MPI_Comm comm, const char* where) -> std::shared_ptr<Transport> {
+            return std::make_shared<PeerTransport>(comm, where);
+          }};
+}
+
+}  // namespace KokkosDDT::Impl
