@@ -114,13 +114,17 @@ struct DirectRoute {
 //   ...               the client's kernel writes the downstream peers' cells (and whatever else it does);
 //   written(stream)   after that kernel: every downstream peer's "written" = step;
 //   arrived(stream)   the stream waits until every upstream peer wrote this step.
-// No host call waits; a fast process runs at most one step ahead of a slow peer.
+// No host call waits; a fast process runs at most one step ahead of a slow peer. Device completion: a client whose
+// kernel can signal itself stores step() into each of written_counters() (mapped here) at system scope after its last
+// write, instead of calling written().
 class DirectLinks {
  public:
   virtual ~DirectLinks() = default;
   virtual void begin(StreamRef stream) = 0;
   virtual void written(StreamRef stream) = 0;
   virtual void arrived(StreamRef stream) = 0;
+  virtual std::vector<std::uint64_t*> written_counters() const = 0;
+  virtual std::uint64_t step() const = 0;  // the step begin() began (1, 2, ...)
 };
 
 class Transport {

@@ -110,6 +110,17 @@ class FusedBatch {
     mapped_types_.push_back(std::move(dtype));  // keeps the descriptor alive
   }
 
+  // Device completion, for devices only (Backend::synchronous is false): once every request of a launch is done, the
+  // kernel itself stores the launch's signal value (set_signal) into each of `counters` (in any memory the device
+  // writes: peers' counters, mapped), at system scope, after all its writes. Before the first launch.
+  void signal_after(std::vector<std::uint64_t*> counters) {
+    const char* where = "KokkosDDT::FusedBatch::signal_after";
+    if (built_) throw_error(ErrorCode::InvalidArgument, where, "this", "the batch has been launched: it is fixed");
+    if (Backend::synchronous) throw_error(ErrorCode::Unsupported, where, "this", "a host backend's batch has no kernel");
+    signal_counters_ = std::move(counters);
+  }
+  void set_signal(std::uint64_t value) { signal_ = value; }
+
   int size() const { return static_cast<int>(records_.size()); }
   std::int64_t launches() const { return launches_; }
 
@@ -175,7 +186,8 @@ class FusedBatch {
   }
 
  private:
-  void run_kernel(const ExecSpace& space, const FusedKernel<ExecSpace>& kernel) {
+  void run_kernel(const ExecSpace& space, FusedKernel<ExecSpace> kernel) {
+    kernel.signal = signal_;
     using Policy = typename FusedKernel<ExecSpace>::Policy;
     auto policy = Kokkos::Experimental::require(Policy(space, static_cast<int>(teams_), Backend::team_size),
                                                 Kokkos::Experimental::WorkItemProperty::HintLightWeight);
@@ -227,6 +239,18 @@ class FusedBatch {
     for (std::int64_t i = 0; i < n; ++i) host(i) = records_[i];
     Kokkos::deep_copy(space_, records, host);
     kernel_ = FusedKernel<ExecSpace>{{}, {}, records, 0, n, n, done_, flags_.data()};
+    if (!signal_counters_.empty()) {
+      const auto k = static_cast<std::int64_t>(signal_counters_.size());
+      signals_ = Kokkos::View<std::uintptr_t*, MemSpace>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::signals"), k);
+      launch_done_ = Kokkos::View<std::int64_t, MemSpace>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::done"));
+      auto at = Kokkos::create_mirror_view(signals_);
+      for (std::int64_t i = 0; i < k; ++i) at(i) = reinterpret_cast<std::uintptr_t>(signal_counters_[i]);
+      Kokkos::deep_copy(space_, signals_, at);
+      kernel_.signals = signals_.data();
+      kernel_.signal_count = static_cast<std::int32_t>(k);
+      kernel_.launch_done = launch_done_.data();
+      kernel_.launch_teams = teams_;
+    }
     if (n <= kernel_.kInline) {
       for (std::int64_t i = 0; i < n; ++i) {
         kernel_.inline_records[i] = records_[i];
@@ -247,6 +271,10 @@ class FusedBatch {
   FusedKernel<ExecSpace> kernel_{};
   Kokkos::View<std::int64_t*, MemSpace> done_;
   Kokkos::View<std::uint64_t*, HostVisible> flags_;
+  std::vector<std::uint64_t*> signal_counters_;  // device completion (signal_after)
+  std::uint64_t signal_ = 0;
+  Kokkos::View<std::uintptr_t*, MemSpace> signals_;
+  Kokkos::View<std::int64_t, MemSpace> launch_done_;
 };
 
 }  // namespace KokkosDDT::Impl

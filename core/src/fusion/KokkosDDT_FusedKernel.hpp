@@ -107,6 +107,13 @@ struct FusedKernel {
   std::int64_t start = 0, n = 0, capacity = 1;
   Kokkos::View<std::int64_t*, MemSpace> done;  // per slot: teams finished so far (reset by the last one)
   std::uint64_t* flags = nullptr;              // per slot, readable by the host
+  // Device completion (FusedBatch::signal_after): once every team of the launch is done, `signal` is stored into each
+  // of the `signals` counters (other processes' memory, mapped: the peer transport's "written"), at system scope.
+  const std::uintptr_t* signals = nullptr;  // (addresses: a View of pointers would be a View of rank 2)
+  std::int32_t signal_count = 0;
+  std::uint64_t signal = 0;
+  std::int64_t* launch_done = nullptr;  // teams of the launch finished so far (reset by the last one)
+  std::int64_t launch_teams = 0;
 
   KOKKOS_FUNCTION const FusedRecord& record(std::int64_t i) const {
     if (n <= kInline) return inline_records[i];
@@ -216,22 +223,38 @@ struct FusedKernel {
   KOKKOS_FUNCTION void operator()(const Member& team) const {
     const FusedRecord& r = record(find(team.league_rank()));
     run(team, r, team.league_rank() - r.first_team);
-    if (flags == nullptr) return;  // a stream-ordered launch: completion is the stream's (FusedBatch::launch_ordered)
+    // (no flags: a stream-ordered launch, whose completion is the stream's: FusedBatch::launch_ordered)
+    if (flags == nullptr && signal_count == 0) return;
     // Completion. After the barrier one thread per team releases the team's writes (cumulative over the barrier) by
-    // counting the team with a device-scope release; the request's last team (a one-team request needs no count)
-    // then fences at node scope, which acquires every team's writes and publishes them, host memory included, before
-    // the flag the host polls. A plain volatile store: GPUs on PCIe have no atomics on host memory.
+    // counting the team with a device-scope release; the last team (of the request, or of the launch; a one-team
+    // request needs no count) then fences at system scope, which acquires every counted team's writes and publishes
+    // them, host and peers' memory included, before the flag the host polls or the counters peers wait for. Plain
+    // volatile stores: GPUs on PCIe have no atomics on host memory.
     team.team_barrier();
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
-      if (r.teams > 1) {
-        const std::int64_t before = desul::atomic_fetch_add(&done(r.slot), std::int64_t(1), desul::MemoryOrderRelease(),
-                                                            desul::MemoryScopeDevice());
-        if (before + 1 < r.teams) return;
-        done(r.slot) = 0;  // nothing touches it again before the slot's next launch, which is stream-ordered
-      }
-      Backend::fence_acq_rel_node();
-      *static_cast<volatile std::uint64_t*>(flags + r.slot) = r.ticket;
+      if (flags) complete(r);
+      if (signal_count > 0) complete_launch();
     });
+  }
+
+ private:
+  KOKKOS_FUNCTION bool last_of(std::int64_t* counter, std::int64_t teams) const {
+    if (teams <= 1) return true;
+    const std::int64_t before =
+        desul::atomic_fetch_add(counter, std::int64_t(1), desul::MemoryOrderRelease(), desul::MemoryScopeDevice());
+    if (before + 1 < teams) return false;
+    *counter = 0;  // nothing touches it again before the next launch, which is stream-ordered
+    return true;
+  }
+  KOKKOS_FUNCTION void complete(const FusedRecord& r) const {
+    if (!last_of(&done(r.slot), r.teams)) return;
+    Backend::fence_acq_rel_node();
+    *static_cast<volatile std::uint64_t*>(flags + r.slot) = r.ticket;
+  }
+  KOKKOS_FUNCTION void complete_launch() const {
+    if (!last_of(launch_done, launch_teams)) return;
+    Backend::fence_acq_rel_node();
+    for (std::int32_t k = 0; k < signal_count; ++k) *reinterpret_cast<volatile std::uint64_t*>(signals[k]) = signal;
   }
 };
 

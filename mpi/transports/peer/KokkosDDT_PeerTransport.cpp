@@ -192,20 +192,31 @@ class PeerLinks final : public DirectLinks {
     if (flags_) (void)cudaFree(flags_);
     (void)cudaGetLastError();
   }
+  // Each call enqueues its counters' operations as one batch (one driver call, not one per peer: the host's share of a
+  // step).
   void begin(StreamRef stream) override {
     ++step_;
-    auto s = static_cast<CUstream>(stream.native);
-    for (const Pair& p : upstream_) write(s, p.remote);  // "my cells are free for this step"
-    for (const Pair& p : downstream_) wait(s, p.local);  // "... theirs are"
+    ops_.clear();
+    for (const Pair& p : upstream_) write(p.remote);  // "my cells are free for this step"
+    for (const Pair& p : downstream_) wait(p.local);  // "... theirs are"
+    enqueue(stream);
   }
   void written(StreamRef stream) override {
-    auto s = static_cast<CUstream>(stream.native);
-    for (const Pair& p : downstream_) write(s, p.remote);  // (after the kernel: the write fences its stores first)
+    ops_.clear();
+    for (const Pair& p : downstream_) write(p.remote);  // (after the kernel: the write fences its stores first)
+    enqueue(stream);
   }
   void arrived(StreamRef stream) override {
-    auto s = static_cast<CUstream>(stream.native);
-    for (const Pair& p : upstream_) wait(s, p.local);
+    ops_.clear();
+    for (const Pair& p : upstream_) wait(p.local);
+    enqueue(stream);
   }
+  std::vector<std::uint64_t*> written_counters() const override {
+    std::vector<std::uint64_t*> at;
+    for (const Pair& p : downstream_) at.push_back(reinterpret_cast<std::uint64_t*>(p.remote));
+    return at;
+  }
+  std::uint64_t step() const override { return step_; }
 
   MPI_Comm comm_;
   bool flush_;
@@ -214,14 +225,32 @@ class PeerLinks final : public DirectLinks {
   std::vector<MappingKey> mapped_;
 
  private:
-  void write(CUstream s, CUdeviceptr at) const {
-    driver_check(cuStreamWriteValue64(s, at, step_, CU_STREAM_WRITE_VALUE_DEFAULT), "KokkosDDT::mpi: a plan's step",
-                 "cuStreamWriteValue64");
+  void write(CUdeviceptr at) {
+    CUstreamBatchMemOpParams op{};
+    op.writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_64;
+    op.writeValue.address = at;
+    op.writeValue.value64 = step_;
+    op.writeValue.flags = CU_STREAM_WRITE_VALUE_DEFAULT;
+    ops_.push_back(op);
   }
-  void wait(CUstream s, CUdeviceptr at) const {
-    const unsigned flags = CU_STREAM_WAIT_VALUE_GEQ | (flush_ ? CU_STREAM_WAIT_VALUE_FLUSH : 0);
-    driver_check(cuStreamWaitValue64(s, at, step_, flags), "KokkosDDT::mpi: a plan's step", "cuStreamWaitValue64");
+  void wait(CUdeviceptr at) {
+    CUstreamBatchMemOpParams op{};
+    op.waitValue.operation = CU_STREAM_MEM_OP_WAIT_VALUE_64;
+    op.waitValue.address = at;
+    op.waitValue.value64 = step_;
+    op.waitValue.flags = CU_STREAM_WAIT_VALUE_GEQ | (flush_ ? CU_STREAM_WAIT_VALUE_FLUSH : 0);
+    ops_.push_back(op);
   }
+  void enqueue(StreamRef stream) {
+    const auto s = static_cast<CUstream>(stream.native);
+    for (std::size_t at = 0; at < ops_.size(); at += kBatch) {  // (a batch holds at most 256 operations)
+      const auto n = static_cast<unsigned>(std::min(kBatch, ops_.size() - at));
+      driver_check(cuStreamBatchMemOp(s, n, ops_.data() + at, 0), "KokkosDDT::mpi: a plan's step",
+                   "cuStreamBatchMemOp");
+    }
+  }
+  static constexpr std::size_t kBatch = 256;
+  std::vector<CUstreamBatchMemOpParams> ops_;
   cuuint64_t step_ = 0;
 };
 
