@@ -228,9 +228,10 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
   messages_ = static_cast<int>(out.size());
   wire_ = transport_->make_set(std::move(out), std::move(in), true, where);
   // Device completion: the packs' kernel itself tells the downstream peers their cells are written (one stream
-  // operation and one driver call fewer per step).
+  // operation and one driver call fewer per step). KOKKOSDDT_DEVICE_COMPLETION=0 leaves it to the stream (to measure).
   if constexpr (!BackendTraits<ExecSpace>::synchronous) {
-    if (links_ && packs_.size() > 0) {
+    const char* env = std::getenv("KOKKOSDDT_DEVICE_COMPLETION");
+    if (links_ && packs_.size() > 0 && !(env && std::string(env) == "0")) {
       packs_.signal_after(links_->written_counters());
       kernel_signals_ = true;
     }
