@@ -25,6 +25,8 @@ struct BackendTraits<Kokkos::Cuda> : GenericBackend<Kokkos::Cuda> {
   }
 
   static void* native_stream(const Kokkos::Cuda& space) { return static_cast<void*>(space.cuda_stream()); }
+  // An instance on a stream someone else owns (a transport's own stream), kept as long as that stream lives.
+  static Kokkos::Cuda instance_on(void* stream) { return Kokkos::Cuda(static_cast<cudaStream_t>(stream)); }
 
   // desul's fences are sequentially consistent (MEMBAR.SC), stronger than the release a completion flag needs; CUDA's
   // acquire-release fence does it for less (perf_tests/results/fusion-2026-11-21.md).

@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -63,6 +64,12 @@ std::string transport_refusal(const mpi::TransportChoice& choice) {
     return named + ", which moves device memory only: the execution space's memory is the host's";
   return "";
 }
+
+// Whether a backend makes instances on a given native stream (BackendTraits<ExecSpace>::instance_on).
+template <class Traits, class = void>
+struct runs_on_streams : std::false_type {};
+template <class Traits>
+struct runs_on_streams<Traits, std::void_t<decltype(Traits::instance_on(nullptr))>> : std::true_type {};
 
 // Whether messages to this process itself go through the transport (KOKKOSDDT_HALO_SELF_MESSAGES=1; tests).
 inline bool self_messages_through_transport() {
@@ -156,6 +163,8 @@ class ExchangeEngine {
   std::unique_ptr<MessageSet> wire_;  // the persistent messages
   std::unique_ptr<DirectLinks> links_;  // the step of the direct ones (null: none)
   bool kernel_signals_ = false;         // the packs' kernel writes the links' "written" counters
+  bool forked_ = false;                 // the packs run on the links' stream (pack_space_)
+  ExecSpace pack_space_;
   Staging send_buffer_, recv_buffer_;
   FusedBatch<ExecSpace> packs_, unpacks_;
   std::vector<Datatype> types_;
@@ -235,6 +244,14 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
       packs_.signal_after(links_->written_counters());
       kernel_signals_ = true;
     }
+    // The links' own stream, if any: the packs run there, beside the caller's work between start and wait (backends
+    // whose instances can run on a given stream).
+    if constexpr (runs_on_streams<BackendTraits<ExecSpace>>::value) {
+      if (links_ && links_->own_stream().native) {
+        pack_space_ = BackendTraits<ExecSpace>::instance_on(links_->own_stream().native);
+        forked_ = true;
+      }
+    }
   }
 }
 
@@ -278,13 +295,17 @@ void ExchangeEngine<ExecSpace>::start(const ExecSpace& space, const char* where)
     step_space_.fence("KokkosDDT: a plan's last step ran on another instance");
   step_space_ = space;
   const StreamRef stream{BackendTraits<ExecSpace>::native_stream(space)};
+  const ExecSpace& packs_on = forked_ ? pack_space_ : space;
+  const StreamRef packing{BackendTraits<ExecSpace>::native_stream(packs_on)};
   if (links_) {  // (the packs' launch writes downstream peers' cells: once they are free)
-    links_->begin(stream);
+    if (forked_) links_->fork(stream);
+    links_->begin(packing);
     packs_.set_signal(links_->step());
   }
   if (stream_ordered()) {
-    packs_.launch_ordered(space);
-    if (links_ && !kernel_signals_) links_->written(stream);
+    packs_.launch_ordered(packs_on);
+    if (links_ && !kernel_signals_) links_->written(packing);
+    if (forked_) links_->join(stream);  // (the messages after the packs)
     wire_->enqueue(stream);
     started_ = true;  // (not when the messages failed to enqueue: wait() then unpacks nothing)
     return;
@@ -296,10 +317,10 @@ void ExchangeEngine<ExecSpace>::start(const ExecSpace& space, const char* where)
   // Flags only where the host must learn of the packs' end: before it posts sends. Without messages (every peer is
   // this process, or none) the step is stream-ordered like NCCL's: no host wait at all.
   if (messages_ > 0)
-    packs_.launch(space);
+    packs_.launch(packs_on);
   else
-    packs_.launch_ordered(space);
-  if (links_ && !kernel_signals_) links_->written(stream);
+    packs_.launch_ordered(packs_on);
+  if (links_ && !kernel_signals_) links_->written(packing);
   progress();  // posted now when the packs ran at once (hosts); a device's flags are read later
 }
 
@@ -330,7 +351,11 @@ void ExchangeEngine<ExecSpace>::wait() {
   });
   wire_->wait();
   started_ = false;
-  if (links_) links_->arrived(StreamRef{BackendTraits<ExecSpace>::native_stream(step_space_)});
+  if (links_) {
+    const StreamRef stream{BackendTraits<ExecSpace>::native_stream(step_space_)};
+    if (forked_) links_->join(stream);  // (this process's own copies and packs)
+    links_->arrived(stream);
+  }
   // On the packs' instance: ordered after them. Flagged when a receive buffer is read: the next step's receives may
   // land only once it is done.
   if (messages_ > 0)
@@ -349,6 +374,7 @@ ExchangeEngine<ExecSpace>::~ExchangeEngine() {
     }
     wire_.reset();
     step_space_.fence("KokkosDDT: a plan released");
+    pack_space_ = ExecSpace();  // (its instance goes while the links' stream, which it runs on, still lives)
     links_.reset();  // (after the fence: this process's writes into peers' cells are done before it unmaps them)
   } catch (...) {
   }

@@ -125,6 +125,12 @@ class DirectLinks {
   virtual void arrived(StreamRef stream) = 0;
   virtual std::vector<std::uint64_t*> written_counters() const = 0;
   virtual std::uint64_t step() const = 0;  // the step begin() began (1, 2, ...)
+  // The links' own stream, if they have one (null: none): fork(stream) makes it wait for the work enqueued on `stream`
+  // so far and returns it; the client then enqueues begin() and its writing kernel there, beside the work the caller
+  // enqueues on `stream` before join(stream), which makes `stream` wait for everything enqueued on the links' stream.
+  virtual StreamRef own_stream() const { return {}; }
+  virtual void fork(StreamRef stream) { (void)stream; }
+  virtual void join(StreamRef stream) { (void)stream; }
 };
 
 class Transport {

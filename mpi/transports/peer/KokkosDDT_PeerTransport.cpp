@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -184,13 +185,37 @@ class PeerLinks final : public DirectLinks {
  public:
   PeerLinks(MPI_Comm comm, bool flush) : comm_(comm), flush_(flush) {}
   ~PeerLinks() override {
+    if (stream_) (void)cudaStreamSynchronize(stream_);  // (this process's writes into peers' cells are done)
     for (const MappingKey& k : mapped_) unmap_peer(k);
     // No peer frees what this process mapped before every process unmapped (destroying a plan is collective).
     int finalized = 1;
     MPI_Finalized(&finalized);
     if (!finalized) MPI_Barrier(comm_);
     if (flags_) (void)cudaFree(flags_);
+    if (forked_) (void)cudaEventDestroy(forked_);
+    if (joined_) (void)cudaEventDestroy(joined_);
+    if (stream_) (void)cudaStreamDestroy(stream_);
     (void)cudaGetLastError();
+  }
+  // The step's own stream, of the device's highest priority: the writing kernel runs beside the caller's work between
+  // start and wait (jacobi3d's interior sweep), as NCCL's messages do on theirs.
+  void make_stream(const char* where) {
+    int least = 0, greatest = 0;
+    cuda_check(cudaDeviceGetStreamPriorityRange(&least, &greatest), where, "cudaDeviceGetStreamPriorityRange");
+    cuda_check(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, greatest), where, "cudaStreamCreate");
+    cuda_check(cudaEventCreateWithFlags(&forked_, cudaEventDisableTiming), where, "cudaEventCreate");
+    cuda_check(cudaEventCreateWithFlags(&joined_, cudaEventDisableTiming), where, "cudaEventCreate");
+  }
+  StreamRef own_stream() const override { return StreamRef{stream_}; }
+  void fork(StreamRef stream) override {
+    const auto caller = static_cast<cudaStream_t>(stream.native);
+    cuda_check(cudaEventRecord(forked_, caller), "KokkosDDT::mpi: a plan's step", "cudaEventRecord");
+    cuda_check(cudaStreamWaitEvent(stream_, forked_, 0), "KokkosDDT::mpi: a plan's step", "cudaStreamWaitEvent");
+  }
+  void join(StreamRef stream) override {
+    const auto caller = static_cast<cudaStream_t>(stream.native);
+    cuda_check(cudaEventRecord(joined_, stream_), "KokkosDDT::mpi: a plan's step", "cudaEventRecord");
+    cuda_check(cudaStreamWaitEvent(caller, joined_, 0), "KokkosDDT::mpi: a plan's step", "cudaStreamWaitEvent");
   }
   // Each call enqueues its counters' operations as one batch (one driver call, not one per peer: the host's share of a
   // step).
@@ -225,6 +250,8 @@ class PeerLinks final : public DirectLinks {
   std::vector<MappingKey> mapped_;
 
  private:
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t forked_ = nullptr, joined_ = nullptr;
   void write(CUdeviceptr at) {
     CUstreamBatchMemOpParams op{};
     op.writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_64;
@@ -408,6 +435,15 @@ std::unique_ptr<DirectLinks> PeerTransport::connect(const std::vector<TypedEnd>&
   }
   mpi_check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), where,
             "MPI_Waitall (peer handshake)");
+  const char* on = std::getenv("KOKKOSDDT_PEER_STREAM");  // "caller": the step on the caller's stream (to measure)
+  if (failure.empty() && (!links->upstream_.empty() || !links->downstream_.empty()) &&
+      !(on && std::string(on) == "caller")) {
+    try {
+      links->make_stream(where);
+    } catch (const Error& e) {
+      failure = e.what();
+    }
+  }
   // One failure anywhere fails the plan everywhere (a process alone would wait for steps its peer never writes).
   int failed = failure.empty() ? 0 : 1;
   mpi_check(MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm), where, "MPI_Allreduce (peer handshake)");
