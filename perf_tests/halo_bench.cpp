@@ -493,7 +493,8 @@ int main(int argc, char* argv[]) {
           auto run_plan_peer = [&] { pplan.exchange(); };
           fill();
           run_plan_peer();
-          if (ghosts() != want) std::fprintf(stderr, "rank %d n %d: the plan over the peer transport disagrees\n", rank, n);
+          if (ghosts() != want)
+            std::fprintf(stderr, "rank %d n %d: the plan over the peer transport disagrees\n", rank, n);
           const double floor = empty_us + static_cast<double>(pplan.bytes_per_step()) / (peer_gbs * 1e3);
           double hand_nccl = -1;
 #if HALO_BENCH_NCCL

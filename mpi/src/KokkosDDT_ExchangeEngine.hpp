@@ -160,7 +160,7 @@ class ExchangeEngine {
 
   ExecSpace space_, step_space_;  // the plan's instance; the current (or last) step's
   std::shared_ptr<Transport> transport_;
-  std::unique_ptr<MessageSet> wire_;  // the persistent messages
+  std::unique_ptr<MessageSet> wire_;    // the persistent messages
   std::unique_ptr<DirectLinks> links_;  // the step of the direct ones (null: none)
   bool kernel_signals_ = false;         // the packs' kernel writes the links' "written" counters
   bool forked_ = false;                 // the packs run on the links' stream (pack_space_)
@@ -212,7 +212,7 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
     if (m.peer == MPI_PROC_NULL) continue;
     types_.push_back(m.type);
     send_bytes_ += m.bytes();
-    if (local[i]) continue;  // (copied with its receive below)
+    if (local[i]) continue;                                   // (copied with its receive below)
     if (const DirectRoute& r = direct.routes[i]; r.direct) {  // written into the receiver's cells: no message
       packs_.add_mapped_copy(m.buf, m.absolute, m.count, m.type, r.origin, r.count, r.type);
       continue;

@@ -153,9 +153,9 @@ class Transport {
   // offering the ends matched with its peers' (the k-th send to a peer with a tag is the k-th receive there from this
   // process with that tag). The receive cells must stay allocated while the links live. Throws Error on every process
   // when any fails (an IPC mapping, peer access). Transports without the capability route nothing.
-  virtual std::unique_ptr<DirectLinks> connect(const std::vector<TypedEnd>& sends, const std::vector<TypedEnd>& receives,
-                                               std::vector<DirectRoute>& routes, std::vector<bool>& direct_receives,
-                                               const char* where) {
+  virtual std::unique_ptr<DirectLinks> connect(const std::vector<TypedEnd>& sends,
+                                               const std::vector<TypedEnd>& receives, std::vector<DirectRoute>& routes,
+                                               std::vector<bool>& direct_receives, const char* where) {
     (void)receives;
     (void)where;
     routes.assign(sends.size(), DirectRoute{});

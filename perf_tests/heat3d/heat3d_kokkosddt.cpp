@@ -4,7 +4,7 @@
 // CSV line is labelled Kokkos+DDT_MPI or Kokkos+DDT_NCCL), its deep_copy packs and KokkosComm::send/recv replaced by
 // plan.start(space); interior kernel; plan.wait(); boundary kernel.
 //
-//   mpiexec -n 2 heat3d_kokkosddt [mpi | nccl = mpi]
+//   mpiexec -n 2 heat3d_kokkosddt [mpi | nccl | peer = mpi]
 //
 // perf_tests/heat3d/run_heat3d.sh builds the original and runs both, with the same arguments: Google Benchmark's
 // options (--benchmark_*), which the original takes, are accepted here and ignored.
@@ -416,7 +416,7 @@ int main(int argc, char* argv[]) {
     std::string transport_name = "mpi";
     std::vector<std::string> benchmark_options;
     bench::Options args("heat3d_kokkosddt");
-    args.positional("transport", transport_name, "the halo plan's transport", {"mpi", "nccl"})
+    args.positional("transport", transport_name, "the halo plan's transport", {"mpi", "nccl", "peer"})
         .pass_through("--benchmark_", benchmark_options, "the original's Google Benchmark options: ignored");
     const std::optional<int> done = args.parse(argc, argv, rank == 0);
     for (const std::string& a : benchmark_options)  // (--benchmark_color: this program prints no colours anyway)

@@ -156,6 +156,7 @@ for n in "${rank_counts[@]}"; do
   run "heat3d-kokkosddt-$n" mpiexec -n "$n" "$ddt_exe" ${args[@]+"${args[@]}"}
   if [ "$gpus" -ge "$n" ]; then  # NCCL puts one rank on each GPU (it refuses two ranks on one)
     run "heat3d-kokkosddt-nccl-$n" mpiexec -n "$n" "$ddt_exe" ${args[@]+"${args[@]}"} nccl
+    run "heat3d-kokkosddt-peer-$n" mpiexec -n "$n" "$ddt_exe" ${args[@]+"${args[@]}"} peer
   else
     note "NCCL run at $n ranks skipped: $gpus GPUs (NCCL needs one GPU per rank)"
   fi
@@ -167,13 +168,14 @@ for n in "${rank_counts[@]}"; do
   echo
   echo "== $n ranks"
   echo "heat3D,label,ranks,steps,T_ave,time_inner,time_surface,time_update,time_last,time_all,GUPs,X,MB"
-  for log in "$OUT/heat3d-kokkos-comm-$n.log" "$OUT/heat3d-kokkosddt-$n.log" "$OUT/heat3d-kokkosddt-nccl-$n.log"; do
+  for log in "$OUT/heat3d-kokkos-comm-$n.log" "$OUT/heat3d-kokkosddt-$n.log" "$OUT/heat3d-kokkosddt-nccl-$n.log" \
+    "$OUT/heat3d-kokkosddt-peer-$n.log"; do
     [ -f "$log" ] || continue
     grep '^heat3D,' "$log" | tail -n 1
     grep '_mean ' "$log" || echo "(no mean row in $(basename "$log"))"
   done
   t_kc=$(grep '^heat3D,' "$OUT/heat3d-kokkos-comm-$n.log" 2> /dev/null | cut -d, -f5 | sort -u | tr '\n' ' ')
-  t_ddt=$(cat "$OUT/heat3d-kokkosddt-$n.log" "$OUT/heat3d-kokkosddt-nccl-$n.log" 2> /dev/null | grep '^heat3D,' |
+  t_ddt=$(cat "$OUT/heat3d-kokkosddt-$n.log" "$OUT/heat3d-kokkosddt-nccl-$n.log" "$OUT/heat3d-kokkosddt-peer-$n.log" 2> /dev/null | grep '^heat3D,' |
     cut -d, -f5 | sort -u | tr '\n' ' ')
   if [ -z "$t_kc" ] || [ -z "$t_ddt" ]; then
     note "$n ranks: no T_ave to compare: Kokkos Comm '$t_kc', KokkosDDT '$t_ddt'"

@@ -116,7 +116,8 @@ class FusedBatch {
   void signal_after(std::vector<std::uint64_t*> counters) {
     const char* where = "KokkosDDT::FusedBatch::signal_after";
     if (built_) throw_error(ErrorCode::InvalidArgument, where, "this", "the batch has been launched: it is fixed");
-    if (Backend::synchronous) throw_error(ErrorCode::Unsupported, where, "this", "a host backend's batch has no kernel");
+    if (Backend::synchronous)
+      throw_error(ErrorCode::Unsupported, where, "this", "a host backend's batch has no kernel");
     signal_counters_ = std::move(counters);
   }
   void set_signal(std::uint64_t value) { signal_ = value; }
@@ -241,7 +242,8 @@ class FusedBatch {
     kernel_ = FusedKernel<ExecSpace>{{}, {}, records, 0, n, n, done_, flags_.data()};
     if (!signal_counters_.empty()) {
       const auto k = static_cast<std::int64_t>(signal_counters_.size());
-      signals_ = Kokkos::View<std::uintptr_t*, MemSpace>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::signals"), k);
+      signals_ =
+          Kokkos::View<std::uintptr_t*, MemSpace>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::signals"), k);
       launch_done_ = Kokkos::View<std::int64_t, MemSpace>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::done"));
       auto at = Kokkos::create_mirror_view(signals_);
       for (std::int64_t i = 0; i < k; ++i) at(i) = reinterpret_cast<std::uintptr_t>(signal_counters_[i]);
@@ -263,7 +265,7 @@ class FusedBatch {
 
   ExecSpace space_;
   std::vector<FusedRecord> records_;
-  std::vector<Datatype> types_, dst_types_;  // per record: its type (a copy's source), a copy's destination type
+  std::vector<Datatype> types_, dst_types_;   // per record: its type (a copy's source), a copy's destination type
   std::vector<const CommittedType*> dst_of_;  // per record: a copy's destination type, committed (else null)
   std::vector<std::shared_ptr<const CommittedType>> mapped_types_;  // mapped copies' destination types
   std::int64_t teams_ = 0, scratch_ = 0, launches_ = 0, bytes_ = 0;

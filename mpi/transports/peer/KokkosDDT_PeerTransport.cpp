@@ -25,7 +25,8 @@ constexpr int kHandleWords = sizeof(cudaIpcMemHandle_t) / sizeof(std::int64_t);
 static_assert(sizeof(cudaIpcMemHandle_t) % sizeof(std::int64_t) == 0, "an IPC handle is whole 64-bit words");
 
 [[noreturn]] void cuda_failed(const char* where, const char* call, const std::string& what) {
-  throw_error(ErrorCode::Transport, where, "transport", std::string("the peer transport's ") + call + " failed: " + what);
+  throw_error(ErrorCode::Transport, where, "transport",
+              std::string("the peer transport's ") + call + " failed: " + what);
 }
 void cuda_check(cudaError_t e, const char* where, const char* call) {
   if (e == cudaSuccess) return;
@@ -176,7 +177,7 @@ enum Offer : int {
 };
 enum Answer : int { aDirect, aNode, aPid, aFlags, aFlagsBase = aFlags + kHandleWords, aSlot, aWords };
 
-struct Pair {  // one peer's counters: the step this process waits for, and the peer's it writes
+struct Pair {              // one peer's counters: the step this process waits for, and the peer's it writes
   CUdeviceptr local = 0;   // in this process's flags (the peer writes it)
   CUdeviceptr remote = 0;  // in the peer's flags, mapped (this process writes it)
 };
@@ -342,7 +343,8 @@ std::unique_ptr<DirectLinks> PeerTransport::connect(const std::vector<TypedEnd>&
     std::memcpy(&w[kUuid], dev.uuid, 16);
     std::memcpy(&w[kCells], &cells, sizeof cells);
     w[kCellsBase] = reinterpret_cast<std::int64_t>(base);
-    w[kOrigin] = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(r.buf) - reinterpret_cast<std::uintptr_t>(base));
+    w[kOrigin] =
+        static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(r.buf) - reinterpret_cast<std::uintptr_t>(base));
     std::memcpy(&w[kFlags], &flags_handle, sizeof flags_handle);
     w[kFlagsBase] = reinterpret_cast<std::int64_t>(links->flags_);
     w[kSlot] = in_slot[r.peer];
@@ -382,8 +384,8 @@ std::unique_ptr<DirectLinks> PeerTransport::connect(const std::vector<TypedEnd>&
         const MappingKey cells_key{w[kPid] ^ (w[kNode] << 32), w[kCellsBase]};
         char* mapped = map_peer(cells_key, cells, where);
         links->mapped_.push_back(cells_key);
-        route.origin = reinterpret_cast<char*>(reinterpret_cast<std::uintptr_t>(mapped) +
-                                               static_cast<std::uintptr_t>(w[kOrigin]));
+        route.origin =
+            reinterpret_cast<char*>(reinterpret_cast<std::uintptr_t>(mapped) + static_cast<std::uintptr_t>(w[kOrigin]));
         route.count = w[kCount];
         route.direct = true;
         if (!downstream.count(s.peer)) {  // the pair's counters: "written" there, "free" here
