@@ -11,6 +11,11 @@
 //   wait      the messages complete (a stream transport: the instance waits for them); the unpacks are enqueued on
 //             the step's instance.
 //
+// A transport with direct messages (the peer transport) routes some messages past all of this: the send becomes a
+// mapped copy in the packs' launch, written straight into the receiver's cells, and the receive has no buffer, message
+// or unpack; their step is the transport's DirectLinks (counters begun at start, written by the packs' kernel, waited
+// for at wait; the packs on the links' own stream when they have one).
+//
 // A message whose peer is this process itself is no message: it is a typed-to-typed copy from the send's cells into
 // the receive's, one more request of the packs' launch (no buffer between, no unpack; a plan whose every peer is
 // itself runs one launch per step). Sending it at start is MPI's rule kept: the receive's cells belong to the plan
