@@ -109,6 +109,28 @@ std::int64_t check_copy(const Side& from, const Side& to, std::uint64_t seed, in
   KOKKOSDDT_REQUIRE_BYTES(out.host(), packed.data(), total);
   REQUIRE(dst.guards_intact());
   REQUIRE(out.guards_intact());
+  // The same copy as a fusion-queue request between two packs of its source (they only read what it reads: one
+  // launch, or one batch on the calling thread of a host).
+  dst.poison();
+  out.poison();
+  {
+    Test::GuardedBuffer<Mem> again(total, 0);
+    FusionQueue<ExecSpace> q(space, {64, std::int64_t(1) << 40, false});
+    q.pack(src.device() - slo, from.count, from.type, out.device(), total);
+    const FusionRequest r = q.copy(src.device() - slo, from.count, from.type, dst.device() - dlo, to.count, to.type);
+    q.pack(src.device() - slo, from.count, from.type, again.device(), total);
+    CHECK(q.pending_requests() == 3);
+    q.wait(r);
+    q.wait_all();
+    CHECK(q.launches() == 1);
+    dst.pull();
+    out.pull();
+    again.pull();
+    KOKKOSDDT_REQUIRE_BYTES(dst.host(), want.data(), dhi - dlo);
+    KOKKOSDDT_REQUIRE_BYTES(out.host(), packed.data(), total);
+    KOKKOSDDT_REQUIRE_BYTES(again.host(), packed.data(), total);
+    REQUIRE(dst.guards_intact());
+  }
   // The same copy as a mapped request (the peer transport's): the destination's committed type as words and back, as
   // the sender receives it from a peer.
   dst.poison();
@@ -240,4 +262,35 @@ TEST_CASE("copy: a committed type sent as words comes back whole; malformed word
   w = words;
   w[10] = std::int64_t(99) << 32 | (w[10] & 0xffffffff);  // the first node's child index (its high half): out of range
   malformed(w);
+}
+
+TEST_CASE("copy: a fusion-queue copy runs after a pending unpack into its source, and checks its arguments",
+          "[copy][fusion]") {
+  using Mem = ExecSpace::memory_space;
+  ExecSpace space;
+  Datatype column = vector(16, 1, 4, primitive<int>());  // every fourth int of 64
+  column.commit();
+  Datatype ints = contiguous(16, primitive<int>());
+  ints.commit();
+  Kokkos::View<int*, Mem> packed("packed", 16), middle("middle", 64), last("last", 16);
+  Kokkos::parallel_for(
+      "fill", Kokkos::RangePolicy<ExecSpace>(space, 0, 16), KOKKOS_LAMBDA(int i) { packed(i) = 100 + i; });
+  space.fence();
+  FusionQueue<ExecSpace> q(space, {64, std::int64_t(1) << 40, false});
+  q.unpack(packed.data(), 64, middle.data(), 1, column);   // middle's column <- packed
+  q.copy(middle.data(), 1, column, last.data(), 1, ints);  // reads what the unpack writes: the next launch
+  q.wait_all();
+  CHECK(q.launches() == 2);
+  auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), last);
+  for (int i = 0; i < 16; ++i) CHECK(got(i) == 100 + i);
+  // Bad arguments throw at enqueue, naming them; nothing is queued.
+  Test::require_error([&] { q.copy(middle.data(), 1, column, last.data(), 2, ints); }, ErrorCode::InvalidArgument,
+                      "dcount");
+  Test::require_error([&] { q.copy(middle.data(), 1, column, last.data(), 1, Datatype()); }, ErrorCode::NullDatatype,
+                      "dtype");
+  Test::require_error([&] { q.copy(nullptr, 1, column, last.data(), 1, ints); }, ErrorCode::NullPointer, "src");
+  Datatype uncommitted = contiguous(16, primitive<int>());
+  Test::require_error([&] { q.copy(middle.data(), 1, column, last.data(), 1, uncommitted); }, ErrorCode::NotCommitted,
+                      "dtype");
+  CHECK(q.pending_requests() == 0);
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// The fusion queue (chu-fusion21, Sec. IV): pack and unpack requests collected on one execution-space instance and
-// run as one fused launch, with completion reported through host-readable flags written by the kernel itself.
+// The fusion queue (chu-fusion21, Sec. IV): pack, unpack and typed-to-typed copy requests collected on one
+// execution-space instance and run as one fused launch, with completion reported through host-readable flags written
+// by the kernel itself.
 //
 //   KokkosDDT::FusionQueue<Kokkos::Cuda> q(instance);       // or any execution space (instance)
 //   auto r1 = q.pack(field, 1, face_x, buf_x, bytes_x);     // returns at once; nothing launched yet
@@ -93,6 +94,18 @@ class FusionQueue {
   FusionRequest unpack(const SrcView& src, const DstView& dst, std::int64_t count, const Datatype& type,
                        PackRange range = {});
 
+  // Same arguments as KokkosDDT::copy without the execution space: typed to typed, in the same fused launch as the
+  // queue's packs and unpacks (KokkosDDT::bottom on either side: absolute addresses). Checked here, at enqueue.
+  FusionRequest copy(const void* src, std::int64_t scount, const Datatype& stype, void* dst, std::int64_t dcount,
+                     const Datatype& dtype, PackRange range = {});
+  FusionRequest copy(Bottom, std::int64_t scount, const Datatype& stype, void* dst, std::int64_t dcount,
+                     const Datatype& dtype, PackRange range = {});
+  FusionRequest copy(const void* src, std::int64_t scount, const Datatype& stype, Bottom, std::int64_t dcount,
+                     const Datatype& dtype, PackRange range = {});
+  template <class SrcView, class DstView, Impl::enable_if_view<SrcView> = 0, Impl::enable_if_view<DstView> = 0>
+  FusionRequest copy(const SrcView& src, std::int64_t scount, const Datatype& stype, const DstView& dst,
+                     std::int64_t dcount, const Datatype& dtype, PackRange range = {});
+
   void flush();                       // launch everything pending (returns at once)
   bool test(const FusionRequest& r);  // a host load; launches r first if it is still pending
   // Whether r has completed, launching nothing: true for a request that ran at once when it was enqueued (a one-tile
@@ -114,7 +127,7 @@ class FusionQueue {
   struct Slot {
     State state = State::Free;
     std::uint64_t ticket = 0;
-    Datatype type;                              // keeps the descriptor alive while the kernel may read it
+    Datatype type, dst_type;                    // keep the descriptors alive while the kernel may read them
     std::uintptr_t read_lo = 0, read_hi = 0;    // bytes the request reads
     std::uintptr_t write_lo = 0, write_hi = 0;  // and writes
     bool writes_typed = false;                  // the written side is the typed buffer (an unpack)
@@ -125,6 +138,10 @@ class FusionQueue {
   template <Impl::Direction Dir>
   FusionRequest enqueue(const char* where, const Datatype& type, std::int64_t count, char* typed, bool absolute,
                         char* packed, std::int64_t packed_bytes, const char* packed_name, PackRange range);
+  FusionRequest enqueue_copy(char* src, bool src_absolute, std::int64_t scount, const Datatype& stype, char* dst,
+                             bool dst_absolute, std::int64_t dcount, const Datatype& dtype, PackRange range);
+  // Takes a slot for a checked request (its hazards in `candidate`, its record in `record`) and returns its handle.
+  FusionRequest place(Slot candidate, Impl::FusedRecord record, std::int64_t bytes, std::int64_t teams);
   bool conflicts(const Slot& s) const;
   void run_inline();  // synchronous hosts: a batch of one-tile requests on the calling thread
   void launched();    // the pending requests are in flight

@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
 
 #include "KokkosDDT_Wait.hpp"
@@ -127,6 +128,72 @@ FusionRequest FusionQueue<ExecSpace>::unpack(const SrcView& src, const DstView& 
 }
 
 template <class ExecSpace>
+FusionRequest FusionQueue<ExecSpace>::copy(const void* src, std::int64_t scount, const Datatype& stype, void* dst,
+                                           std::int64_t dcount, const Datatype& dtype, PackRange range) {
+  return enqueue_copy(Impl::bytes(src), false, scount, stype, Impl::bytes(dst), false, dcount, dtype, range);
+}
+
+template <class ExecSpace>
+FusionRequest FusionQueue<ExecSpace>::copy(Bottom, std::int64_t scount, const Datatype& stype, void* dst,
+                                           std::int64_t dcount, const Datatype& dtype, PackRange range) {
+  return enqueue_copy(nullptr, true, scount, stype, Impl::bytes(dst), false, dcount, dtype, range);
+}
+
+template <class ExecSpace>
+FusionRequest FusionQueue<ExecSpace>::copy(const void* src, std::int64_t scount, const Datatype& stype, Bottom,
+                                           std::int64_t dcount, const Datatype& dtype, PackRange range) {
+  return enqueue_copy(Impl::bytes(src), false, scount, stype, nullptr, true, dcount, dtype, range);
+}
+
+template <class ExecSpace>
+template <class SrcView, class DstView, Impl::enable_if_view<SrcView>, Impl::enable_if_view<DstView>>
+FusionRequest FusionQueue<ExecSpace>::copy(const SrcView& src, std::int64_t scount, const Datatype& stype,
+                                           const DstView& dst, std::int64_t dcount, const Datatype& dtype,
+                                           PackRange range) {
+  char* s = Impl::check_typed_view<ExecSpace>("KokkosDDT::FusionQueue::copy", src, "src", stype, scount);
+  char* d = Impl::check_typed_view<ExecSpace>("KokkosDDT::FusionQueue::copy", dst, "dst", dtype, dcount);
+  return copy(s, scount, stype, d, dcount, dtype, range);
+}
+
+// A copy request: checked as copy() checks it; it reads its source's footprint and writes its destination's, as an
+// unpack writes a typed side.
+template <class ExecSpace>
+FusionRequest FusionQueue<ExecSpace>::enqueue_copy(char* src, bool src_absolute, std::int64_t scount,
+                                                   const Datatype& stype, char* dst, bool dst_absolute,
+                                                   std::int64_t dcount, const Datatype& dtype, PackRange range) {
+  const char* where = "KokkosDDT::FusionQueue::copy";
+  const Impl::CopyTransfer t =
+      Impl::prepare_copy(where, src, src_absolute, scount, stype, dst, dst_absolute, dcount, dtype, range);
+  Impl::check_copy_memory<ExecSpace>(t, where);
+  if (t.end == t.begin) return FusionRequest(id_, -1, 0);  // nothing moves: complete already
+  const std::int64_t bytes = t.end - t.begin;
+  const std::int64_t tile =
+      std::max<std::int64_t>(Impl::LaunchShape<ExecSpace>::tile_bytes(space_, bytes, t.word) / t.word * t.word, t.word);
+  const std::int64_t teams = (bytes + tile - 1) / tile;
+  if (teams > std::numeric_limits<int>::max())
+    Impl::throw_error(ErrorCode::Overflow, where, "scount",
+                      "makes a request of " + std::to_string(teams) +
+                          " teams: more than one launch can hold (2^31 - "
+                          "1); split it with PackRange");
+  auto footprint = [&](const Impl::CommittedType& c, std::int64_t count, const char* base) {
+    const auto [lo, hi] = Impl::typed_footprint(c, count, where);
+    return std::make_pair(reinterpret_cast<std::uintptr_t>(base) + static_cast<std::uintptr_t>(lo),
+                          reinterpret_cast<std::uintptr_t>(base) + static_cast<std::uintptr_t>(hi));
+  };
+  Slot candidate;
+  std::tie(candidate.read_lo, candidate.read_hi) = footprint(*t.src_type, scount, t.src);
+  std::tie(candidate.write_lo, candidate.write_hi) = footprint(*t.dst_type, dcount, t.dst);
+  candidate.writes_typed = true;
+  candidate.type_id = t.dst_type->id;
+  candidate.count = dcount;
+  candidate.type = stype;
+  candidate.dst_type = dtype;
+  const Impl::FusedRecord record = Impl::record_of_copy(t, Impl::descriptor<MemSpace>(*t.src_type, space_),
+                                                        Impl::descriptor<MemSpace>(*t.dst_type, space_), tile, where);
+  return place(std::move(candidate), record, bytes, teams);
+}
+
+template <class ExecSpace>
 template <Impl::Direction Dir>
 FusionRequest FusionQueue<ExecSpace>::enqueue(const char* where, const Datatype& type, std::int64_t count, char* typed,
                                               bool absolute, char* packed, std::int64_t packed_bytes,
@@ -170,18 +237,26 @@ FusionRequest FusionQueue<ExecSpace>::enqueue(const char* where, const Datatype&
   candidate.writes_typed = Dir == Impl::Direction::Unpack;
   candidate.type_id = c.id;
   candidate.count = t.count;
+  candidate.type = type;
+  return place(std::move(candidate), Impl::record_of(t, Impl::descriptor<MemSpace>(c, space_), tile, Dir), bytes,
+               teams);
+}
+
+template <class ExecSpace>
+FusionRequest FusionQueue<ExecSpace>::place(Slot candidate, Impl::FusedRecord record, std::int64_t bytes,
+                                            std::int64_t teams) {
+  constexpr std::int64_t max_teams = std::numeric_limits<int>::max();
   // Keep an earlier request's effect ordered before this one, and every launch within an int's teams.
   if (conflicts(candidate) || pending_teams_ + teams > max_teams) flush();
   take_slot();
   const int slot = (head_ + used_) % capacity_;
   ++used_;
   Slot& s = slots_[slot];
-  s = candidate;
+  s = std::move(candidate);
   s.state = State::Pending;
   s.ticket = next_ticket_++;
-  s.type = type;
   Impl::FusedRecord& it = staging_(slot);
-  it = Impl::record_of(t, Impl::descriptor<MemSpace>(c, space_), tile, Dir);
+  it = record;
   it.ticket = s.ticket;
   it.slot = slot;
   if (pending_count_ == 0) pending_begin_ = slot;
@@ -297,6 +372,7 @@ void FusionQueue<ExecSpace>::reclaim() {
     if (s.state != State::InFlight || !complete(head_, s.ticket)) return;
     s.state = State::Free;
     s.type = Datatype();
+    s.dst_type = Datatype();
     head_ = (head_ + 1) % capacity_;
     --used_;
   }
