@@ -159,7 +159,7 @@ struct FusedKernel {
 
   // A copy's typed-to-typed kernel over stream bytes [r.begin, r.end), `tile` bytes per item.
   template <int W>
-  KOKKOS_FUNCTION static TypedCopy<ExecSpace, W> copy_of(const FusedRecord& r, std::int64_t tile) {
+  KOKKOS_FUNCTION static TypedCopy<ExecSpace, W, Backend::walks_runs> copy_of(const FusedRecord& r, std::int64_t tile) {
     using Nodes = Kokkos::View<const DescriptorNode*, MemSpace>;
     using Lookaside = Kokkos::View<const std::int64_t*, MemSpace>;
     return {{Nodes(r.nodes, r.node_count), Lookaside(r.lookaside, r.lookaside_count), r.typed},
@@ -177,7 +177,7 @@ struct FusedKernel {
       if constexpr (Backend::walks_runs) {
         copy_of<W>(r, r.tile)(t);
       } else {
-        const TypedCopy<ExecSpace, W> kernel = copy_of<W>(r, W);
+        const TypedCopy<ExecSpace, W, false> kernel = copy_of<W>(r, W);
         const std::int64_t first = t * (r.tile / W), items = kernel.items();
         const std::int64_t last = first + r.tile / W < items ? first + r.tile / W : items;
         for (std::int64_t i = first + team.team_rank(); i < last; i += team.team_size()) kernel(i);

@@ -117,7 +117,7 @@ struct CopyWithWord {
     using MemSpace = typename ExecSpace::memory_space;
     const auto s = descriptor<MemSpace>(*t.src_type, space);
     const auto d = descriptor<MemSpace>(*t.dst_type, space);
-    TypedCopy<ExecSpace, W::value> kernel{
+    TypedCopy<ExecSpace, W::value, BackendTraits<ExecSpace>::walks_runs> kernel{
         {s.nodes, s.lookaside, t.src}, {d.nodes, d.lookaside, t.dst}, t.begin, t.end, W::value};
     // Hosts walk tiles run by run, enough of them to balance the threads; devices take one word per thread.
     if constexpr (BackendTraits<ExecSpace>::walks_runs) {

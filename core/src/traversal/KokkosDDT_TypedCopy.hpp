@@ -5,15 +5,17 @@
 // buffer to the other: no packed buffer, one launch. The two types' signatures match (the entry point checks it), so
 // position p is the same element on both sides.
 //
-// Hosts (BackendTraits::walks_runs) give each work item a tile of the stream and walk it run by run: a run is the
-// longest stretch contiguous on both sides (the shorter of the two types' runs at p), copied at once. Devices give
-// each work item one word: neighbouring threads take neighbouring positions, so their loads and stores coalesce
-// wherever the types are contiguous.
+// Hosts (BackendTraits::walks_runs) give each work item a tile of the stream and move it chunk by chunk: each chunk is
+// packed from the source into a bounce buffer that stays in the L1 cache and unpacked from it into the destination, by
+// the host walk's own loops over runs (locating every run on both sides measured up to 3.7x slower). Devices give each
+// work item one word: neighbouring threads take neighbouring positions, so their loads and stores coalesce wherever
+// the types are contiguous.
 
 #include <cstdint>
 
 #include <Kokkos_Core.hpp>
 
+#include "KokkosDDT_HostWalk.hpp"
 #include "KokkosDDT_Traversal.hpp"
 #include "KokkosDDT_Words.hpp"
 
@@ -36,7 +38,10 @@ struct CopySide {
   }
 };
 
-template <class ExecSpace, int W>
+// Walk = true (the launchers of hosts, BackendTraits::walks_runs): each tile moved chunk by chunk through a small
+// bounce buffer, packed and unpacked by HostWalk; false (devices, a word per item): each position located on both
+// sides.
+template <class ExecSpace, int W, bool Walk = false>
 struct TypedCopy {
   using MemSpace = typename ExecSpace::memory_space;
   CopySide<MemSpace> src, dst;
@@ -45,15 +50,44 @@ struct TypedCopy {
 
   KOKKOS_INLINE_FUNCTION std::int64_t items() const { return (end - begin + tile - 1) / tile; }
 
+  static constexpr std::int64_t kBounce = 4096;  // (a multiple of every word size)
+
+  // One side as a host walk's arguments: stream bytes [q, r) packed at `buffer`.
+  KOKKOS_INLINE_FUNCTION static TraversalArgs<MemSpace> side_args(const CopySide<MemSpace>& side, char* buffer,
+                                                                  std::int64_t q, std::int64_t r) {
+    TraversalArgs<MemSpace> a;
+    a.nodes = side.nodes;
+    a.lookaside = side.lookaside;
+    a.typed = side.typed;
+    a.packed = buffer;
+    a.begin = q;
+    a.end = r;
+    a.tile = r - q;
+    a.word = W;
+    return a;
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item) const {
     std::int64_t p = begin + item * tile;
     const std::int64_t stop = p + tile < end ? p + tile : end;
-    while (p < stop) {
-      const Span s = src.run_at(p), d = dst.run_at(p);
-      std::int64_t n = s.length < d.length ? s.length : d.length;
-      if (n > stop - p) n = stop - p;
-      copy_bytes<W>(dst.typed + d.offset, src.typed + s.offset, n);
-      p += n;
+    if constexpr (Walk) {
+      // Through a bounce buffer that stays in the L1 cache: each chunk packed from the source by HostWalk, then
+      // unpacked into the destination by HostWalk (their tuned loops over runs: a locate per run on each side made the
+      // plans' host step up to 3.7x slower where runs are single cells; perf_tests/results/peer-2026-11-26.md).
+      alignas(16) char bounce[kBounce];
+      for (std::int64_t q = p; q < stop; q += kBounce) {
+        const std::int64_t r = q + kBounce < stop ? q + kBounce : stop;
+        HostWalk<ExecSpace, Direction::Pack, W>{side_args(src, bounce, q, r)}.walk(src.nodes.data(), q, r);
+        HostWalk<ExecSpace, Direction::Unpack, W>{side_args(dst, bounce, q, r)}.walk(dst.nodes.data(), q, r);
+      }
+    } else {
+      while (p < stop) {
+        const Span s = src.run_at(p), d = dst.run_at(p);
+        std::int64_t n = s.length < d.length ? s.length : d.length;
+        if (n > stop - p) n = stop - p;
+        copy_bytes<W>(dst.typed + d.offset, src.typed + s.offset, n);
+        p += n;
+      }
     }
   }
 };
