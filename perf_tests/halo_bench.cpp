@@ -428,15 +428,18 @@ int main(int argc, char* argv[]) {
           return bench::median(t);
         };
         const double tp = time(run_plan), th = time(run_hand), tr = time(run_region), tc = time(run_deep_copy);
+        // The same plan over another transport (the GPU tables).
+        [[maybe_unused]] auto plan_over = [&](const char* transport) {
+          KokkosDDT::mpi::HaloOptions options = all;
+          options.transport = transport;
+          return nf == 1
+                     ? KokkosDDT::mpi::make_halo_plan(space, cart, options, fields[0])
+                     : KokkosDDT::mpi::make_halo_plan(space, cart, options, fields[0], fields[1], fields[2], fields[3]);
+        };
 #if HALO_BENCH_NCCL
         if (with_nccl) {
           // The plan over NCCL, and the hand kernels with one NCCL group (device buffers: NCCL moves device memory).
-          KokkosDDT::mpi::HaloOptions over_nccl = all;
-          over_nccl.transport = "nccl";
-          KokkosDDT::mpi::HaloPlan<Space> nplan =
-              nf == 1
-                  ? KokkosDDT::mpi::make_halo_plan(space, cart, over_nccl, fields[0])
-                  : KokkosDDT::mpi::make_halo_plan(space, cart, over_nccl, fields[0], fields[1], fields[2], fields[3]);
+          KokkosDDT::mpi::HaloPlan<Space> nplan = plan_over("nccl");
           Kokkos::View<double*, M> ns("nccl_send", cells * nf), nr("nccl_recv", cells * nf);
           // NCCL matches each peer's messages in posting order: sends by direction, receives by the sender's.
           std::vector<std::size_t> recv_order(nb.size());
@@ -484,12 +487,7 @@ int main(int argc, char* argv[]) {
 #endif
 #if HALO_BENCH_PEER
         {
-          KokkosDDT::mpi::HaloOptions over_peer = all;
-          over_peer.transport = "peer";
-          KokkosDDT::mpi::HaloPlan<Space> pplan =
-              nf == 1
-                  ? KokkosDDT::mpi::make_halo_plan(space, cart, over_peer, fields[0])
-                  : KokkosDDT::mpi::make_halo_plan(space, cart, over_peer, fields[0], fields[1], fields[2], fields[3]);
+          KokkosDDT::mpi::HaloPlan<Space> pplan = plan_over("peer");
           auto run_plan_peer = [&] { pplan.exchange(); };
           fill();
           run_plan_peer();
