@@ -13,8 +13,9 @@
 //
 // A transport with direct messages (the peer transport) routes some messages past all of this: the send becomes a
 // mapped copy in the packs' launch, written straight into the receiver's cells, and the receive has no buffer, message
-// or unpack; their step is the transport's DirectLinks (counters begun at start, written by the packs' kernel, waited
-// for at wait; the packs on the links' own stream when they have one).
+// or unpack (or, landed, the send a pack into the transport's landing buffer in the receiver's memory, and the receive
+// an unpack from it in the unpacks' launch); their step is the transport's DirectLinks (counters begun at start,
+// written by the packs' kernel, waited for at wait; the packs on the links' own stream when they have one).
 //
 // A message whose peer is this process itself is no message: it is a typed-to-typed copy from the send's cells into
 // the receive's, one more request of the packs' launch (no buffer between, no unpack; a plan whose every peer is
@@ -138,7 +139,7 @@ class ExchangeEngine {
   // per send and per receive; the others are messages (or copies to this process itself).
   struct Direct {
     std::vector<DirectRoute> routes;
-    std::vector<bool> receives;
+    std::vector<DirectReceive> receives;
   };
   Direct connect(const std::vector<PlannedMessage>& sends, const std::vector<PlannedMessage>& recvs,
                  const std::vector<int>& pair, const std::vector<bool>& local, const char* where);
@@ -199,7 +200,7 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
   }
   for (std::size_t j = 0; j < recvs.size(); ++j) {
     recv_at[j] = recv_total;
-    if (pair[j] < 0 && !direct.receives[j]) recv_total += aligned(recvs[j].bytes());
+    if (pair[j] < 0 && !direct.receives[j].direct) recv_total += aligned(recvs[j].bytes());
   }
   using MemSpace = typename ExecSpace::memory_space;
   if (transport_->reaches_host_memory()) {
@@ -218,8 +219,11 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
     types_.push_back(m.type);
     send_bytes_ += m.bytes();
     if (local[i]) continue;                                   // (copied with its receive below)
-    if (const DirectRoute& r = direct.routes[i]; r.direct) {  // written into the receiver's cells: no message
-      packs_.add_mapped_copy(m.buf, m.absolute, m.count, m.type, r.origin, r.count, r.type);
+    if (const DirectRoute& r = direct.routes[i]; r.direct) {  // written into the receiver's memory: no message
+      if (r.landed)
+        add<Direction::Pack>(packs_, m, r.origin);
+      else
+        packs_.add_mapped_copy(m.buf, m.absolute, m.count, m.type, r.origin, r.count, r.type);
       continue;
     }
     char* packed = send_buffer_.data + send_at[i];
@@ -234,7 +238,10 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
       add_copy(packs_, sends[pair[j]], m);
       continue;
     }
-    if (direct.receives[j]) continue;  // (the sender's kernel writes it)
+    if (const DirectReceive& d = direct.receives[j]; d.direct) {  // (the sender's kernel writes it)
+      if (d.landing) add<Direction::Unpack>(unpacks_, m, d.landing);
+      continue;
+    }
     char* arrived = recv_buffer_.data + recv_at[j];
     add<Direction::Unpack>(unpacks_, m, arrived);
     if (m.bytes() > 0) in.push_back({arrived, m.bytes(), m.peer, m.tag});
@@ -284,9 +291,9 @@ typename ExchangeEngine<ExecSpace>::Direct ExchangeEngine<ExecSpace>::connect(co
       in_at.push_back(j);
     }
   std::vector<DirectRoute> routes;
-  std::vector<bool> receives;
+  std::vector<DirectReceive> receives;
   links_ = transport_->connect(out, in, routes, receives, where);
-  Direct d{std::vector<DirectRoute>(sends.size()), std::vector<bool>(recvs.size(), false)};
+  Direct d{std::vector<DirectRoute>(sends.size()), std::vector<DirectReceive>(recvs.size())};
   for (std::size_t k = 0; k < out_at.size(); ++k) d.routes[out_at[k]] = std::move(routes[k]);
   for (std::size_t k = 0; k < in_at.size(); ++k) d.receives[in_at[k]] = receives[k];
   return d;

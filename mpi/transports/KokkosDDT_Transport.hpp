@@ -87,9 +87,14 @@ class MessageSet {
 };
 
 // Direct messages (capability `direct`: the peer transport). At connect(), before any set is made, a client offers
-// the typed ends of its messages; the transport and each message's peer decide, together, which of them go direct:
-// the sender's kernel then writes the receiver's cells itself, typed to typed, through `origin` (the receiver's
-// buffer as mapped in the sender's memory) and the receiver's committed type. The others stay messages of a set.
+// the typed ends of its messages; the transport and each message's peer decide, together, which of them go direct,
+// and how:
+//   typed    the sender's kernel writes the receiver's cells itself, typed to typed, through `origin` (the receiver's
+//            buffer as mapped in the sender's memory) and the receiver's committed type;
+//   landed   the sender's kernel packs into a landing buffer that the transport allocated in the receiver's memory
+//            (`origin`, mapped), and the receiver unpacks from it (`landing`, its own address) after arrived(): for
+//            cells in short runs, which a remote store per run would write slowly (see the transport's rule).
+// The others stay messages of a set.
 struct TypedEnd {
   char* buf = nullptr;  // the typed buffer (null with `absolute`: the type's displacements are addresses)
   bool absolute = false;
@@ -99,12 +104,21 @@ struct TypedEnd {
   int tag = 0;
 };
 
-// A send that goes direct: write `count` of `type` at `origin` (the receiver's, mapped here).
+// A send that goes direct: write `count` of `type` at `origin` (the receiver's, mapped here); landed: pack the send's
+// bytes at `origin` (type null).
 struct DirectRoute {
   bool direct = false;
+  bool landed = false;
   char* origin = nullptr;
   std::int64_t count = 0;
   std::shared_ptr<const CommittedType> type;
+};
+
+// A receive that goes direct; landed: its bytes arrive packed at `landing` (this process's memory, the transport's
+// own), for the client to unpack once arrived() returns.
+struct DirectReceive {
+  bool direct = false;
+  char* landing = nullptr;
 };
 
 // The step of a plan's direct messages, stream-ordered: per pair of processes, a rising step count in each direction
@@ -155,11 +169,11 @@ class Transport {
   // when any fails (an IPC mapping, peer access). Transports without the capability route nothing.
   virtual std::unique_ptr<DirectLinks> connect(const std::vector<TypedEnd>& sends,
                                                const std::vector<TypedEnd>& receives, std::vector<DirectRoute>& routes,
-                                               std::vector<bool>& direct_receives, const char* where) {
+                                               std::vector<DirectReceive>& direct_receives, const char* where) {
     (void)receives;
     (void)where;
     routes.assign(sends.size(), DirectRoute{});
-    direct_receives.assign(receives.size(), false);
+    direct_receives.assign(receives.size(), DirectReceive{});
     return nullptr;
   }
 };

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "KokkosDDT_CommittedWire.hpp"
+#include "KokkosDDT_Descriptor.hpp"
 #include "KokkosDDT_Error.hpp"
 #include "KokkosDDT_MPIError.hpp"
 
@@ -158,6 +159,39 @@ std::pair<char*, char*> span(const TypedEnd& e) {
           reinterpret_cast<char*>(at + static_cast<std::uintptr_t>(hi))};
 }
 
+// ---------------------------------------------------------------------------------------------------- landing
+// The rule for cells in short runs: a remote store writes one run, so a receive whose type has runs shorter than
+// kLandingBelow bytes (a face of isolated 8-byte cells) is landed instead of written typed: the sender packs it into a
+// buffer of the receiver's, in whole coalesced lines, and the receiver unpacks it from its own memory (one more launch,
+// local). Measured on H100/H200 NVLink: isolated 8-byte remote stores took 2.4x the time of NCCL's local pack of the
+// same bytes (perf_tests/results/peer-2026-11-26.md). KOKKOSDDT_PEER_LANDING_BELOW=<bytes> moves the bound (0: never
+// land; to measure).
+std::int64_t landing_below() {
+  static const std::int64_t below = [] {
+    const char* env = std::getenv("KOKKOSDDT_PEER_LANDING_BELOW");
+    return env && *env ? std::strtoll(env, nullptr, 10) : std::int64_t(64);
+  }();
+  return below;
+}
+
+// The shortest run of contiguous bytes one instance of `t` holds: over its terminal nodes, a Contig node's bytes, a
+// block's (Strided, IndexedBlock) or a mean block's (Indexed), a terminal field's (Struct).
+std::int64_t shortest_run(const CommittedType& t) {
+  std::int64_t shortest = t.size;
+  for (const DescriptorNode& n : t.nodes) {
+    if (n.count <= 0 || n.size <= 0) continue;
+    if (n.kind == LayoutKind::Struct) {
+      const std::int64_t* prefix = Lookaside::prefix(&n, t.lookaside.data());
+      const std::int64_t* children = Lookaside::children(&n, t.lookaside.data());
+      for (std::int64_t b = 0; b < n.count; ++b)
+        if (children[b] < 0 && prefix[b + 1] > prefix[b]) shortest = std::min(shortest, prefix[b + 1] - prefix[b]);
+    } else if (n.child < 0) {
+      shortest = std::min(shortest, n.kind == LayoutKind::Contig ? n.size : n.size / n.count);
+    }
+  }
+  return std::max<std::int64_t>(shortest, 1);
+}
+
 // ---------------------------------------------------------------------------------------------------- handshake
 // The receiver's offer for one receive, then the sender's answer, as 64-bit words on the transport's duplicate with
 // the message's own tag (MPI's order per source and tag pairs them as the messages pair).
@@ -169,6 +203,7 @@ enum Offer : int {
   kCells = kUuid + 2,
   kCellsBase = kCells + kHandleWords,
   kOrigin,  // the receive's origin minus the allocation's base (wrapping: absolute receives have origin 0)
+  kLanded,  // the cells are the receiver's landing buffer: pack kCount bytes there (no type follows)
   kFlags,
   kFlagsBase = kFlags + kHandleWords,
   kSlot,  // byte offset of the sender's "written" counter in the receiver's flags
@@ -193,6 +228,7 @@ class PeerLinks final : public DirectLinks {
     MPI_Finalized(&finalized);
     if (!finalized) MPI_Barrier(comm_);
     if (flags_) (void)cudaFree(flags_);
+    if (landing_) (void)cudaFree(landing_);
     if (forked_) (void)cudaEventDestroy(forked_);
     if (joined_) (void)cudaEventDestroy(joined_);
     if (stream_) (void)cudaStreamDestroy(stream_);
@@ -247,6 +283,7 @@ class PeerLinks final : public DirectLinks {
   MPI_Comm comm_;
   bool flush_;
   char* flags_ = nullptr;
+  char* landing_ = nullptr;  // the landed receives' buffers (the transport's own memory)
   std::vector<Pair> upstream_, downstream_;  // peers that write this process's cells; peers whose cells it writes
   std::vector<MappingKey> mapped_;
 
@@ -296,9 +333,10 @@ PeerTransport::PeerTransport(MPI_Comm comm, const char* where) : mpi_(MpiTranspo
 std::unique_ptr<DirectLinks> PeerTransport::connect(const std::vector<TypedEnd>& sends,
                                                     const std::vector<TypedEnd>& receives,
                                                     std::vector<DirectRoute>& routes,
-                                                    std::vector<bool>& direct_receives, const char* where) {
+                                                    std::vector<DirectReceive>& direct_receives,
+                                                    const char* where) {
   routes.assign(sends.size(), DirectRoute{});
-  direct_receives.assign(receives.size(), false);
+  direct_receives.assign(receives.size(), DirectReceive{});
   const MPI_Comm comm = mpi_->comm();
   const int me = rank();
   const Device dev = this_device(where);
@@ -327,6 +365,31 @@ std::unique_ptr<DirectLinks> PeerTransport::connect(const std::vector<TypedEnd>&
     }
   }
 
+  // The landed receives' buffers: one allocation, a 256-byte-aligned slice each (offset -1: typed or not direct).
+  std::vector<std::int64_t> landed_at(receives.size(), -1);
+  std::int64_t landed_bytes = 0;
+  cudaIpcMemHandle_t landing_handle{};
+  for (std::size_t j = 0; j < receives.size(); ++j) {
+    const TypedEnd& r = receives[j];
+    cudaIpcMemHandle_t cells{};
+    char* base = nullptr;
+    const auto [lo, hi] = span(r);
+    if (!flags_ok || r.peer == me || shortest_run(*r.type) >= landing_below() || !export_range(dev, lo, hi, cells, base))
+      continue;
+    landed_at[j] = landed_bytes;
+    landed_bytes += (r.count * r.type->size + 255) / 256 * 256;
+  }
+  if (landed_bytes > 0) {
+    try {
+      cuda_check(cudaMalloc(reinterpret_cast<void**>(&links->landing_), landed_bytes), where,
+                 "cudaMalloc (landing buffers)");
+      cuda_check(cudaIpcGetMemHandle(&landing_handle, links->landing_), where, "cudaIpcGetMemHandle (landing buffers)");
+    } catch (const Error& e) {
+      failure = e.what();
+      landed_at.assign(receives.size(), -1);
+    }
+  }
+
   // 1. Each receive's offer to its sender.
   std::vector<std::vector<std::int64_t>> offers(receives.size());
   std::vector<MPI_Request> requests;
@@ -337,19 +400,29 @@ std::unique_ptr<DirectLinks> PeerTransport::connect(const std::vector<TypedEnd>&
     cudaIpcMemHandle_t cells{};
     char* base = nullptr;
     const auto [lo, hi] = span(r);
-    w[kOk] = flags_ok && r.peer != me && export_range(dev, lo, hi, cells, base);
+    const bool landed = landed_at[j] >= 0;
+    w[kLanded] = landed;
+    if (landed) {
+      w[kOk] = 1;
+      cells = landing_handle;
+      base = links->landing_;
+      w[kOrigin] = landed_at[j];
+      w[kCount] = r.count * r.type->size;
+    } else {
+      w[kOk] = flags_ok && r.peer != me && export_range(dev, lo, hi, cells, base);
+      w[kOrigin] =
+          static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(r.buf) - reinterpret_cast<std::uintptr_t>(base));
+      w[kCount] = r.count;
+    }
     w[kNode] = node_;
     w[kPid] = pid;
     std::memcpy(&w[kUuid], dev.uuid, 16);
     std::memcpy(&w[kCells], &cells, sizeof cells);
     w[kCellsBase] = reinterpret_cast<std::int64_t>(base);
-    w[kOrigin] =
-        static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(r.buf) - reinterpret_cast<std::uintptr_t>(base));
     std::memcpy(&w[kFlags], &flags_handle, sizeof flags_handle);
     w[kFlagsBase] = reinterpret_cast<std::int64_t>(links->flags_);
     w[kSlot] = in_slot[r.peer];
-    w[kCount] = r.count;
-    if (w[kOk]) {
+    if (w[kOk] && !landed) {
       const std::vector<std::int64_t> type = committed_to_words(*r.type);
       w.insert(w.end(), type.begin(), type.end());
     }
@@ -373,14 +446,19 @@ std::unique_ptr<DirectLinks> PeerTransport::connect(const std::vector<TypedEnd>&
     mpi_check(MPI_Recv(w.data(), n, MPI_INT64_T, s.peer, s.tag, comm, MPI_STATUS_IGNORE), where,
               "MPI_Recv (peer offer)");
     std::vector<std::int64_t> a(aWords, 0);
-    const bool can = n > kType && w[kOk] && flags_ok && s.peer != me && w[kNode] == node_ && reaches(dev, &w[kUuid]);
+    const bool landed = n >= kType && w[kLanded];
+    const bool can = n >= kType && (landed || n > kType) && w[kOk] && flags_ok && s.peer != me && w[kNode] == node_ &&
+                     reaches(dev, &w[kUuid]);
     if (can && failure.empty()) {
       try {
         cudaIpcMemHandle_t cells, flags;
         std::memcpy(&cells, &w[kCells], sizeof cells);
         std::memcpy(&flags, &w[kFlags], sizeof flags);
         DirectRoute& route = routes[i];
-        route.type = committed_from_words(w.data() + kType, w.size() - kType, where);
+        if (landed && w[kCount] != s.count * s.type->size)
+          throw_error(ErrorCode::Transport, where, "transport", "a landed message's sizes differ between its ends");
+        route.landed = landed;
+        if (!landed) route.type = committed_from_words(w.data() + kType, w.size() - kType, where);
         const MappingKey cells_key{w[kPid] ^ (w[kNode] << 32), w[kCellsBase]};
         char* mapped = map_peer(cells_key, cells, where);
         links->mapped_.push_back(cells_key);
@@ -420,8 +498,9 @@ std::unique_ptr<DirectLinks> PeerTransport::connect(const std::vector<TypedEnd>&
     std::vector<std::int64_t> a(aWords);
     mpi_check(MPI_Recv(a.data(), aWords, MPI_INT64_T, r.peer, r.tag, comm, MPI_STATUS_IGNORE), where,
               "MPI_Recv (peer answer)");
-    direct_receives[j] = a[aDirect] != 0;
-    if (!direct_receives[j] || upstream.count(r.peer)) continue;
+    direct_receives[j].direct = a[aDirect] != 0;
+    if (direct_receives[j].direct && landed_at[j] >= 0) direct_receives[j].landing = links->landing_ + landed_at[j];
+    if (!direct_receives[j].direct || upstream.count(r.peer)) continue;
     upstream[r.peer] = true;
     try {
       cudaIpcMemHandle_t flags;

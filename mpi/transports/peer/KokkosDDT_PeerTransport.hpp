@@ -39,7 +39,7 @@ class PeerTransport final : public Transport {
     return mpi_->make_set(std::move(sends), std::move(receives), persistent, where);
   }
   std::unique_ptr<DirectLinks> connect(const std::vector<TypedEnd>& sends, const std::vector<TypedEnd>& receives,
-                                       std::vector<DirectRoute>& routes, std::vector<bool>& direct_receives,
+                                       std::vector<DirectRoute>& routes, std::vector<DirectReceive>& direct_receives,
                                        const char* where) override;
 
  private:
