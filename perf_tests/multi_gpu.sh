@@ -100,11 +100,16 @@ tests() {
     for transport in MPI NCCL PEER; do
       check env KOKKOSDDT_TEST_TRANSPORT=$transport mpiexec -n "$n" "$bin"/unit_tests/kokkosddt_mpi_tests_Cuda
     done
+    # (the peer transport's landed receives on every field, not only on faces of many short runs)
+    check env KOKKOSDDT_TEST_TRANSPORT=PEER KOKKOSDDT_PEER_LANDING=always mpiexec -n "$n" \
+      "$bin"/unit_tests/kokkosddt_mpi_tests_Cuda "[halo],[exchange],[transport]"
     check mpiexec -n "$n" "$bin"/unit_tests/kokkosddt_collectives_tests_Cuda
   done
   # The peer transport between processes sharing one GPU (CUDA IPC within a device).
   check env CUDA_VISIBLE_DEVICES=0 KOKKOSDDT_TEST_TRANSPORT=PEER mpiexec -n 2 "$bin"/unit_tests/kokkosddt_mpi_tests_Cuda \
     "[halo],[exchange],[transport]"
+  check env CUDA_VISIBLE_DEVICES=0 KOKKOSDDT_TEST_TRANSPORT=PEER KOKKOSDDT_PEER_LANDING=always mpiexec -n 2 \
+    "$bin"/unit_tests/kokkosddt_mpi_tests_Cuda "[halo],[exchange],[transport]"
   return $failed
 }
 

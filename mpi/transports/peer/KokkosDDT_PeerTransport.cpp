@@ -160,18 +160,24 @@ std::pair<char*, char*> span(const TypedEnd& e) {
 }
 
 // ---------------------------------------------------------------------------------------------------- landing
-// The rule for cells in short runs: a remote store writes one run, so a receive whose type has runs shorter than
-// kLandingBelow bytes (a face of isolated 8-byte cells) is landed instead of written typed: the sender packs it into a
-// buffer of the receiver's, in whole coalesced lines, and the receiver unpacks it from its own memory (one more launch,
-// local). Measured on H100/H200 NVLink: isolated 8-byte remote stores took 2.4x the time of NCCL's local pack of the
-// same bytes (perf_tests/results/peer-2026-11-26.md). KOKKOSDDT_PEER_LANDING_BELOW=<bytes> moves the bound (0: never
-// land; to measure).
-std::int64_t landing_below() {
-  static const std::int64_t below = [] {
-    const char* env = std::getenv("KOKKOSDDT_PEER_LANDING_BELOW");
-    return env && *env ? std::strtoll(env, nullptr, 10) : std::int64_t(64);
+// The rule for cells in short runs. A remote store writes one run: a receive of many isolated cells (a face of 8-byte
+// cells a row apart) costs one small NVLink write per cell when the sender writes it typed. Landed instead, the sender
+// packs it into a buffer of the receiver's in whole coalesced lines and the receiver unpacks it from its own memory, at
+// the price of one more launch there. Measured on 2 and 4 H100 (perf_tests/results/peer-2026-11-27.md): landing
+// lost 5-8 us per step on halo_bench's faces of up to 16 384 cells and won 2.7 us on heat3d's face of 40 000; so a
+// receive is landed when its shortest run is under kShortRun bytes and it holds at least kManyRuns runs.
+// KOKKOSDDT_PEER_LANDING=always|never overrides the rule (tests use "always" to run the landed path on small fields).
+constexpr std::int64_t kShortRun = 64;
+constexpr std::int64_t kManyRuns = 32768;
+
+enum class Landing { Rule, Always, Never };
+Landing landing_mode() {
+  static const Landing mode = [] {
+    const char* env = std::getenv("KOKKOSDDT_PEER_LANDING");
+    const std::string v = env ? env : "";
+    return v == "always" ? Landing::Always : v == "never" ? Landing::Never : Landing::Rule;
   }();
-  return below;
+  return mode;
 }
 
 // The shortest run of contiguous bytes one instance of `t` holds: over its terminal nodes, a Contig node's bytes, a
@@ -190,6 +196,13 @@ std::int64_t shortest_run(const CommittedType& t) {
     }
   }
   return std::max<std::int64_t>(shortest, 1);
+}
+
+// Whether the rule above lands receive `r`.
+bool landed_by_rule(const TypedEnd& r) {
+  if (landing_mode() != Landing::Rule) return landing_mode() == Landing::Always;
+  const std::int64_t run = shortest_run(*r.type);
+  return run < kShortRun && r.count * r.type->size / run >= kManyRuns;
 }
 
 // ---------------------------------------------------------------------------------------------------- handshake
@@ -374,8 +387,7 @@ std::unique_ptr<DirectLinks> PeerTransport::connect(const std::vector<TypedEnd>&
     cudaIpcMemHandle_t cells{};
     char* base = nullptr;
     const auto [lo, hi] = span(r);
-    if (!flags_ok || r.peer == me || shortest_run(*r.type) >= landing_below() || !export_range(dev, lo, hi, cells, base))
-      continue;
+    if (!flags_ok || r.peer == me || !landed_by_rule(r) || !export_range(dev, lo, hi, cells, base)) continue;
     landed_at[j] = landed_bytes;
     landed_bytes += (r.count * r.type->size + 255) / 256 * 256;
   }
