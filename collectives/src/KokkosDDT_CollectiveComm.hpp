@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Where the collectives' messages travel: the MPI transport on a duplicate of the user's communicator
-// (KokkosDDT_MpiTransport.hpp: the library's own traffic), made on first use and cached on the user's communicator as
-// an MPI attribute (freed with it), so that no collective message can match a user's receive. Each operation takes the
-// next sequence number on that duplicate (every process calls collectives in the same order, as MPI requires) and tags
-// its messages with it, so that several nonblocking collectives in flight on one communicator never exchange messages.
+// (KokkosDDT_MpiTransport.hpp: the library's own traffic), made on first use and kept on the user's communicator
+// (KokkosDDT_Communicators.hpp: attached, freed with it), so that no collective message can match a user's receive.
+// Each operation takes the next sequence number on that duplicate (every process calls collectives in the same order,
+// as MPI requires) and tags its messages with it, so that several nonblocking collectives in flight on one communicator
+// never exchange messages.
 
 #include <mpi.h>
 
@@ -14,10 +15,10 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "KokkosDDT_Communicators.hpp"
 #include "KokkosDDT_MPIError.hpp"
 #include "KokkosDDT_MPIRequest.hpp"
 #include "KokkosDDT_MpiTransport.hpp"
-#include "KokkosDDT_RankHash.hpp"
 
 namespace KokkosDDT::Impl {
 
@@ -29,12 +30,23 @@ struct CachedSchedule {
   std::shared_ptr<Operation> schedule;  // null while a call runs it
 };
 
+// Every context alive (below): their cached schedules hold Kokkos allocations (staging), which must go at
+// Kokkos::finalize, before MPI_Finalize frees the communicators.
+struct CollectiveContext;
+inline std::set<CollectiveContext*>& collective_contexts();
+
 struct CollectiveContext {
   std::shared_ptr<MpiTransport> transport;  // on the duplicate
   std::uint64_t sequence = 0;               // operations started on it
   std::uint64_t persistent = 0;             // persistent operations made on it
   CachedSchedule cached[2];
-  std::uint64_t rank_weights = 0;  // sum of rank_hash(i) over the ranks (KokkosDDT_CollectiveAgreement.hpp)
+
+  CollectiveContext(MPI_Comm comm, const char* where) : transport(MpiTransport::duplicate(comm, where)) {
+    collective_contexts().insert(this);
+  }
+  ~CollectiveContext() { collective_contexts().erase(this); }  // (the transport frees its duplicate)
+  CollectiveContext(const CollectiveContext&) = delete;
+  CollectiveContext& operator=(const CollectiveContext&) = delete;
 };
 
 // Message kinds of one operation: tree construction (exchange between fixed roots, verdict to a gather root), data,
@@ -47,8 +59,6 @@ struct CollectiveTags {
   int operator()(CollectiveTag kind) const { return base + static_cast<int>(kind); }
 };
 
-// Every context alive: their cached schedules hold Kokkos allocations (staging), which must go at Kokkos::finalize,
-// before MPI_Finalize frees the communicators.
 inline std::set<CollectiveContext*>& collective_contexts() {
   static auto* all = [] {
     auto* contexts = new std::set<CollectiveContext*>;
@@ -61,33 +71,9 @@ inline std::set<CollectiveContext*>& collective_contexts() {
   return *all;
 }
 
-inline int collective_keyval() {
-  static int keyval = [] {
-    int k = MPI_KEYVAL_INVALID;
-    auto del = [](MPI_Comm, int, void* value, void*) -> int {
-      collective_contexts().erase(static_cast<CollectiveContext*>(value));
-      delete static_cast<CollectiveContext*>(value);  // (the transport frees its duplicate)
-      return MPI_SUCCESS;
-    };
-    mpi_check(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del, &k, nullptr), "KokkosDDT collectives",
-              "MPI_Comm_create_keyval");
-    return k;
-  }();
-  return keyval;
-}
-
-// The cached duplicate of `comm` (collective over comm on first use, local afterwards).
+// The context kept on `comm` (collective over comm on first use, local afterwards).
 inline CollectiveContext& collective_context(MPI_Comm comm, const char* where) {
-  void* value = nullptr;
-  int found = 0;
-  mpi_check(MPI_Comm_get_attr(comm, collective_keyval(), &value, &found), where, "MPI_Comm_get_attr");
-  if (found) return *static_cast<CollectiveContext*>(value);
-  auto* ctx = new CollectiveContext;
-  ctx->transport = MpiTransport::duplicate(comm, where);
-  for (int j = 0; j < ctx->transport->size(); ++j) ctx->rank_weights += rank_hash(static_cast<std::uint64_t>(j));
-  mpi_check(MPI_Comm_set_attr(comm, collective_keyval(), ctx), where, "MPI_Comm_set_attr");
-  collective_contexts().insert(ctx);
-  return *ctx;
+  return attached<CollectiveContext>(comm, where);
 }
 
 // Tags of the next operation on comm: 4 kinds x 4096 operations in flight (MPI guarantees tags up to 32767). A

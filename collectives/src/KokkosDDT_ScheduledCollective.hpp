@@ -4,11 +4,12 @@
 // (KokkosDDT_CollectiveSchedule.hpp) on the agreed sizes: Träff's tree (KokkosDDT_TreeCollective.hpp) or the linear
 // schedule (KokkosDDT_LinearCollective.hpp).
 //
-// The agreement is one reduction on the communicator's duplicate (KokkosDDT_CollectiveAgreement.hpp: one dependent
-// step of about log2 p messages, before anything moves; blocking calls use the blocking reduction, which is faster):
-// whether any process found a bad argument of its own, whether all pass the same root and options, whether the root's
-// counts agree with what the processes contribute (a hash of every rank's byte count: sum of bytes_i * h(i), mod
-// 2^64, against the root's), and whether all blocks have one size. Every process gets the same verdict, so every
+// The agreement is the library's one reduction (KokkosDDT_MPIAgreement.hpp) on the communicator's duplicate: one
+// dependent step of about log2 p messages, before anything moves; blocking calls use the blocking reduction, which is
+// faster. It settles whether any process found a bad argument of its own or a root out of range, whether all pass the
+// same root and options, whether the root's counts agree with what the processes contribute (a hash of every rank's
+// byte count: sum of bytes_i * h(i), mod 2^64, against the root's; RankHash.hpp), and whether all blocks have one
+// size (CollectiveVerdict below). Every process gets the same verdict, so every
 // process throws, or none does, for a bad argument anywhere, a root that differs or is out of range, options that
 // differ, or root counts that disagree with the processes'; nothing is sent or written then. So the schedules run only
 // on consistent arguments: they send no message of no bytes, and where all blocks have one size every process knows
@@ -40,12 +41,12 @@
 #include <KokkosDDT.hpp>
 #include <KokkosDDT_MPI.hpp>
 
-#include "KokkosDDT_CollectiveAgreement.hpp"
 #include "KokkosDDT_CollectiveArgs.hpp"
 #include "KokkosDDT_CollectiveComm.hpp"
 #include "KokkosDDT_CollectiveSchedule.hpp"
 #include "KokkosDDT_LinearCollective.hpp"
 #include "KokkosDDT_MPIAgreement.hpp"
+#include "KokkosDDT_RankHash.hpp"
 #include "KokkosDDT_TreeCollective.hpp"
 
 namespace KokkosDDT::Impl {
@@ -78,6 +79,10 @@ inline bool blocking_reductions() {
   return blocking;
 }
 
+// What a gather or scatter settles: the agreement's values and sums, in this order.
+enum CollectiveValue : std::size_t { kRootOutOfRange, kRoot, kOptions, kCachedOffer, kBlockBytes };
+enum CollectiveSum : std::size_t { kBytesHash, kRootCountsHash };
+
 // How the operation is called: nonblocking (igatherv: a request), blocking (gatherv: waits at once), or persistent
 // (gatherv_init: made once, started many times).
 enum class CollectiveMode { Nonblocking, Blocking, Persistent };
@@ -102,10 +107,13 @@ class ScheduledCollective final : public Operation {
     if (!persistent_ && !local_error_) offer = offer_cached(ctx, options_fp);
     const std::int64_t root_hash =
         me_ == a_.root && !local_error_ ? counts_hash(a_.counts, a_.root_type.size(), 0, p_ - 1) : 0;
+    const bool root_ok = a_.root >= 0 && a_.root < p_;
     agreement_.emplace(
-        transport_->comm(),
-        CollectiveAgreement::Mine{local_error_.has_value(), a_.root, options_fp, own_bytes_, offer, root_hash},
-        ctx.rank_weights, mode != CollectiveMode::Nonblocking && blocking_reductions(), where_);
+        transport_->comm(), local_error_.has_value(),
+        std::vector<std::int64_t>{root_ok ? 0 : 1, a_.root, options_fp, static_cast<std::int64_t>(offer), own_bytes_},
+        std::vector<std::uint64_t>{static_cast<std::uint64_t>(bytes_hash(own_bytes_, me_)),
+                                   static_cast<std::uint64_t>(root_hash)},
+        mode != CollectiveMode::Nonblocking && blocking_reductions(), where_);
     if (persistent_)
       prepare_persistent();
     else
@@ -165,10 +173,10 @@ class ScheduledCollective final : public Operation {
   // The agreement is in: throw everywhere, or run the cached schedule again, or pick one and make it.
   void decide() {
     CachedSchedule& slot = ctx_ ? ctx_->cached[Gather ? 1 : 0] : unused_slot_;
-    if (!agreement_->reuse_cached() && reserved_ && !slot.schedule)
+    if (!reuse_cached() && reserved_ && !slot.schedule)
       slot.schedule = std::move(reserved_);  // (offered, not taken: back in its slot)
     throw_on_verdict();
-    if (agreement_->reuse_cached()) {
+    if (reuse_cached()) {
       schedule_ = std::move(reserved_);
       return;
     }
@@ -213,25 +221,29 @@ class ScheduledCollective final : public Operation {
     slot.key = key_, slot.sequence = made_, slot.schedule = std::move(schedule_);
   }
 
+  // Every process offers the same cached schedule.
+  bool reuse_cached() const { return agreement_->agreed(kCachedOffer) && agreement_->max(kCachedOffer) != 0; }
+
   void throw_on_verdict() {
-    const CollectiveAgreement& v = *agreement_;
-    if (v.root_out_of_range() || !v.same_root())
+    const Agreement& v = *agreement_;
+    const bool same_root = v.agreed(kRoot);
+    if (v.max(kRootOutOfRange) != 0 || !same_root)
       throw_error(ErrorCode::InvalidArgument, where_, "root",
-                  !v.same_root() ? "differs between the processes (this one passes " + std::to_string(a_.root) +
-                                       "): every process must pass the same"
-                                 : "is out of range for " + std::to_string(p_) + " processes on at least one (this " +
-                                       "one passes " + std::to_string(a_.root) + ")");
+                  !same_root ? "differs between the processes (this one passes " + std::to_string(a_.root) +
+                                   "): every process must pass the same"
+                             : "is out of range for " + std::to_string(p_) + " processes on at least one (this " +
+                                   "one passes " + std::to_string(a_.root) + ")");
     if (v.errors() > 0) {
       if (local_error_) throw *local_error_;
       throw_error(ErrorCode::InvalidArgument, where_, "comm",
                   std::to_string(v.errors()) + " other process" + (v.errors() == 1 ? "" : "es") +
                       " passed a bad argument (its error names it); nothing was moved");
     }
-    if (!v.same_options())
+    if (!v.agreed(kOptions))
       throw_error(ErrorCode::InvalidArgument, where_, "options",
                   "the schedule, the cost model or the direct threshold differs between the processes: every process "
                   "must pass the same");
-    if (!v.counts_agree()) {
+    if (v.sum(kBytesHash) != v.sum(kRootCountsHash)) {  // (the root's counts hash as the processes' bytes do)
       const std::string moved = Gather ? "send" : "receive";
       throw_error(ErrorCode::InvalidArgument, where_, Gather ? "recvcounts" : "sendcounts",
                   me_ == a_.root ? "disagree with the counts the processes pass (the bytes they " + moved +
@@ -243,7 +255,7 @@ class ScheduledCollective final : public Operation {
 
   // Every block of one size: each process knows the tree without constructing it.
   void make_schedule() {
-    const bool known = agreement_->equal_blocks();
+    const bool known = agreement_->agreed(kBlockBytes);
     if (choose_schedule(requested_, model_, p_, known) == CollectiveSchedule::Linear)
       schedule_ =
           std::make_shared<LinearCollective<ExecSpace, Gather>>(where_, space_, a_, own_bytes_, transport_, tags_);
@@ -263,7 +275,7 @@ class ScheduledCollective final : public Operation {
   CollectiveModel model_;
   std::int64_t own_bytes_ = 0;
   std::optional<Error> local_error_;
-  std::optional<CollectiveAgreement> agreement_;    // (in place: no allocation per call)
+  std::optional<Agreement> agreement_;              // (in place)
   std::shared_ptr<Operation> schedule_, reserved_;  // the schedule running; a cached one offered to run again
   CollectiveContext* ctx_ = nullptr;                // (nonpersistent calls without a bad argument)
   CachedSchedule unused_slot_;

@@ -11,6 +11,7 @@
 //   KokkosDDT_HaloPlan.hpp     persistent halo exchange on a Cartesian communicator
 //   (KokkosDDT_ExchangeMatch.hpp and KokkosDDT_ExchangeEngine.hpp: what both plans are built from)
 //   (KokkosDDT_MPIAgreement.hpp: what every process must pass alike, settled before anything depends on it)
+//   (KokkosDDT_Communicators.hpp: every communicator the library makes, and the state it keeps on users')
 
 #include "KokkosDDT.hpp"
 #include "KokkosDDT_ExchangePlan.hpp"

@@ -58,15 +58,20 @@ void wait_all(std::vector<Request>& requests) {
 }
 
 int wait_any(std::vector<Request>& requests) {
-  for (;;) {
+  int found = MPI_UNDEFINED;
+  Impl::wait_until([&] {
     bool any_active = false;
     for (std::size_t i = 0; i < requests.size(); ++i) {
       if (!requests[i].is_active()) continue;
       any_active = true;
-      if (requests[i].test()) return static_cast<int>(i);
+      if (requests[i].test()) {
+        found = static_cast<int>(i);
+        return true;
+      }
     }
-    if (!any_active) return MPI_UNDEFINED;
-  }
+    return !any_active;  // (none active: MPI_UNDEFINED)
+  });
+  return found;
 }
 
 void start_all(std::vector<Request>& requests) {

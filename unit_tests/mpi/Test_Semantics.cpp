@@ -262,4 +262,19 @@ TEST_CASE("mpi semantics: an agreement gives every process the same verdict", "[
   CHECK(agreement.min(2) == -5 * (w.size - 1));
   CHECK(agreement.any_error() == (w.size > 2));
   if (w.size > 2) CHECK(agreement.lowest_error_rank() == 2);
+  std::uint64_t errors = 0;
+  for (int r = 0; r < w.size; ++r) errors += r % 3 == 2;
+  CHECK(agreement.errors() == errors);
+
+  // The same with sums (mod 2^64) beside the values, blocking: one reduction takes the maximum of some words and the
+  // sum of the others.
+  const std::uint64_t big = std::uint64_t(1) << 63;
+  Impl::Agreement both(MPI_COMM_WORLD, error, {w.rank, 42}, {std::uint64_t(w.rank + 1), big}, true, "test");
+  CHECK(both.max(0) == w.size - 1);
+  CHECK(both.min(0) == 0);
+  CHECK(both.agreed(1));
+  CHECK(both.sum(0) == std::uint64_t(w.size) * (w.size + 1) / 2);
+  CHECK(both.sum(1) == (w.size % 2 == 1 ? big : 0));
+  CHECK(both.errors() == errors);
+  CHECK(both.any_error() == (w.size > 2));
 }

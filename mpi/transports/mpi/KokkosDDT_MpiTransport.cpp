@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "KokkosDDT_Communicators.hpp"
 #include "KokkosDDT_Error.hpp"
 #include "KokkosDDT_MPIError.hpp"
 #include "KokkosDDT_MPIStaging.hpp"
@@ -126,16 +127,13 @@ class MpiMessageSet final : public MessageSet {
 }  // namespace
 
 std::shared_ptr<MpiTransport> MpiTransport::duplicate(MPI_Comm comm, const char* where) {
-  MPI_Comm dup = MPI_COMM_NULL;
-  mpi_check(MPI_Comm_dup(comm, &dup), where, "MPI_Comm_dup");
-  auto t = std::make_shared<MpiTransport>(dup);
+  auto t = std::make_shared<MpiTransport>(duplicate_comm(comm, where));
   t->owned_ = true;
-  mpi_check(MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN), where, "MPI_Comm_set_errhandler");
   return t;
 }
 
 MpiTransport::~MpiTransport() {
-  if (owned_ && comm_ != MPI_COMM_NULL && !finalized()) MPI_Comm_free(&comm_);
+  if (owned_) free_comm(comm_);
 }
 
 bool MpiTransport::reaches_device_memory() const { return mpi::gpu_aware(); }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "KokkosDDT_Error.hpp"
+#include "KokkosDDT_Communicators.hpp"
 #include "KokkosDDT_MPIAgreement.hpp"
 #include "KokkosDDT_MPIError.hpp"
 
@@ -292,13 +293,7 @@ Cache& cache() {
 // Called with the cache's mutex held.
 void hook_finalize(Cache& c, const char* where) {
   if (c.finalize_hook) return;
-  int keyval = MPI_KEYVAL_INVALID;
-  auto del = [](MPI_Comm, int, void*, void*) -> int {
-    free_nccl_cache();
-    return MPI_SUCCESS;
-  };
-  mpi_check(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del, &keyval, nullptr), where, "MPI_Comm_create_keyval");
-  mpi_check(MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr), where, "MPI_Comm_set_attr (MPI_COMM_SELF)");
+  at_mpi_finalize(&free_nccl_cache, where);
   c.finalize_hook = true;
 }
 

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "KokkosDDT_CommittedWire.hpp"
+#include "KokkosDDT_Communicators.hpp"
 #include "KokkosDDT_Descriptor.hpp"
 #include "KokkosDDT_Error.hpp"
 #include "KokkosDDT_MPIError.hpp"
@@ -296,7 +297,7 @@ class PeerLinks final : public DirectLinks {
   MPI_Comm comm_;
   bool flush_;
   char* flags_ = nullptr;
-  char* landing_ = nullptr;  // the landed receives' buffers (the transport's own memory)
+  char* landing_ = nullptr;                  // the landed receives' buffers (the transport's own memory)
   std::vector<Pair> upstream_, downstream_;  // peers that write this process's cells; peers whose cells it writes
   std::vector<MappingKey> mapped_;
 
@@ -334,20 +335,13 @@ class PeerLinks final : public DirectLinks {
 
 }  // namespace
 
-PeerTransport::PeerTransport(MPI_Comm comm, const char* where) : mpi_(MpiTransport::duplicate(comm, where)) {
-  MPI_Comm node = MPI_COMM_NULL;
-  mpi_check(MPI_Comm_split_type(mpi_->comm(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), where,
-            "MPI_Comm_split_type");
-  node_ = mpi_->rank();
-  mpi_check(MPI_Bcast(&node_, 1, MPI_INT64_T, 0, node), where, "MPI_Bcast");
-  MPI_Comm_free(&node);
-}
+PeerTransport::PeerTransport(MPI_Comm comm, const char* where)
+    : mpi_(MpiTransport::duplicate(comm, where)), node_(node_leader(mpi_->comm(), where)) {}
 
 std::unique_ptr<DirectLinks> PeerTransport::connect(const std::vector<TypedEnd>& sends,
                                                     const std::vector<TypedEnd>& receives,
                                                     std::vector<DirectRoute>& routes,
-                                                    std::vector<DirectReceive>& direct_receives,
-                                                    const char* where) {
+                                                    std::vector<DirectReceive>& direct_receives, const char* where) {
   routes.assign(sends.size(), DirectRoute{});
   direct_receives.assign(receives.size(), DirectReceive{});
   const MPI_Comm comm = mpi_->comm();

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "KokkosDDT_Communicators.hpp"
+
+namespace KokkosDDT::Impl {
+
+namespace {
+bool mpi_finalized() {
+  int done = 0;
+  MPI_Finalized(&done);
+  return done != 0;
+}
+}  // namespace
+
+MPI_Comm duplicate_comm(MPI_Comm comm, const char* where) {
+  MPI_Comm dup = MPI_COMM_NULL;
+  mpi_check(MPI_Comm_dup(comm, &dup), where, "MPI_Comm_dup");
+  const int rc = MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+  if (rc != MPI_SUCCESS) MPI_Comm_free(&dup);
+  mpi_check(rc, where, "MPI_Comm_set_errhandler");
+  return dup;
+}
+
+void free_comm(MPI_Comm& comm) {
+  if (comm != MPI_COMM_NULL && !mpi_finalized()) MPI_Comm_free(&comm);
+  comm = MPI_COMM_NULL;
+}
+
+std::int64_t node_leader(MPI_Comm comm, const char* where) {
+  MPI_Comm node = MPI_COMM_NULL;
+  mpi_check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), where, "MPI_Comm_split_type");
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::int64_t leader = rank;
+  const int rc = MPI_Bcast(&leader, 1, MPI_INT64_T, 0, node);  // (rank 0 of the node is its lowest rank in comm)
+  MPI_Comm_free(&node);
+  mpi_check(rc, where, "MPI_Bcast (node)");
+  return leader;
+}
+
+void at_mpi_finalize(void (*f)(), const char* where) {
+  struct Work {
+    void (*f)();
+  };
+  int keyval = MPI_KEYVAL_INVALID;
+  auto run = [](MPI_Comm, int, void* value, void*) -> int {
+    auto* work = static_cast<Work*>(value);
+    work->f();
+    delete work;
+    return MPI_SUCCESS;
+  };
+  mpi_check(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, run, &keyval, nullptr), where, "MPI_Comm_create_keyval");
+  auto* work = new Work{f};
+  const int rc = MPI_Comm_set_attr(MPI_COMM_SELF, keyval, work);
+  if (rc != MPI_SUCCESS) delete work;
+  mpi_check(rc, where, "MPI_Comm_set_attr (MPI_COMM_SELF)");
+}
+
+}  // namespace KokkosDDT::Impl
