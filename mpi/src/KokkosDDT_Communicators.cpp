@@ -3,13 +3,11 @@
 
 namespace KokkosDDT::Impl {
 
-namespace {
 bool mpi_finalized() {
   int done = 0;
   MPI_Finalized(&done);
   return done != 0;
 }
-}  // namespace
 
 MPI_Comm duplicate_comm(MPI_Comm comm, const char* where) {
   MPI_Comm dup = MPI_COMM_NULL;

@@ -14,6 +14,7 @@
 //   at_mpi_finalize(f)           work that must run when MPI finalizes, before it frees its communicators (the NCCL
 //                                communicators the NCCL transport caches per group of processes).
 //   node_leader(comm)            which node a process is on, alike on the processes of one node (the peer transport).
+//   mpi_finalized()              whether MPI is gone (every destructor that frees an MPI object asks it).
 
 #include <mpi.h>
 
@@ -22,6 +23,9 @@
 #include "KokkosDDT_MPIError.hpp"
 
 namespace KokkosDDT::Impl {
+
+// Whether MPI_Finalize has run: after it, the library frees no MPI object (MPI has).
+bool mpi_finalized();
 
 MPI_Comm duplicate_comm(MPI_Comm comm, const char* where);  // collective over comm
 void free_comm(MPI_Comm& comm);                             // (after MPI_Finalize: only forgets it)

@@ -6,6 +6,8 @@
 // when only faces are exchanged).
 #include <array>
 #include <chrono>
+#include <cstdlib>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -138,14 +140,19 @@ void check_plan(const Grid& grid, mpi::HaloNeighbors neighbors, int ghost) {
     CHECK(wrong == 0);
   }
   // Per step one launch of packs and copies (a neighbour that is this process itself gets a copy), and one of unpacks
-  // when any message went through the transport (or landed: the peer transport's receives in short runs).
+  // when any message went through the transport, or landed: the peer transport lands only receives of at least 32 768
+  // runs, which these fields do not have, unless KOKKOSDDT_PEER_LANDING=always lands every one it writes direct.
+  const char* landing = std::getenv("KOKKOSDDT_PEER_LANDING");
+  const bool may_land = landing && std::string(landing) == "always";
   const std::int64_t launches = plan.launches();
   if (plan.neighbors() == 0)
     CHECK(launches == 0);
   else if (plan.messages() > 0)
     CHECK(launches == 3 * 2);
-  else
+  else if (may_land)
     CHECK((launches == 3 || launches == 3 * 2));
+  else
+    CHECK(launches == 3);
 }
 
 template <int R>

@@ -6,6 +6,7 @@
 #include <limits>
 #include <utility>
 
+#include "KokkosDDT_Communicators.hpp"
 #include "KokkosDDT_MPIError.hpp"
 
 namespace KokkosDDT::Impl {
@@ -51,9 +52,7 @@ ByteType::ByteType(std::int64_t bytes) {
 
 ByteType::~ByteType() {
   if (type_ == MPI_BYTE) return;
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (!finalized) MPI_Type_free(&type_);
+  if (!mpi_finalized()) MPI_Type_free(&type_);
 }
 
 ByteType::ByteType(ByteType&& other) noexcept

@@ -13,12 +13,6 @@
 namespace KokkosDDT::Impl {
 namespace {
 
-bool finalized() {
-  int done = 0;
-  MPI_Finalized(&done);
-  return done != 0;
-}
-
 class MpiMessageSet final : public MessageSet {
  public:
   MpiMessageSet(MPI_Comm comm, std::vector<WireMessage> sends, std::vector<WireMessage> receives, bool persistent,
@@ -34,7 +28,7 @@ class MpiMessageSet final : public MessageSet {
   }
 
   ~MpiMessageSet() override {
-    if (finalized()) return;
+    if (mpi_finalized()) return;
     for (Message& m : messages_) {
       if (m.active && !m.send) {  // a receive nobody will complete
         MPI_Cancel(&m.request);

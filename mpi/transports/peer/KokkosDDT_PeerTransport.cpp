@@ -238,9 +238,7 @@ class PeerLinks final : public DirectLinks {
     if (stream_) (void)cudaStreamSynchronize(stream_);  // (this process's writes into peers' cells are done)
     for (const MappingKey& k : mapped_) unmap_peer(k);
     // No peer frees what this process mapped before every process unmapped (destroying a plan is collective).
-    int finalized = 1;
-    MPI_Finalized(&finalized);
-    if (!finalized) MPI_Barrier(comm_);
+    if (!mpi_finalized()) MPI_Barrier(comm_);
     if (flags_) (void)cudaFree(flags_);
     if (landing_) (void)cudaFree(landing_);
     if (forked_) (void)cudaEventDestroy(forked_);
