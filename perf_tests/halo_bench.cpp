@@ -17,6 +17,7 @@
 //   plan_peer   the plan over the peer transport (each rank's pack kernel writes its neighbours' ghost cells)
 //   floor       one empty launch plus the bytes a rank sends per step at the peer-copy bandwidth (this GPU to the next
 //               rank's, or a D2D copy when they share one), both measured in this run
+//   peer_start  the host's time in the plan's start() (the step's calls enqueued: what the host adds to the step)
 // Run with KOKKOSDDT_HALO_SELF_MESSAGES=1 at one rank to send the plan's messages to itself through the transport
 // (the hand contenders' messages always go through it), so that one GPU measures every path.
 //
@@ -210,7 +211,7 @@ int main(int argc, char* argv[]) {
 #endif
 #if HALO_BENCH_PEER
     const double empty_us = bench_empty_launch_us(space), peer_gbs = bench_peer_copy_gbs(cart);
-    std::vector<std::array<double, 4>> peer_rows;  // n, fields -> plan_peer, floor, plan_mpi, hand_nccl (-1: none)
+    std::vector<std::array<double, 5>> peer_rows;  // plan_peer, floor, plan_mpi, hand_nccl (-1: none), peer_start
     std::vector<std::array<int, 2>> peer_keys;
 #endif
     for (int n : sizes)
@@ -488,7 +489,13 @@ int main(int argc, char* argv[]) {
 #if HALO_BENCH_PEER
         {
           KokkosDDT::mpi::HaloPlan<Space> pplan = plan_over("peer");
-          auto run_plan_peer = [&] { pplan.exchange(); };
+          std::vector<double> starts;  // the host's time in start(): the step's calls enqueued
+          auto run_plan_peer = [&] {
+            const auto t0 = std::chrono::steady_clock::now();
+            pplan.start();
+            starts.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+            pplan.wait();
+          };
           fill();
           run_plan_peer();
           if (ghosts() != want)
@@ -498,7 +505,10 @@ int main(int argc, char* argv[]) {
 #if HALO_BENCH_NCCL
           if (with_nccl && !nccl_rows.empty()) hand_nccl = nccl_rows.back()[1];
 #endif
-          peer_rows.push_back({time(run_plan_peer), floor, tp, hand_nccl});
+          const double tpp = time(run_plan_peer);
+          double start_us = bench::median(starts);
+          MPI_Allreduce(MPI_IN_PLACE, &start_us, 1, MPI_DOUBLE, MPI_MAX, cart);
+          peer_rows.push_back({tpp, floor, tp, hand_nccl, start_us});
           peer_keys.push_back({n, nf});
           if (rank == 0 && pplan.messages() > 0)
             std::printf("(n %d: %d of the peer plan's messages went through MPI)\n", n, pplan.messages());
@@ -546,8 +556,8 @@ int main(int argc, char* argv[]) {
 #if HALO_BENCH_PEER
     if (rank == 0) {
       std::printf("\nPeer transport (floor: empty launch %.1f us + bytes at %.0f GB/s)\n", empty_us, peer_gbs);
-      std::printf("%6s %6s | %10s %10s %10s %10s | %12s %12s\n", "n", "fields", "plan_peer", "floor", "plan_mpi",
-                  "hand_nccl", "peer/floor", "hnccl/peer");
+      std::printf("%6s %6s | %10s %10s %10s %10s %10s | %12s %12s\n", "n", "fields", "plan_peer", "peer_start", "floor",
+                  "plan_mpi", "hand_nccl", "peer/floor", "hnccl/peer");
       for (std::size_t i = 0; i < peer_rows.size(); ++i) {
         const auto& r = peer_rows[i];
         char hand[16] = "-", ratio[16] = "-";
@@ -555,9 +565,10 @@ int main(int argc, char* argv[]) {
           std::snprintf(hand, sizeof hand, "%.1f", r[3]);
           std::snprintf(ratio, sizeof ratio, "%.2fx", r[3] / r[0]);
         }
-        std::printf("%6d %6d | %10.1f %10.1f %10.1f %10s | %11.2fx %12s\n", peer_keys[i][0], peer_keys[i][1], r[0],
-                    r[1], r[2], hand, r[0] / r[1], ratio);
-        for (const auto& [name, us] : {std::pair<const char*, double>{"plan_peer", r[0]}, {"peer_floor", r[1]}})
+        std::printf("%6d %6d | %10.1f %10.1f %10.1f %10.1f %10s | %11.2fx %12s\n", peer_keys[i][0], peer_keys[i][1],
+                    r[0], r[4], r[1], r[2], hand, r[0] / r[1], ratio);
+        for (const auto& [name, us] :
+             {std::pair<const char*, double>{"plan_peer", r[0]}, {"peer_start", r[4]}, {"peer_floor", r[1]}})
           std::fprintf(out, "%d,%s,%d,%d,%s,%.3f\n", size, Space::name(), peer_keys[i][0], peer_keys[i][1], name, us);
       }
     }

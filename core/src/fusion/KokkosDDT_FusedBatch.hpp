@@ -222,7 +222,7 @@ class FusedBatch {
     r.first_team = static_cast<std::int32_t>(teams_);
     r.ticket = 1;
     r.slot = static_cast<std::int32_t>(records_.size());
-    if (r.cache) scratch_ = std::max(scratch_, descriptor_scratch_bytes(r.node_count));
+    scratch_ = std::max(scratch_, FusedKernel<ExecSpace>::scratch_bytes(r));
     teams_ += teams;
     bytes_ += bytes;
     records_.push_back(r);

@@ -42,8 +42,16 @@ struct FusedRecord {
   std::int32_t teams = 0;       // this request's
   std::int32_t node_count = 0, slot = 0;
   std::int32_t dst_node_count = 0, dst_lookaside_count = 0;  // (a committed descriptor's arrays are checked to fit)
-  std::int8_t word = 1, direction = 0, cache = 0;
+  std::int8_t word = 1, direction = 0, cache = 0;            // cache: see cache_level
 };
+
+// What a record's teams copy into scratch (devices; hosts cache only a pack's nodes): 0 nothing (too large), 1 the
+// nodes, 2 the nodes and the lookaside. A copy's record counts both descriptors together.
+inline std::int8_t cache_level(std::int64_t nodes, std::int64_t lookaside) {
+  const std::int64_t node_bytes = nodes * static_cast<std::int64_t>(sizeof(DescriptorNode));
+  if (node_bytes > kMaxScratchDescriptor) return 0;
+  return node_bytes + lookaside * static_cast<std::int64_t>(sizeof(std::int64_t)) <= kMaxScratchDescriptor ? 2 : 1;
+}
 
 // The record of a checked transfer (prepare_transfer) over its descriptor in the execution space's memory, in tiles of
 // `tile` bytes; its place in a launch (first_team, slot, ticket) is the caller's. Shared by the fusion queue and fixed
@@ -63,12 +71,14 @@ FusedRecord record_of(const Transfer& t, const Descriptor<MemSpace>& d, std::int
   r.teams = static_cast<std::int32_t>((t.end - t.begin + tile - 1) / tile);  // (callers keep a launch under 2^31)
   r.word = static_cast<std::int8_t>(t.word);
   r.direction = static_cast<std::int8_t>(dir);
-  r.cache = static_cast<std::int64_t>(t.type->nodes.size() * sizeof(DescriptorNode)) <= kMaxScratchDescriptor;
+  r.cache = cache_level(static_cast<std::int64_t>(d.nodes.extent(0)), r.lookaside_count);
   return r;
 }
 
-// The record of a checked typed-to-typed copy (prepare_copy) over both sides' descriptors. The source's descriptor is
-// not cached in scratch: every position is located in two descriptors, one of which would miss it anyway.
+// The record of a checked typed-to-typed copy (prepare_copy) over both sides' descriptors. Devices cache both in team
+// scratch when together they fit: every position is located in both, and from global memory each level of those walks
+// is a dependent load, which the copy's own streaming evicts from the L1 cache (the plan over the peer transport took
+// 2.2x less time per step with both cached: perf_tests/results/peer-2026-11-27b.md).
 template <class MemSpace>
 FusedRecord record_of_copy(const CopyTransfer& t, const Descriptor<MemSpace>& s, const Descriptor<MemSpace>& d,
                            std::int64_t tile, const char* where) {
@@ -78,7 +88,8 @@ FusedRecord record_of_copy(const CopyTransfer& t, const Descriptor<MemSpace>& s,
   // descriptor.
   const Transfer source{t.src_type, 0, t.src, t.dst, t.begin, t.end, t.word};
   FusedRecord r = record_of(source, s, tile, Direction::Copy);
-  r.cache = 0;
+  r.cache = cache_level(static_cast<std::int64_t>(s.nodes.extent(0) + d.nodes.extent(0)),
+                        static_cast<std::int64_t>(s.lookaside.extent(0) + d.lookaside.extent(0)));
   r.dst_nodes = d.nodes.data();
   r.dst_lookaside = d.lookaside.data();
   r.dst_node_count = static_cast<std::int32_t>(d.nodes.extent(0));
@@ -114,6 +125,19 @@ struct FusedKernel {
   std::uint64_t signal = 0;
   std::int64_t* launch_done = nullptr;  // teams of the launch finished so far (reset by the last one)
   std::int64_t launch_teams = 0;
+
+  // Team scratch a record's teams take (the launch reserves the largest): what cache_level says, for both descriptors
+  // of a copy. Hosts cache a pack's nodes only, and walk a copy's runs on both descriptors in place.
+  static std::int64_t scratch_bytes(const FusedRecord& r) {
+    const bool copy = r.direction == static_cast<std::int8_t>(Direction::Copy);
+    if (r.cache == 0) return 0;
+    if constexpr (Backend::walks_runs) return copy ? 0 : descriptor_scratch_bytes(r.node_count);
+    std::int64_t bytes = descriptor_scratch_bytes(r.node_count);
+    if (r.cache > 1) bytes += lookaside_scratch_bytes(r.lookaside_count);
+    if (copy) bytes += descriptor_scratch_bytes(r.dst_node_count);
+    if (copy && r.cache > 1) bytes += lookaside_scratch_bytes(r.dst_lookaside_count);
+    return bytes;
+  }
 
   KOKKOS_FUNCTION const FusedRecord& record(std::int64_t i) const {
     if (n <= kInline) return inline_records[i];
@@ -157,27 +181,52 @@ struct FusedKernel {
     return args;
   }
 
-  // A copy's typed-to-typed kernel over stream bytes [r.begin, r.end), `tile` bytes per item.
+  // A descriptor's arrays where a team reads them: in place, or its copies in team scratch.
+  struct Arrays {
+    const DescriptorNode* nodes;
+    const std::int64_t* lookaside;
+  };
+
+  // What cache_level(r) says, copied into the team's scratch (the caller's barrier makes it visible).
+  KOKKOS_FUNCTION static Arrays cached(const Member& team, const FusedRecord& r, Arrays in_place,
+                                       std::int64_t node_count, std::int64_t lookaside_count) {
+    Arrays a = in_place;
+    a.nodes = scratch_nodes(team, in_place.nodes, node_count);
+    if (r.cache > 1) a.lookaside = scratch_copy(team, in_place.lookaside, lookaside_count);
+    return a;
+  }
+
+  // A copy's typed-to-typed kernel over stream bytes [r.begin, r.end), `tile` bytes per item, reading the two
+  // descriptors at `src` and `dst` (the record's arrays, or the team's copies of them).
   template <int W>
-  KOKKOS_FUNCTION static TypedCopy<ExecSpace, W, Backend::walks_runs> copy_of(const FusedRecord& r, std::int64_t tile) {
+  KOKKOS_FUNCTION static TypedCopy<ExecSpace, W, Backend::walks_runs> copy_of(const FusedRecord& r, std::int64_t tile,
+                                                                              Arrays src, Arrays dst) {
     using Nodes = Kokkos::View<const DescriptorNode*, MemSpace>;
     using Lookaside = Kokkos::View<const std::int64_t*, MemSpace>;
-    return {{Nodes(r.nodes, r.node_count), Lookaside(r.lookaside, r.lookaside_count), r.typed},
-            {Nodes(r.dst_nodes, r.dst_node_count), Lookaside(r.dst_lookaside, r.dst_lookaside_count), r.packed},
+    return {{Nodes(src.nodes, r.node_count), Lookaside(src.lookaside, r.lookaside_count), r.typed},
+            {Nodes(dst.nodes, r.dst_node_count), Lookaside(dst.lookaside, r.dst_lookaside_count), r.packed},
             r.begin,
             r.end,
             tile};
   }
 
   // Tile t of a copy: hosts walk it run by run on one thread; on devices each thread of the team takes one word at a
-  // time, neighbouring threads neighbouring words.
+  // time, neighbouring threads neighbouring words, locating it in both descriptors (in team scratch when cached).
   KOKKOS_FUNCTION static void run_copy(const Member& team, const FusedRecord& r, std::int64_t t) {
+    Arrays src{r.nodes, r.lookaside}, dst{r.dst_nodes, r.dst_lookaside};
+    if constexpr (!Backend::walks_runs) {
+      if (r.cache > 0) {
+        src = cached(team, r, src, r.node_count, r.lookaside_count);
+        dst = cached(team, r, dst, r.dst_node_count, r.dst_lookaside_count);
+        team.team_barrier();
+      }
+    }
     with_word_size(r.word, [&](auto w) {
       constexpr int W = decltype(w)::value;
       if constexpr (Backend::walks_runs) {
-        copy_of<W>(r, r.tile)(t);
+        copy_of<W>(r, r.tile, src, dst)(t);
       } else {
-        const TypedCopy<ExecSpace, W, false> kernel = copy_of<W>(r, W);
+        const TypedCopy<ExecSpace, W, false> kernel = copy_of<W>(r, W, src, dst);
         const std::int64_t first = t * (r.tile / W), items = kernel.items();
         const std::int64_t last = first + r.tile / W < items ? first + r.tile / W : items;
         for (std::int64_t i = first + team.team_rank(); i < last; i += team.team_size()) kernel(i);
@@ -202,8 +251,15 @@ struct FusedKernel {
         }
       });
     } else {
-      const DeviceInterleave<ExecSpace, Direction::Runtime, 0> kernel{args_of(r), team.team_size(), false, {}, {}, {}};
-      kernel.run_tile(team, team_descriptor(team, kernel.args), t);
+      TraversalArgs<MemSpace> args = args_of(r);
+      Arrays at{r.nodes, r.lookaside};
+      if (r.cache > 0) {
+        at = cached(team, r, at, r.node_count, r.lookaside_count);
+        team.team_barrier();
+        args.lookaside = Kokkos::View<const std::int64_t*, MemSpace>(at.lookaside, r.lookaside_count);
+      }
+      const DeviceInterleave<ExecSpace, Direction::Runtime, 0> kernel{args, team.team_size(), false, {}, {}, {}};
+      kernel.run_tile(team, at.nodes, t);
     }
   }
 
@@ -212,7 +268,7 @@ struct FusedKernel {
     with_word_size(r.word, [&](auto w) {
       constexpr int W = decltype(w)::value;
       if (r.direction == static_cast<std::int8_t>(Direction::Copy))
-        copy_of<W>(r, r.end - r.begin)(0);
+        copy_of<W>(r, r.end - r.begin, {r.nodes, r.lookaside}, {r.dst_nodes, r.dst_lookaside})(0);
       else if (r.direction == static_cast<std::int8_t>(Direction::Pack))
         HostWalk<ExecSpace, Direction::Pack, W>{args_of(r)}.walk(r.nodes, r.begin, r.end);
       else

@@ -294,7 +294,7 @@ void FusionQueue<ExecSpace>::flush() {
     Impl::FusedRecord& it = staging_((pending_begin_ + i) % capacity_);
     it.first_team = static_cast<std::int32_t>(teams);
     teams += it.teams;
-    if (it.cache) scratch = std::max(scratch, Impl::descriptor_scratch_bytes(it.node_count));
+    scratch = std::max(scratch, Impl::FusedKernel<ExecSpace>::scratch_bytes(it));
   }
   // (enqueue keeps `teams` within an int: it flushes before a request that would overflow it)
   if constexpr (Impl::BackendTraits<ExecSpace>::synchronous && Impl::BackendTraits<ExecSpace>::walks_runs) {

@@ -53,24 +53,46 @@ void skip_common_levels(const DescriptorNode* nodes, const std::int64_t* lookasi
   args.start_disp = disp;
 }
 
-// The descriptor as the team reads it: each team copies the fixed-length nodes into level-0 scratch once, in 16-byte
-// words (jenkins-tpds14); descriptors too large for it are read in place.
+// `count` elements of T (16-byte words, 64-bit integers) copied into the team's level-0 scratch, after whatever the
+// team took from it before; the caller's team barrier makes them visible. (The launch reserved room for them.)
+template <class T, class Member>
+KOKKOS_FUNCTION const T* scratch_copy(const Member& team, const T* from, std::int64_t count) {
+  if (count == 0) return from;
+  auto* scratch = static_cast<T*>(team.team_scratch(0).get_shmem_aligned(count * sizeof(T), alignof(T)));
+  if (scratch == nullptr) return from;  // (cannot happen: the launch reserves it)
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, static_cast<int>(count)), [&](int i) { scratch[i] = from[i]; });
+  return scratch;
+}
+
+// A descriptor's `count` nodes copied into the team's scratch (in 16-byte words: the nodes are fixed-length).
+template <class Member>
+KOKKOS_FUNCTION const DescriptorNode* scratch_nodes(const Member& team, const DescriptorNode* nodes,
+                                                    std::int64_t count) {
+  constexpr std::int64_t words = sizeof(DescriptorNode) / sizeof(Word<16>);
+  return reinterpret_cast<const DescriptorNode*>(
+      scratch_copy(team, reinterpret_cast<const Word<16>*>(nodes), count * words));
+}
+
+// The descriptor as the team reads it: each team copies the fixed-length nodes into level-0 scratch once
+// (jenkins-tpds14); descriptors too large for it are read in place. On a GPU every level of a walk reads the node
+// its parent names, so a walk over global memory is a chain of dependent loads, each a cache miss in a cold
+// multiprocessor; from scratch it is a chain of shared-memory loads.
 template <class Member, class MemSpace>
 KOKKOS_FUNCTION const DescriptorNode* team_descriptor(const Member& team, const TraversalArgs<MemSpace>& args) {
   if (!args.cache_descriptor) return args.nodes.data();
-  const int words = static_cast<int>(args.nodes.extent(0) * sizeof(DescriptorNode) / sizeof(Word<16>));
-  auto* scratch =
-      static_cast<Word<16>*>(team.team_scratch(0).get_shmem_aligned(words * sizeof(Word<16>), alignof(DescriptorNode)));
-  if (scratch == nullptr) return args.nodes.data();  // (cannot happen: the launch reserves it)
-  const auto* global = reinterpret_cast<const Word<16>*>(args.nodes.data());
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, words), [&](int i) { scratch[i] = global[i]; });
+  const DescriptorNode* nodes = scratch_nodes(team, args.nodes.data(), static_cast<std::int64_t>(args.nodes.extent(0)));
   team.team_barrier();
-  return reinterpret_cast<const DescriptorNode*>(scratch);
+  return nodes;
 }
 
 // Team scratch a launch reserves for team_descriptor (plus room to align).
 inline std::int64_t descriptor_scratch_bytes(std::int64_t nodes) {
   return nodes * static_cast<std::int64_t>(sizeof(DescriptorNode)) + static_cast<std::int64_t>(alignof(DescriptorNode));
+}
+
+// ... and for a lookaside copied beside it.
+inline std::int64_t lookaside_scratch_bytes(std::int64_t entries) {
+  return entries * static_cast<std::int64_t>(sizeof(std::int64_t)) + static_cast<std::int64_t>(alignof(std::int64_t));
 }
 
 // Descriptors up to this size are copied into team scratch; larger ones are read in place.
