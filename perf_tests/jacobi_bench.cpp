@@ -11,6 +11,7 @@
 //   none        the sweeps alone: what every exchange is measured against
 //   plan-mpi    a KokkosDDT halo plan over MPI (staged through pinned host memory where the MPI cannot read the GPU's)
 //   plan-nccl   the same plan over NCCL                                                  (CUDA builds with NCCL)
+//   plan-peer   the same plan over the peer transport (its kernel writes the neighbours' ghost cells)   (CUDA builds)
 //   hand-nccl   what an application writes without the library: one pack kernel over its faces, one NCCL group of
 //               send/recv, one unpack kernel; a face a rank sends itself (a periodic dimension of one rank) is copied
 //               by the unpack kernel straight from the send buffer                        (CUDA builds with NCCL)
@@ -350,6 +351,7 @@ int main(int argc, char* argv[]) {
   std::string cells_text, csv = "jacobi_bench.csv", label, schedule = "auto";
   std::vector<std::string> exchanges{"none", "plan-mpi"};
   if (JACOBI_BENCH_NCCL && kCuda) exchanges = {"none", "plan-mpi", "plan-nccl", "hand-nccl", "nccl"};
+  if (KOKKOSDDT_HAVE_PEER && kCuda) exchanges.push_back("plan-peer");
   int per_rank = 0, iterations = 200, repeats = 3;
   bool sync = false, phases = false, quick = false;
   bench::Options args("jacobi_bench");
@@ -357,7 +359,7 @@ int main(int argc, char* argv[]) {
       .option("--per-rank", "N", per_rank, "N^3 cells on every rank (weak scaling): the grid is the process grid x N")
       .option("--iterations", "N", iterations, "iterations per timed run")
       .option("--repeats", "N", repeats, "timed runs per row: the median's row is printed")
-      .option("--exchanges", "LIST", exchanges, "none, plan-mpi, plan-nccl, hand-nccl, nccl")
+      .option("--exchanges", "LIST", exchanges, "none, plan-mpi, plan-nccl, hand-nccl, nccl, plan-peer")
       .option("--schedule", "auto|spin|yield|blocking", schedule, "how the host waits for the GPU (cudaSetDeviceFlags)")
       .option("--label", "TEXT", label, "the CSV's first column (the binding, the machine)")
       .flag("--sync", sync, "also a row with a fence after every iteration")
@@ -434,6 +436,7 @@ int main(int argc, char* argv[]) {
     std::unique_ptr<Exchange> x;
     if (name == "none") x = std::make_unique<NoExchange>();
     if (name == "plan-mpi") x = std::make_unique<PlanExchange>(space, cart, "mpi", u, v);
+    if (KOKKOSDDT_HAVE_PEER && name == "plan-peer") x = std::make_unique<PlanExchange>(space, cart, "peer", u, v);
 #if JACOBI_BENCH_NCCL
     if (name == "plan-nccl") x = std::make_unique<PlanExchange>(space, cart, "nccl", u, v);
     if (name == "hand-nccl") x = std::make_unique<HandNcclExchange>(cart, b, u, v, true);

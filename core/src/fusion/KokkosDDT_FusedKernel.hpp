@@ -77,8 +77,8 @@ FusedRecord record_of(const Transfer& t, const Descriptor<MemSpace>& d, std::int
 
 // The record of a checked typed-to-typed copy (prepare_copy) over both sides' descriptors. Devices cache both in team
 // scratch when together they fit: every position is located in both, and from global memory each level of those walks
-// is a dependent load, which the copy's own streaming evicts from the L1 cache (the plan over the peer transport took
-// 2.2x less time per step with both cached: perf_tests/results/peer-2026-11-27b.md).
+// is a dependent load (the plan over the peer transport took 2.2x less time per step with both cached:
+// perf_tests/results/peer-2026-11-27b.md).
 template <class MemSpace>
 FusedRecord record_of_copy(const CopyTransfer& t, const Descriptor<MemSpace>& s, const Descriptor<MemSpace>& d,
                            std::int64_t tile, const char* where) {
