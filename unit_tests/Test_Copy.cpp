@@ -294,3 +294,66 @@ TEST_CASE("copy: a fusion-queue copy runs after a pending unpack into its source
                       "dtype");
   CHECK(q.pending_requests() == 0);
 }
+
+TEST_CASE("copy: what a fused request caches in team scratch, and requests whose block table does not fit",
+          "[copy][fusion]") {
+  using Impl::cache_level;
+  using Mem = ExecSpace::memory_space;
+  // Nodes and lookaside within Impl::kMaxScratchDescriptor bytes: both cached; the nodes alone: the nodes; else none.
+  constexpr std::int64_t node = sizeof(Impl::DescriptorNode), entry = sizeof(std::int64_t);
+  constexpr std::int64_t most = Impl::kMaxScratchDescriptor / node, room = Impl::kMaxScratchDescriptor - most * node;
+  CHECK(cache_level(most, 0) == 2);
+  CHECK(cache_level(most, room / entry) == 2);
+  CHECK(cache_level(most, room / entry + 1) == 1);
+  CHECK(cache_level(most - 1, (room + node) / entry + 1) == 1);
+  CHECK(cache_level(most + 1, 0) == 0);
+  // An indexed type of 3000 blocks of 1-3 ints with gaps: its lookaside (prefix sums, displacements, buckets) holds
+  // over 6000 entries, more than team scratch takes, so its teams read the block table in place (level 1), the
+  // nodes from scratch. Copied into a contiguous run and back, packed and unpacked, all in fused launches.
+  std::vector<std::int64_t> lengths, displs;
+  std::int64_t at = 0, ints = 0;
+  for (int b = 0; b < 3000; ++b) {
+    lengths.push_back(1 + b % 3);
+    displs.push_back(at);
+    at += lengths.back() + 1 + b % 2;  // (a gap after every block)
+    ints += lengths.back();
+  }
+  Datatype scattered = indexed(lengths, displs, primitive<int>());
+  scattered.commit();
+  Datatype dense = contiguous(ints, primitive<int>());
+  dense.commit();
+  const auto& committed = scattered.impl_committed("test");
+  REQUIRE(cache_level(static_cast<std::int64_t>(committed.nodes.size()),
+                      static_cast<std::int64_t>(committed.lookaside.size())) == 1);
+  const int poison = -7;
+  Kokkos::View<int*, Mem> src("src", at), back("back", at), packed("packed", ints), copied("copied", ints);
+  Kokkos::parallel_for(
+      "fill", Kokkos::RangePolicy<ExecSpace>(ExecSpace(), 0, at), KOKKOS_LAMBDA(std::int64_t i) {
+        src(i) = static_cast<int>(i);
+        back(i) = poison;
+      });
+  ExecSpace space;
+  space.fence();
+  Impl::FusedBatch<ExecSpace> there(space), home(space);
+  there.add_copy(src.data(), false, 1, scattered, copied.data(), false, 1, dense);
+  there.add_pack(src.data(), 1, scattered, packed.data(), ints * static_cast<std::int64_t>(sizeof(int)));
+  there.launch();
+  there.wait();
+  home.add_copy(copied.data(), false, 1, dense, back.data(), false, 1, scattered);
+  home.launch();
+  home.wait();
+  auto c = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), copied);
+  auto p = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), packed);
+  auto r = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), back);
+  std::int64_t k = 0, wrong = 0;
+  std::vector<bool> inside(static_cast<std::size_t>(at), false);
+  for (std::size_t b = 0; b < lengths.size(); ++b)
+    for (std::int64_t e = 0; e < lengths[b]; ++e, ++k) {
+      const std::int64_t i = displs[b] + e;
+      inside[static_cast<std::size_t>(i)] = true;
+      wrong += c(k) != i;
+      wrong += p(k) != i;
+    }
+  for (std::int64_t i = 0; i < at; ++i) wrong += r(i) != (inside[static_cast<std::size_t>(i)] ? i : poison);
+  CHECK(wrong == 0);
+}
