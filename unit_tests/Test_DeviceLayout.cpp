@@ -38,8 +38,8 @@ void run(const Datatype& t, std::int64_t count, char* typed, char* packed, std::
   for (std::uint64_t v : {reinterpret_cast<std::uint64_t>(typed), reinterpret_cast<std::uint64_t>(packed),
                           static_cast<std::uint64_t>(begin), static_cast<std::uint64_t>(end - begin)})
     word = std::min(word, Impl::low_bit(v));
-  Impl::launch_traversal<Test::ExecSpace, Dir, DeviceLayout<Flat>>(space, c, typed, packed, begin, end,
-                                                                   static_cast<int>(word));
+  Impl::TraversalLaunch<Test::ExecSpace, Dir, DeviceLayout<Flat>>::launch(space, c, typed, packed, begin, end,
+                                                                          static_cast<int>(word));
   space.fence();
 }
 

@@ -3,14 +3,61 @@
 // cannot be imported says so.
 #include <cstring>
 #include <random>
+#include <set>
 #include <vector>
 
 #include "support/Catch.hpp"
+#include "support/Errors.hpp"
 #include "support/MpiOracle.hpp"
 #include "support/RandomTypes.hpp"
 #include "support/Reference.hpp"
 
 using namespace KokkosDDT;
+
+// Every derived datatype handle MPI_Type_get_contents hands out, until MPI_Type_free takes it back: PMPI wrappers of
+// the two calls, in this test executable (the library calls the form MPI_VERSION selects, as from_mpi does).
+namespace {
+std::multiset<MPI_Datatype>& handed_out() {
+  static std::multiset<MPI_Datatype> handles;
+  return handles;
+}
+void note_handed_out(const MPI_Datatype* types, long long n) {
+  for (long long i = 0; i < n; ++i) {
+    int combiner = MPI_COMBINER_NAMED;
+#if MPI_VERSION >= 4
+    MPI_Count ni = 0, na = 0, nl = 0, nt = 0;
+    PMPI_Type_get_envelope_c(types[i], &ni, &na, &nl, &nt, &combiner);
+#else
+    int ni = 0, na = 0, nt = 0;
+    PMPI_Type_get_envelope(types[i], &ni, &na, &nt, &combiner);
+#endif
+    if (combiner != MPI_COMBINER_NAMED) handed_out().insert(types[i]);
+  }
+}
+}  // namespace
+
+extern "C" {
+#if MPI_VERSION >= 4
+int MPI_Type_get_contents_c(MPI_Datatype type, MPI_Count ni, MPI_Count na, MPI_Count nl, MPI_Count nt, int ints[],
+                            MPI_Aint addrs[], MPI_Count large[], MPI_Datatype types[]) {
+  const int rc = PMPI_Type_get_contents_c(type, ni, na, nl, nt, ints, addrs, large, types);
+  if (rc == MPI_SUCCESS) note_handed_out(types, nt);
+  return rc;
+}
+#else
+int MPI_Type_get_contents(MPI_Datatype type, int ni, int na, int nt, int ints[], MPI_Aint addrs[],
+                          MPI_Datatype types[]) {
+  const int rc = PMPI_Type_get_contents(type, ni, na, nt, ints, addrs, types);
+  if (rc == MPI_SUCCESS) note_handed_out(types, nt);
+  return rc;
+}
+#endif
+int MPI_Type_free(MPI_Datatype* type) {
+  const auto at = handed_out().find(*type);
+  if (at != handed_out().end()) handed_out().erase(at);
+  return PMPI_Type_free(type);
+}
+}
 
 TEST_CASE("mpi: export then import keeps every property and the layout", "[mpi]") {
   // Exact round trips rely on MPICH handing back one handle for fields that share a type (struct padding).
@@ -127,6 +174,29 @@ TEST_CASE("mpi: unsupported types and null handles are reported", "[mpi]") {
     CHECK(e.code() == ErrorCode::Unsupported);
   }
   CHECK(KokkosDDT::mpi::to_mpi(Primitive::Double) == MPI_DOUBLE);
+}
+
+// An import that stops at a type it cannot take (a pair type) frees the handles MPI_Type_get_contents gave it, the
+// ones after the refused field and those of the levels above it too.
+TEST_CASE("mpi: an import that throws frees every handle it was given", "[mpi]") {
+  MPI_Datatype vec, pair_first, pair_last, nested;
+  MPI_Type_vector(3, 1, 2, MPI_DOUBLE, &vec);
+  int lengths[2] = {1, 1};
+  MPI_Aint displs[2] = {0, 64};
+  MPI_Datatype first[2] = {MPI_DOUBLE_INT, vec}, last[2] = {vec, MPI_DOUBLE_INT};
+  MPI_Type_create_struct(2, lengths, displs, first, &pair_first);
+  MPI_Type_create_struct(2, lengths, displs, last, &pair_last);
+  MPI_Datatype inner[2] = {vec, pair_first};
+  MPI_Type_create_struct(2, lengths, displs, inner, &nested);
+  for (MPI_Datatype type : {pair_first, pair_last, nested}) {
+    const std::size_t before = handed_out().size();
+    Test::require_error([&] { mpi::from_mpi(type); }, ErrorCode::Unsupported, "type");
+    CHECK(handed_out().size() == before);
+  }
+  const std::size_t before = handed_out().size();
+  CHECK(mpi::from_mpi(vec).size() == 3 * 8);  // (and one that succeeds)
+  CHECK(handed_out().size() == before);
+  for (MPI_Datatype* t : {&nested, &pair_last, &pair_first, &vec}) MPI_Type_free(t);
 }
 
 // MPI_Type_create_darray, imported: the same size, lb, extent and packed bytes as the MPI's own darray type, for random

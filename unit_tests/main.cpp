@@ -1,16 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Test driver: MPI (the MPI_Pack reference) and Kokkos are initialized once for all test cases.
-#if defined(KOKKOSDDT_CATCH2_V3)
-#include <catch2/catch_session.hpp>
-#else
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
-#endif
-
+// The test driver of every test executable: MPI (the MPI_Pack reference, the multi-rank tests) and Kokkos are
+// initialized once for all test cases, which Catch2 runs (catch_runner.cpp). Under mpiexec every rank runs every test
+// case, and the exit status is the worst of all ranks', so that a failure on any rank fails the test.
 #include <Kokkos_Core.hpp>
 #if defined(KOKKOSDDT_TEST_MPI)
 #include <mpi.h>
 #endif
+
+int kokkosddt_run_catch(int argc, char* argv[]);  // catch_runner.cpp
 
 // Under AddressSanitizer: MPICH's transport (UCX) leaks from modules it loads and unloads, which LeakSanitizer cannot
 // attribute or suppress by name; leak checking stays off for the test binaries (also when ctest lists their tests).
@@ -25,10 +22,14 @@ int main(int argc, char* argv[]) {
   int result = 0;
   {
     Kokkos::ScopeGuard kokkos(argc, argv);
-    result = Catch::Session().run(argc, argv);
+    result = kokkosddt_run_catch(argc, argv);
   }
 #if defined(KOKKOSDDT_TEST_MPI)
+  int worst = 0;
+  MPI_Allreduce(&result, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   MPI_Finalize();
-#endif
+  return worst;
+#else
   return result;
+#endif
 }

@@ -83,8 +83,16 @@ inline int comm_size(MPI_Comm comm) {
 // MPI requests stay posted and the buffers they read and write stay valid, so no message lands in freed memory. The
 // other processes may then wait for it, as with an abandoned MPI request.
 template <class ExecSpace, bool Gather>
-mpi::Request collective_request(CollectiveMode mode, const char* where, const ExecSpace& space, CollectiveArgs args,
-                                const CollectiveOptions& options) {
+struct CollectiveFactory {
+  // A class, so that the library compiles the collectives once per backend and kind (explicit instantiation, below).
+  static mpi::Request request(CollectiveMode mode, const char* where, const ExecSpace& space, CollectiveArgs args,
+                              const CollectiveOptions& options);
+};
+
+template <class ExecSpace, bool Gather>
+mpi::Request CollectiveFactory<ExecSpace, Gather>::request(CollectiveMode mode, const char* where,
+                                                           const ExecSpace& space, CollectiveArgs args,
+                                                           const CollectiveOptions& options) {
   using Op = ScheduledCollective<ExecSpace, Gather>;
   args.threshold = direct_threshold(options);
   std::shared_ptr<Op> op(new Op(where, space, std::move(args), options, mode), [](Op* p) {
@@ -93,6 +101,13 @@ mpi::Request collective_request(CollectiveMode mode, const char* where, const Ex
   if (mode == CollectiveMode::Persistent) return mpi::Request(std::move(op), true);
   return mpi::make_active(std::move(op));
 }
+
+// Compiled once per backend in the library (collectives/src/eti/KokkosDDT_ETI_Gather.cpp and _Scatter.cpp).
+#define KOKKOSDDT_EXTERN_COLLECTIVES(Space)              \
+  extern template struct CollectiveFactory<Space, true>; \
+  extern template struct CollectiveFactory<Space, false>;
+KOKKOSDDT_ETI_SPACES(KOKKOSDDT_EXTERN_COLLECTIVES)
+#undef KOKKOSDDT_EXTERN_COLLECTIVES
 
 // Arguments in the operation's terms: "own" is what every process sends (gather) or receives (scatter).
 inline CollectiveArgs own_and_root(const CollectiveBuffer& own, std::int64_t own_count, const Datatype& own_type,
@@ -116,10 +131,11 @@ mpi::Request gatherv_request(CollectiveMode mode, const char* where, const ExecS
                              std::int64_t sendcount, const Datatype& sendtype, CollectiveBuffer recvbuf,
                              std::vector<std::int64_t> recvcounts, std::vector<std::int64_t> displs,
                              const Datatype& recvtype, int root, MPI_Comm comm, const CollectiveOptions& options) {
-  return collective_request<ExecSpace, true>(mode, where, space,
-                                             own_and_root(sendbuf, sendcount, sendtype, recvbuf, std::move(recvcounts),
-                                                          std::move(displs), recvtype, root, comm),
-                                             options);
+  return CollectiveFactory<ExecSpace, true>::request(
+      mode, where, space,
+      own_and_root(sendbuf, sendcount, sendtype, recvbuf, std::move(recvcounts), std::move(displs), recvtype, root,
+                   comm),
+      options);
 }
 
 template <class ExecSpace>
@@ -127,10 +143,11 @@ mpi::Request scatterv_request(CollectiveMode mode, const char* where, const Exec
                               std::vector<std::int64_t> sendcounts, std::vector<std::int64_t> displs,
                               const Datatype& sendtype, CollectiveBuffer recvbuf, std::int64_t recvcount,
                               const Datatype& recvtype, int root, MPI_Comm comm, const CollectiveOptions& options) {
-  return collective_request<ExecSpace, false>(mode, where, space,
-                                              own_and_root(recvbuf, recvcount, recvtype, sendbuf, std::move(sendcounts),
-                                                           std::move(displs), sendtype, root, comm),
-                                              options);
+  return CollectiveFactory<ExecSpace, false>::request(
+      mode, where, space,
+      own_and_root(recvbuf, recvcount, recvtype, sendbuf, std::move(sendcounts), std::move(displs), sendtype, root,
+                   comm),
+      options);
 }
 
 template <class ExecSpace>
@@ -138,7 +155,7 @@ mpi::Request gather_request(CollectiveMode mode, const char* where, const ExecSp
                             std::int64_t sendcount, const Datatype& sendtype, CollectiveBuffer recvbuf,
                             std::int64_t recvcount, const Datatype& recvtype, int root, MPI_Comm comm,
                             const CollectiveOptions& options) {
-  return collective_request<ExecSpace, true>(
+  return CollectiveFactory<ExecSpace, true>::request(
       mode, where, space,
       regular(own_and_root(sendbuf, sendcount, sendtype, recvbuf, {}, {}, recvtype, root, comm), recvcount), options);
 }
@@ -148,7 +165,7 @@ mpi::Request scatter_request(CollectiveMode mode, const char* where, const ExecS
                              std::int64_t sendcount, const Datatype& sendtype, CollectiveBuffer recvbuf,
                              std::int64_t recvcount, const Datatype& recvtype, int root, MPI_Comm comm,
                              const CollectiveOptions& options) {
-  return collective_request<ExecSpace, false>(
+  return CollectiveFactory<ExecSpace, false>::request(
       mode, where, space,
       regular(own_and_root(recvbuf, recvcount, recvtype, sendbuf, {}, {}, sendtype, root, comm), sendcount), options);
 }

@@ -104,9 +104,11 @@ class LinearCollective final : public Operation {
     if (bytes > 0 && (!run || !mpi_reaches<ExecSpace>(run))) {
       const MPI_Comm comm = transport_->comm();
       if (receive)
-        ops_.push_back(make_message<ExecSpace, Direction::Unpack>(where_, space_, buf, count, type, peer, tag_, comm));
+        ops_.push_back(
+            MessageFactory<ExecSpace, Direction::Unpack>::make(where_, space_, buf, count, type, peer, tag_, comm));
       else
-        ops_.push_back(make_message<ExecSpace, Direction::Pack>(where_, space_, buf, count, type, peer, tag_, comm));
+        ops_.push_back(
+            MessageFactory<ExecSpace, Direction::Pack>::make(where_, space_, buf, count, type, peer, tag_, comm));
       return;
     }
     if (bytes > 0) check_pointer<ExecSpace>(run, where_, "buf");

@@ -156,8 +156,8 @@ class TreeCollective final : public Operation {
     const int data = tags_(CollectiveTag::Data);
     if (t.children.empty()) {  // a leaf: its own block straight from or into the user's buffer
       if (own_bytes_ > 0 && !replaying_)
-        start_op(make_message<ExecSpace, kLeafDir>(where_, space_, a_.own_buf, a_.own_count, a_.own_type, t.parent,
-                                                   data, comm_));
+        start_op(MessageFactory<ExecSpace, kLeafDir>::make(where_, space_, a_.own_buf, a_.own_count, a_.own_type,
+                                                           t.parent, data, comm_));
       return;
     }
     if (stage_buf_.bytes < t.total) stage_buf_ = take_staging<ExecSpace>(t.total);
@@ -278,8 +278,8 @@ class TreeCollective final : public Operation {
     }
     if (bytes == 0) return;
     char* base = static_cast<char*>(const_cast<void*>(a_.root_buf)) + where.offset;
-    start_op(make_message<ExecSpace, kRootDir>(where_, space_, base, where.count, where.type, peer,
-                                               tags_(CollectiveTag::Data), comm_));
+    start_op(MessageFactory<ExecSpace, kRootDir>::make(where_, space_, base, where.count, where.type, peer,
+                                                       tags_(CollectiveTag::Data), comm_));
   }
 
   // The root will not move this subtree's data: a gather drains it into scratch, a scatter sends empty messages.

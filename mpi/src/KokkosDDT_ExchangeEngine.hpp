@@ -37,6 +37,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "KokkosDDT_Backend.hpp"
+#include "KokkosDDT_Config.hpp"
 #include "KokkosDDT_Datatype.hpp"
 #include "KokkosDDT_Error.hpp"
 #include "KokkosDDT_FusedBatch.hpp"
@@ -391,5 +392,10 @@ ExchangeEngine<ExecSpace>::~ExchangeEngine() {
   } catch (...) {
   }
 }
+
+// Compiled once per backend in the library (mpi/src/eti/KokkosDDT_ETI_ExchangeEngine.cpp).
+#define KOKKOSDDT_EXTERN_EXCHANGE_ENGINE(Space) extern template class ExchangeEngine<Space>;
+KOKKOSDDT_ETI_SPACES(KOKKOSDDT_EXTERN_EXCHANGE_ENGINE)
+#undef KOKKOSDDT_EXTERN_EXCHANGE_ENGINE
 
 }  // namespace KokkosDDT::Impl

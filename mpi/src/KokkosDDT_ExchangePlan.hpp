@@ -38,6 +38,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "KokkosDDT_Config.hpp"
 #include "KokkosDDT_Datatype.hpp"
 #include "KokkosDDT_Error.hpp"
 #include "KokkosDDT_ExchangeEngine.hpp"
@@ -222,5 +223,10 @@ void ExchangePlan<ExecSpace>::commit() {
   control_ = std::move(control);
   engine_ = std::move(engine);
 }
+
+// Compiled once per backend in the library (mpi/src/eti/KokkosDDT_ETI_Plans.cpp).
+#define KOKKOSDDT_EXTERN_EXCHANGE_PLAN(Space) extern template class ExchangePlan<Space>;
+KOKKOSDDT_ETI_SPACES(KOKKOSDDT_EXTERN_EXCHANGE_PLAN)
+#undef KOKKOSDDT_EXTERN_EXCHANGE_PLAN
 
 }  // namespace KokkosDDT::mpi

@@ -36,6 +36,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "KokkosDDT_Config.hpp"
 #include "KokkosDDT_Constructors.hpp"
 #include "KokkosDDT_Error.hpp"
 #include "KokkosDDT_ExchangeEngine.hpp"
@@ -332,5 +333,10 @@ HaloPlan<ExecSpace> HaloPlan<ExecSpace>::build(const ExecSpace& space, MPI_Comm 
       std::make_unique<Impl::ExchangeEngine<ExecSpace>>(space, std::move(transport), sends, recvs, me, where);
   return plan;
 }
+
+// Compiled once per backend in the library (mpi/src/eti/KokkosDDT_ETI_Plans.cpp).
+#define KOKKOSDDT_EXTERN_HALO_PLAN(Space) extern template class HaloPlan<Space>;
+KOKKOSDDT_ETI_SPACES(KOKKOSDDT_EXTERN_HALO_PLAN)
+#undef KOKKOSDDT_EXTERN_HALO_PLAN
 
 }  // namespace KokkosDDT::mpi

@@ -3,7 +3,6 @@
 // KokkosDDT's MPI layer, in the order data takes through it:
 //   KokkosDDT_MPIDatatype.hpp  MPI_Datatype import (from_mpi) and export (to_mpi)
 //   KokkosDDT_MPIStaging.hpp   where messages are staged (GPU-aware detection, pooled buffers)
-//   KokkosDDT_MPIBytes.hpp     a byte message of any size as one MPI message
 //   KokkosDDT_MPISendOrder.hpp sends to one destination reach MPI in the order they were started
 //   KokkosDDT_MPIRequest.hpp   requests: test, wait, wait_all, wait_any, persistent start
 //   KokkosDDT_MPIP2P.hpp       typed isend/irecv and send_init/recv_init
@@ -12,6 +11,8 @@
 //   (KokkosDDT_ExchangeMatch.hpp and KokkosDDT_ExchangeEngine.hpp: what both plans are built from)
 //   (KokkosDDT_MPIAgreement.hpp: what every process must pass alike, settled before anything depends on it)
 //   (KokkosDDT_Communicators.hpp: every communicator the library makes, and the state it keeps on users')
+//   (beneath them, mpi/transports/: the transports that move the bytes; a byte message of any size as one MPI message
+//   is the MPI transport's KokkosDDT_MpiBytes.hpp)
 
 #include "KokkosDDT.hpp"
 #include "KokkosDDT_ExchangePlan.hpp"

@@ -282,16 +282,33 @@ bool is_named(MPI_Datatype t) {
   return combiner == MPI_COMBINER_NAMED;
 }
 
-// Imports and frees (when derived) each datatype get_contents returned. A handle returned for several fields is
-// imported once, so the fields share one type, as they do in MPI (which matters for struct padding).
-std::vector<Datatype> import_children(std::vector<MPI_Datatype>& types) {
+// The datatype handles MPI_Type_get_contents returned: each derived one is the caller's to free, once per entry (a
+// handle returned for several fields counts once each), also when importing them throws half-way.
+class ContentHandles {
+ public:
+  explicit ContentHandles(std::vector<MPI_Datatype>& types) : types_(types) {
+    for (MPI_Datatype t : types_) derived_.push_back(!is_named(t));
+  }
+  ~ContentHandles() {
+    for (std::size_t i = 0; i < types_.size(); ++i)
+      if (derived_[i]) MPI_Type_free(&types_[i]);
+  }
+  ContentHandles(const ContentHandles&) = delete;
+  ContentHandles& operator=(const ContentHandles&) = delete;
+
+ private:
+  std::vector<MPI_Datatype>& types_;
+  std::vector<bool> derived_;
+};
+
+// Imports each datatype get_contents returned. A handle returned for several fields is imported once, so the fields
+// share one type, as they do in MPI (which matters for struct padding).
+std::vector<Datatype> import_children(const std::vector<MPI_Datatype>& types) {
   std::vector<Datatype> out;
   std::map<MPI_Datatype, Datatype> imported;
-  for (MPI_Datatype& t : types) {
+  for (MPI_Datatype t : types) {
     auto found = imported.find(t);
-    const bool derived = !is_named(t);
     out.push_back(found != imported.end() ? found->second : imported.emplace(t, from_mpi(t)).first->second);
-    if (derived) MPI_Type_free(&t);
   }
   return out;
 }
@@ -400,6 +417,7 @@ Datatype import_type(MPI_Datatype type) {
   const char* where = "KokkosDDT::mpi::from_mpi";
   Contents c = contents(type);
   if (c.combiner == MPI_COMBINER_NAMED) return named_from_mpi(type);
+  const ContentHandles owned(c.types);  // freed on every way out, a throw included
   std::vector<Datatype> children = import_children(c.types);
   const bool L = c.is_large();
   const auto& I = c.ints;

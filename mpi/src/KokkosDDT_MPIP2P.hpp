@@ -31,6 +31,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "KokkosDDT_Backend.hpp"
+#include "KokkosDDT_Config.hpp"
 #include "KokkosDDT_Datatype.hpp"
 #include "KokkosDDT_Error.hpp"
 #include "KokkosDDT_FusionQueue.hpp"
@@ -258,12 +259,29 @@ class TypedMessage final : public Operation, private OrderedSend {
   std::exception_ptr error_;  // recorded where throwing is not possible (a post from another request's test)
 };
 
+// Makes one typed message, not started. A class, so that the library compiles TypedMessage once per backend and
+// direction (explicit instantiation, below); p2p and the collectives make their messages here.
 template <class ExecSpace, Direction Dir>
-std::shared_ptr<Operation> make_message(const char* where, const ExecSpace& space, const void* buf, std::int64_t count,
-                                        const Datatype& type, int peer, int tag, MPI_Comm comm, bool absolute = false) {
+struct MessageFactory {
+  static std::shared_ptr<Operation> make(const char* where, const ExecSpace& space, const void* buf, std::int64_t count,
+                                         const Datatype& type, int peer, int tag, MPI_Comm comm, bool absolute = false);
+};
+
+template <class ExecSpace, Direction Dir>
+std::shared_ptr<Operation> MessageFactory<ExecSpace, Dir>::make(const char* where, const ExecSpace& space,
+                                                                const void* buf, std::int64_t count,
+                                                                const Datatype& type, int peer, int tag, MPI_Comm comm,
+                                                                bool absolute) {
   return std::make_shared<TypedMessage<ExecSpace, Dir>>(where, space, const_cast<void*>(buf), absolute, count, type,
                                                         peer, tag, comm);
 }
+
+// Compiled once per backend in the library (mpi/src/eti/KokkosDDT_ETI_P2P.cpp).
+#define KOKKOSDDT_EXTERN_MESSAGES(Space)                         \
+  extern template struct MessageFactory<Space, Direction::Pack>; \
+  extern template struct MessageFactory<Space, Direction::Unpack>;
+KOKKOSDDT_ETI_SPACES(KOKKOSDDT_EXTERN_MESSAGES)
+#undef KOKKOSDDT_EXTERN_MESSAGES
 
 template <class View>
 void* view_data(const View& v) {
@@ -276,7 +294,7 @@ template <class ExecSpace, Direction Dir>
 mpi::Request message_request(const char* where, const ExecSpace& space, const void* buf, bool absolute,
                              std::int64_t count, const Datatype& type, int peer, int tag, MPI_Comm comm,
                              bool persistent) {
-  auto op = make_message<ExecSpace, Dir>(where, space, buf, count, type, peer, tag, comm, absolute);
+  auto op = MessageFactory<ExecSpace, Dir>::make(where, space, buf, count, type, peer, tag, comm, absolute);
   if (persistent) return mpi::Request(std::move(op), true);
   op->start();
   return mpi::make_active(std::move(op));

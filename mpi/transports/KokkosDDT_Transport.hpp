@@ -14,8 +14,10 @@
 // One folder per transport under mpi/transports/, like backends/; docs/DESIGN.md ("Add a transport") lists what a new
 // one implements. The rules every transport keeps:
 //   - A message is one message at any size (a transport splits nothing the receiver could match in part).
-//   - Errors: each message is completed on its own; a failure throws KokkosDDT::Error(MPI) naming the client's `where`
-//     and the call. The failed message is gone; the others of the set stay posted until the set is destroyed.
+//   - Errors: each message is completed on its own; a failure throws KokkosDDT::Error naming the client's `where` and
+//     the call, with ErrorCode::MPI from an MPI call and ErrorCode::Transport from another transport's (an NCCL call,
+//     a CUDA IPC or driver call, an error a transport reports asynchronously). The failed message is gone; the others
+//     of the set stay posted until the set is destroyed.
 //   - Destroying a set with messages in flight cancels its receives and lets its sends finish: the client keeps their
 //     buffers alive (p2p and plans hand them to keep_until_exit).
 //   - Transports without tags (NCCL) match each peer's messages in order: a set posts each peer's sends, and its

@@ -11,9 +11,15 @@
 #   4. examples/consumer built against each install through `spack load`.
 # Usage: spack/test/install.sh [stage...]   stages: clingo spack install consumer (default: all, in that order)
 # Environment: KOKKOSDDT_TPLS (archives, default ../shared/tpls), KOKKOSDDT_SPACK_CACHE (clingo build, default
-# ~/.cache/kokkosddt-spack), KOKKOSDDT_SPACK_WORK (the Spack instance, default build/spack-test; wiped by `spack`),
-# KOKKOSDDT_SPACK_JOBS (build jobs, default: the cores), KOKKOSDDT_SPACK_SPECS (the specs to install, ';'-separated).
-# Needs: python3 with its headers (python3-dev), bison, re2c, a C++ compiler, cmake, ninja, git, mpich, catch2.
+# ~/.cache/kokkosddt-spack), KOKKOSDDT_CLINGO_PREFIX (a clingo built elsewhere for this python: its lib/ and py/),
+# KOKKOSDDT_SPACK_WORK (the Spack instance, default build/spack-test; wiped by `spack`), KOKKOSDDT_SPACK_JOBS (build
+# jobs, default: the cores), KOKKOSDDT_SPACK_SPECS (the specs to install, ';'-separated), KOKKOSDDT_SPACK_MPI (the
+# system's MPI package: mpich, the default, or openmpi), KOKKOSDDT_CATCH2_PREFIX (the Catch2 install, default /usr),
+# KOKKOSDDT_SPACK_CUDA=1 (the CUDA toolkit on PATH registered as an external, for +cuda specs).
+# Needs: python3 with its headers (python3-dev), bison, re2c, a C++ compiler, cmake, ninja, git, an MPI, catch2.
+# On a GPU machine (perf_tests/results/spack-cuda-*.log):
+#   KOKKOSDDT_SPACK_CUDA=1 KOKKOSDDT_SPACK_MPI=openmpi KOKKOSDDT_SPACK_SPECS="kokkos-ddt@=0.1.0+cuda cuda_arch=90" \
+#     spack/test/install.sh spack install
 set -euo pipefail
 
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -33,7 +39,9 @@ say() { printf '\n=== %s\n' "$*"; }
 
 # clingo's Python module, built against this python; the cache key names both so that another python rebuilds.
 pyver=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-clingo_prefix=$cache/clingo-5.7.1-py$pyver-$(printf '%s' "$python" | sha1sum | cut -c1-8)
+clingo_prefix=${KOKKOSDDT_CLINGO_PREFIX:-$cache/clingo-5.7.1-py$pyver-$(printf '%s' "$python" | sha1sum | cut -c1-8)}
+mpi_package=${KOKKOSDDT_SPACK_MPI:-mpich}
+catch2_prefix=${KOKKOSDDT_CATCH2_PREFIX:-/usr}
 export PYTHONPATH=$clingo_prefix/py${PYTHONPATH:+:$PYTHONPATH}
 export LD_LIBRARY_PATH=$clingo_prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
@@ -76,23 +84,27 @@ stage_spack() {
   spack config --scope site add "config:build_jobs:$jobs"
   spack compiler find --scope site
   # The system's tools and MPI, never rebuilt. catch2 is a library, which this Spack cannot detect: declared by hand.
-  spack external find --scope site --not-buildable cmake ninja gmake mpich python
+  spack external find --scope site --not-buildable cmake ninja gmake "$mpi_package" python
+  # The CUDA toolkit (+cuda specs): the one on PATH, never built.
+  if [ "${KOKKOSDDT_SPACK_CUDA:-0}" = 1 ]; then spack external find --scope site --not-buildable cuda; fi
   local catch2
-  catch2=$(sed -n 's/^set(PACKAGE_VERSION "\(.*\)")/\1/p' /usr/lib/cmake/Catch2/Catch2ConfigVersion.cmake)
+  catch2=$(sed -n 's/^set(PACKAGE_VERSION "\(.*\)")/\1/p' "$(find "$catch2_prefix" -path '*cmake/Catch2/Catch2ConfigVersion.cmake' | head -1)")
   cat >"$work/packages-extra.yaml" <<YAML
 packages:
   catch2:
-    externals: [{spec: catch2@$catch2, prefix: /usr}]
+    externals: [{spec: catch2@$catch2, prefix: $catch2_prefix}]
     buildable: false
   all:
     providers:
-      mpi: [mpich]
+      mpi: [$mpi_package]
 YAML
   spack config --scope site add -f "$work/packages-extra.yaml"
   spack repo add --scope site "$src/spack"
   # The mirror: upstream's release archives from $tpls, and this working tree as a release archive would be.
-  mkdir -p "$work/mirror/kokkos" "$work/mirror/kokkos-kernels" "$work/mirror/kokkos-ddt"
+  mkdir -p "$work/mirror/kokkos" "$work/mirror/kokkos-nvcc-wrapper" "$work/mirror/kokkos-kernels" "$work/mirror/kokkos-ddt"
   cp "$tpls/kokkos-4.6.01.tar.gz" "$work/mirror/kokkos/"
+  # (+cuda: Kokkos' nvcc_wrapper comes from the same archive, under its package's name)
+  cp "$tpls/kokkos-4.6.01.tar.gz" "$work/mirror/kokkos-nvcc-wrapper/kokkos-nvcc-wrapper-4.6.01.tar.gz"
   cp "$tpls/kokkos-kernels-4.7.00.tar.gz" "$work/mirror/kokkos-kernels/"
   # The working tree's tracked files as they are, committed or not (`git stash create` makes a commit of them without
   # touching the tree or the stash; it prints nothing when the tree is clean).

@@ -23,6 +23,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "KokkosDDT_Config.hpp"
 #include "KokkosDDT_Error.hpp"
 #include "KokkosDDT_FusedKernel.hpp"
 #include "KokkosDDT_Launch.hpp"
@@ -31,6 +32,8 @@
 
 namespace KokkosDDT::Impl {
 
+// Members longer than a line are defined after the class (not inline), so that the library's explicit instantiation
+// (below) is the only place that compiles them for its backends.
 template <class ExecSpace>
 class FusedBatch {
   using MemSpace = typename ExecSpace::memory_space;
@@ -43,83 +46,26 @@ class FusedBatch {
   explicit FusedBatch(const ExecSpace& space) : space_(space) {}
 
   // `src` (or KokkosDDT::bottom: absolute addresses) -> `dst_bytes` at `dst`; checked as pack() checks.
-  void add_pack(const void* src, std::int64_t count, const Datatype& type, void* dst, std::int64_t dst_bytes) {
-    add<Direction::Pack>("KokkosDDT::FusedBatch::add_pack", type, count,
-                         const_cast<char*>(static_cast<const char*>(src)), static_cast<char*>(dst), dst_bytes,
-                         "dst_bytes", false);
-  }
-  void add_pack(Bottom, std::int64_t count, const Datatype& type, void* dst, std::int64_t dst_bytes) {
-    add<Direction::Pack>("KokkosDDT::FusedBatch::add_pack", type, count, nullptr, static_cast<char*>(dst), dst_bytes,
-                         "dst_bytes", true);
-  }
-  void add_unpack(const void* src, std::int64_t src_bytes, Bottom, std::int64_t count, const Datatype& type) {
-    add<Direction::Unpack>("KokkosDDT::FusedBatch::add_unpack", type, count, nullptr,
-                           const_cast<char*>(static_cast<const char*>(src)), src_bytes, "src_bytes", true);
-  }
-  void add_unpack(const void* src, std::int64_t src_bytes, void* dst, std::int64_t count, const Datatype& type) {
-    add<Direction::Unpack>("KokkosDDT::FusedBatch::add_unpack", type, count, static_cast<char*>(dst),
-                           const_cast<char*>(static_cast<const char*>(src)), src_bytes, "src_bytes", false);
-  }
+  void add_pack(const void* src, std::int64_t count, const Datatype& type, void* dst, std::int64_t dst_bytes);
+  void add_pack(Bottom, std::int64_t count, const Datatype& type, void* dst, std::int64_t dst_bytes);
+  void add_unpack(const void* src, std::int64_t src_bytes, Bottom, std::int64_t count, const Datatype& type);
+  void add_unpack(const void* src, std::int64_t src_bytes, void* dst, std::int64_t count, const Datatype& type);
 
   // `scount` of `stype` at `src` -> `dcount` of `dtype` at `dst`, typed to typed (KokkosDDT::bottom: nullptr with
   // the *_absolute flag); checked as copy() checks.
   void add_copy(const void* src, bool src_absolute, std::int64_t scount, const Datatype& stype, void* dst,
-                bool dst_absolute, std::int64_t dcount, const Datatype& dtype) {
-    const char* where = "KokkosDDT::FusedBatch::add_copy";
-    if (built_) throw_error(ErrorCode::InvalidArgument, where, "this", "the batch has been launched: it is fixed");
-    const CopyTransfer t = prepare_copy(where, const_cast<char*>(static_cast<const char*>(src)), src_absolute, scount,
-                                        stype, static_cast<char*>(dst), dst_absolute, dcount, dtype, {});
-    check_copy_memory<ExecSpace>(t, where);
-    if (t.end == t.begin) return;  // nothing moves
-    const std::int64_t tile = LaunchShape<ExecSpace>::tile_bytes(space_, t.end - t.begin, t.word) / t.word * t.word;
-    FusedRecord r =
-        record_of_copy(t, descriptor<MemSpace>(*t.src_type, space_), descriptor<MemSpace>(*t.dst_type, space_),
-                       std::max<std::int64_t>(tile, t.word), where);
-    place(r, t.end - t.begin, where);
-    types_.push_back(stype);  // keeps the descriptors alive
-    dst_of_.push_back(t.dst_type);
-    dst_types_.push_back(dtype);
-  }
+                bool dst_absolute, std::int64_t dcount, const Datatype& dtype);
 
   // A copy into memory another process owns, mapped here (the peer transport): `dcount` of `dtype` at `dst`, where
   // `dtype` is the receiver's committed type as it sent it (its displacements relative to `dst`). The source side is
   // checked as add_copy checks it; the receiver checked its side, and the plan matched both signatures.
   void add_mapped_copy(const void* src, bool src_absolute, std::int64_t scount, const Datatype& stype, char* dst,
-                       std::int64_t dcount, std::shared_ptr<const CommittedType> dtype) {
-    const char* where = "KokkosDDT::FusedBatch::add_mapped_copy";
-    if (built_) throw_error(ErrorCode::InvalidArgument, where, "this", "the batch has been launched: it is fixed");
-    if (stype.is_null() || !stype.is_committed() || !dtype)
-      throw_error(ErrorCode::NotCommitted, where, "stype", "must be a committed type");
-    const CommittedType& s = stype.impl_committed(where);
-    char* from = const_cast<char*>(static_cast<const char*>(src));
-    const std::int64_t total = checked_mul(scount, s.size, where, "scount");
-    if (checked_mul(dcount, dtype->size, where, "dcount") != total)
-      throw_error(ErrorCode::InvalidArgument, where, "dcount", "makes the destination another size than the source");
-    if (total == 0) return;
-    if (!from && !src_absolute) throw_error(ErrorCode::NullPointer, where, "src", "is null");
-    CopyTransfer t{&s, dtype.get(), from, dst, 0, total, 1};
-    t.word = copy_word(s, scount, from, *dtype, dcount, dst, 0, total);
-    if (from) check_pointer<ExecSpace>(from + s.data_lb, where, "src");
-    const std::int64_t tile = LaunchShape<ExecSpace>::tile_bytes(space_, total, t.word) / t.word * t.word;
-    FusedRecord r = record_of_copy(t, descriptor<MemSpace>(s, space_), descriptor<MemSpace>(*dtype, space_),
-                                   std::max<std::int64_t>(tile, t.word), where);
-    place(r, total, where);
-    types_.push_back(stype);
-    dst_of_.push_back(dtype.get());
-    dst_types_.emplace_back();
-    mapped_types_.push_back(std::move(dtype));  // keeps the descriptor alive
-  }
+                       std::int64_t dcount, std::shared_ptr<const CommittedType> dtype);
 
   // Device completion, for devices only (Backend::synchronous is false): once every request of a launch is done, the
   // kernel itself stores the launch's signal value (set_signal) into each of `counters` (in any memory the device
   // writes: peers' counters, mapped), at system scope, after all its writes. Before the first launch.
-  void signal_after(std::vector<std::uint64_t*> counters) {
-    const char* where = "KokkosDDT::FusedBatch::signal_after";
-    if (built_) throw_error(ErrorCode::InvalidArgument, where, "this", "the batch has been launched: it is fixed");
-    if (Backend::synchronous)
-      throw_error(ErrorCode::Unsupported, where, "this", "a host backend's batch has no kernel");
-    signal_counters_ = std::move(counters);
-  }
+  void signal_after(std::vector<std::uint64_t*> counters);
   void set_signal(std::uint64_t value) { signal_ = value; }
 
   int size() const { return static_cast<int>(records_.size()); }
@@ -127,140 +73,28 @@ class FusedBatch {
 
   // Runs every request (after the previous launch completed: waits for it first). Returns at once on devices.
   void launch() { launch(space_); }
-  void launch(const ExecSpace& space) {
-    wait();
-    if (records_.empty()) return;
-    if (!built_) build();
-    if (inline_) {  // synchronous host, one tile per request: the calling thread walks them
-      for (const FusedRecord& r : records_) FusedKernel<ExecSpace>::run_on_calling_thread(r);
-      ++launches_;
-      return;
-    }
-    if constexpr (Backend::synchronous && Backend::walks_runs) {
-      // Synchronous hosts gain nothing from one launch over large requests but a worse split of their tiles among
-      // the threads: each request runs as its own pack would (a one-tile one on the calling thread).
-      for (std::size_t i = 0; i < records_.size(); ++i) {
-        const FusedRecord& r = records_[i];
-        const CommittedType& c = types_[i].impl_committed("KokkosDDT::FusedBatch::launch");
-        if (r.direction == static_cast<std::int8_t>(Direction::Copy)) {
-          const CopyTransfer t{&c, dst_of_[i], r.typed, r.packed, r.begin, r.end, r.word};
-          with_word_size(r.word, CopyWithWord<ExecSpace>{space, t});
-        } else if (r.direction == static_cast<std::int8_t>(Direction::Pack))
-          launch_traversal<ExecSpace, Direction::Pack>(space, c, r.typed, r.packed, r.begin, r.end, r.word);
-        else
-          launch_traversal<ExecSpace, Direction::Unpack>(space, c, r.typed, r.packed, r.begin, r.end, r.word);
-      }
-      ++launches_;
-    } else {
-      for (std::size_t i = 0; i < records_.size(); ++i) flags_(i) = 0;  // the kernel writes 1 into each when done
-      run_kernel(space, kernel_);
-      in_flight_ = true;
-    }
-  }
+  void launch(const ExecSpace& space);
 
   // Stream-ordered: the launch runs after the work enqueued on `space` so far, and work enqueued on it later runs after
   // the launch; the host neither waits for the previous launch nor learns of this one's completion (no flags are
   // written: test() is true at once). For transports that complete messages on the stream. Hosts: launch().
-  void launch_ordered(const ExecSpace& space) {
-    if constexpr (Backend::synchronous) {
-      launch(space);
-    } else {
-      wait();  // (a flagged launch before this one: its flags must not be reset under it)
-      if (records_.empty()) return;
-      if (!built_) build();
-      FusedKernel<ExecSpace> unflagged = kernel_;
-      unflagged.flags = nullptr;
-      run_kernel(space, unflagged);
-    }
-  }
+  void launch_ordered(const ExecSpace& space);
 
   // Whether the last launch is complete (host loads of the flags the kernel writes; no stream synchronization).
-  bool test() {
-    if (!in_flight_) return true;
-    for (std::size_t i = 0; i < records_.size(); ++i)
-      if (static_cast<volatile const std::uint64_t*>(flags_.data())[i] != 1) return false;
-    in_flight_ = false;
-    return true;
-  }
-  void wait() {
-    wait_until([&] { return test(); });
-  }
+  bool test();
+  void wait();
 
  private:
-  void run_kernel(const ExecSpace& space, FusedKernel<ExecSpace> kernel) {
-    kernel.signal = signal_;
-    using Policy = typename FusedKernel<ExecSpace>::Policy;
-    auto policy = Kokkos::Experimental::require(Policy(space, static_cast<int>(teams_), Backend::team_size),
-                                                Kokkos::Experimental::WorkItemProperty::HintLightWeight);
-    if (scratch_ > 0) policy.set_scratch_size(0, Kokkos::PerTeam(scratch_));
-    static const std::string label = "KokkosDDT::FusedBatch::launch";
-    Kokkos::parallel_for(label, policy, kernel);
-    ++launches_;
-  }
-
+  void run_kernel(const ExecSpace& space, FusedKernel<ExecSpace> kernel);
   template <Direction Dir>
   void add(const char* where, const Datatype& type, std::int64_t count, char* typed, char* packed,
-           std::int64_t packed_bytes, const char* packed_name, bool typed_null_ok) {
-    if (built_) throw_error(ErrorCode::InvalidArgument, where, "this", "the batch has been launched: it is fixed");
-    const Transfer t = prepare_transfer<ExecSpace, Dir>(where, type, count, typed, typed_null_ok, packed, packed_bytes,
-                                                        packed_name, {});
-    if (t.end == t.begin) return;  // nothing moves
-    const std::int64_t tile = LaunchShape<ExecSpace>::tile_bytes(space_, t.end - t.begin, t.word);
-    FusedRecord r = record_of(t, descriptor<MemSpace>(*t.type, space_), tile, Dir);
-    place(r, t.end - t.begin, where);
-    types_.push_back(type);  // keeps the descriptor alive
-    dst_of_.push_back(nullptr);
-    dst_types_.emplace_back();
-  }
-
+           std::int64_t packed_bytes, const char* packed_name, bool typed_null_ok);
   // A checked record's place in the launch: its first team and its completion slot.
-  void place(FusedRecord& r, std::int64_t bytes, const char* where) {
-    const std::int64_t teams = (bytes + r.tile - 1) / r.tile;  // (r.teams is 32-bit: checked here)
-    if (teams_ + teams > std::numeric_limits<int>::max())
-      throw_error(ErrorCode::Overflow, where, "count",
-                  "makes the batch more than one launch can hold (2^31 - 1 teams)");
-    r.first_team = static_cast<std::int32_t>(teams_);
-    r.ticket = 1;
-    r.slot = static_cast<std::int32_t>(records_.size());
-    scratch_ = std::max(scratch_, FusedKernel<ExecSpace>::scratch_bytes(r));
-    teams_ += teams;
-    bytes_ += bytes;
-    records_.push_back(r);
-  }
-
+  void place(FusedRecord& r, std::int64_t bytes, const char* where);
   // The kernel's records (as parameters when few, else copied to the execution space once), counters and flags.
-  void build() {
-    const auto n = static_cast<std::int64_t>(records_.size());
-    inline_ = Backend::synchronous && Backend::walks_runs && teams_ == n &&
-              (space_.concurrency() == 1 || bytes_ <= Config::host_inline_bytes);
-    done_ = Kokkos::View<std::int64_t*, MemSpace>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::done"), n);
-    flags_ = Kokkos::View<std::uint64_t*, HostVisible>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::flags"), n);
-    Kokkos::View<FusedRecord*, MemSpace> records(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::records"), n);
-    auto host = Kokkos::create_mirror_view(records);
-    for (std::int64_t i = 0; i < n; ++i) host(i) = records_[i];
-    Kokkos::deep_copy(space_, records, host);
-    kernel_ = FusedKernel<ExecSpace>{{}, {}, records, 0, n, n, done_, flags_.data()};
-    if (!signal_counters_.empty()) {
-      const auto k = static_cast<std::int64_t>(signal_counters_.size());
-      signals_ =
-          Kokkos::View<std::uintptr_t*, MemSpace>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::signals"), k);
-      launch_done_ = Kokkos::View<std::int64_t, MemSpace>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::done"));
-      auto at = Kokkos::create_mirror_view(signals_);
-      for (std::int64_t i = 0; i < k; ++i) at(i) = reinterpret_cast<std::uintptr_t>(signal_counters_[i]);
-      Kokkos::deep_copy(space_, signals_, at);
-      kernel_.signals = signals_.data();
-      kernel_.signal_count = static_cast<std::int32_t>(k);
-      kernel_.launch_done = launch_done_.data();
-      kernel_.launch_teams = teams_;
-    }
-    if (n <= kernel_.kInline) {
-      for (std::int64_t i = 0; i < n; ++i) {
-        kernel_.inline_records[i] = records_[i];
-        kernel_.inline_first[i] = records_[i].first_team;
-      }
-    }
-    space_.fence("KokkosDDT::FusedBatch: records copied, counters zeroed");
-    built_ = true;
+  void build();
+  void check_open(const char* where) const {
+    if (built_) throw_error(ErrorCode::InvalidArgument, where, "this", "the batch has been launched: it is fixed");
   }
 
   ExecSpace space_;
@@ -278,5 +112,229 @@ class FusedBatch {
   Kokkos::View<std::uintptr_t*, MemSpace> signals_;
   Kokkos::View<std::int64_t, MemSpace> launch_done_;
 };
+
+template <class ExecSpace>
+void FusedBatch<ExecSpace>::add_pack(const void* src, std::int64_t count, const Datatype& type, void* dst,
+                                     std::int64_t dst_bytes) {
+  add<Direction::Pack>("KokkosDDT::FusedBatch::add_pack", type, count, const_cast<char*>(static_cast<const char*>(src)),
+                       static_cast<char*>(dst), dst_bytes, "dst_bytes", false);
+}
+
+template <class ExecSpace>
+void FusedBatch<ExecSpace>::add_pack(Bottom, std::int64_t count, const Datatype& type, void* dst,
+                                     std::int64_t dst_bytes) {
+  add<Direction::Pack>("KokkosDDT::FusedBatch::add_pack", type, count, nullptr, static_cast<char*>(dst), dst_bytes,
+                       "dst_bytes", true);
+}
+
+template <class ExecSpace>
+void FusedBatch<ExecSpace>::add_unpack(const void* src, std::int64_t src_bytes, Bottom, std::int64_t count,
+                                       const Datatype& type) {
+  add<Direction::Unpack>("KokkosDDT::FusedBatch::add_unpack", type, count, nullptr,
+                         const_cast<char*>(static_cast<const char*>(src)), src_bytes, "src_bytes", true);
+}
+
+template <class ExecSpace>
+void FusedBatch<ExecSpace>::add_unpack(const void* src, std::int64_t src_bytes, void* dst, std::int64_t count,
+                                       const Datatype& type) {
+  add<Direction::Unpack>("KokkosDDT::FusedBatch::add_unpack", type, count, static_cast<char*>(dst),
+                         const_cast<char*>(static_cast<const char*>(src)), src_bytes, "src_bytes", false);
+}
+
+template <class ExecSpace>
+void FusedBatch<ExecSpace>::add_copy(const void* src, bool src_absolute, std::int64_t scount, const Datatype& stype,
+                                     void* dst, bool dst_absolute, std::int64_t dcount, const Datatype& dtype) {
+  const char* where = "KokkosDDT::FusedBatch::add_copy";
+  check_open(where);
+  const CopyTransfer t = prepare_copy(where, const_cast<char*>(static_cast<const char*>(src)), src_absolute, scount,
+                                      stype, static_cast<char*>(dst), dst_absolute, dcount, dtype, {});
+  check_copy_memory<ExecSpace>(t, where);
+  if (t.end == t.begin) return;  // nothing moves
+  const std::int64_t tile = LaunchShape<ExecSpace>::tile_bytes(space_, t.end - t.begin, t.word) / t.word * t.word;
+  FusedRecord r =
+      record_of_copy(t, descriptor<MemSpace>(*t.src_type, space_), descriptor<MemSpace>(*t.dst_type, space_),
+                     std::max<std::int64_t>(tile, t.word), where);
+  place(r, t.end - t.begin, where);
+  types_.push_back(stype);  // keeps the descriptors alive
+  dst_of_.push_back(t.dst_type);
+  dst_types_.push_back(dtype);
+}
+
+template <class ExecSpace>
+void FusedBatch<ExecSpace>::add_mapped_copy(const void* src, bool src_absolute, std::int64_t scount,
+                                            const Datatype& stype, char* dst, std::int64_t dcount,
+                                            std::shared_ptr<const CommittedType> dtype) {
+  const char* where = "KokkosDDT::FusedBatch::add_mapped_copy";
+  check_open(where);
+  if (stype.is_null() || !stype.is_committed() || !dtype)
+    throw_error(ErrorCode::NotCommitted, where, "stype", "must be a committed type");
+  const CommittedType& s = stype.impl_committed(where);
+  char* from = const_cast<char*>(static_cast<const char*>(src));
+  const std::int64_t total = checked_mul(scount, s.size, where, "scount");
+  if (checked_mul(dcount, dtype->size, where, "dcount") != total)
+    throw_error(ErrorCode::InvalidArgument, where, "dcount", "makes the destination another size than the source");
+  if (total == 0) return;
+  if (!from && !src_absolute) throw_error(ErrorCode::NullPointer, where, "src", "is null");
+  CopyTransfer t{&s, dtype.get(), from, dst, 0, total, 1};
+  t.word = copy_word(s, scount, from, *dtype, dcount, dst, 0, total);
+  if (from) check_pointer<ExecSpace>(from + s.data_lb, where, "src");
+  const std::int64_t tile = LaunchShape<ExecSpace>::tile_bytes(space_, total, t.word) / t.word * t.word;
+  FusedRecord r = record_of_copy(t, descriptor<MemSpace>(s, space_), descriptor<MemSpace>(*dtype, space_),
+                                 std::max<std::int64_t>(tile, t.word), where);
+  place(r, total, where);
+  types_.push_back(stype);
+  dst_of_.push_back(dtype.get());
+  dst_types_.emplace_back();
+  mapped_types_.push_back(std::move(dtype));  // keeps the descriptor alive
+}
+
+template <class ExecSpace>
+void FusedBatch<ExecSpace>::signal_after(std::vector<std::uint64_t*> counters) {
+  const char* where = "KokkosDDT::FusedBatch::signal_after";
+  check_open(where);
+  if (Backend::synchronous) throw_error(ErrorCode::Unsupported, where, "this", "a host backend's batch has no kernel");
+  signal_counters_ = std::move(counters);
+}
+
+template <class ExecSpace>
+void FusedBatch<ExecSpace>::launch(const ExecSpace& space) {
+  wait();
+  if (records_.empty()) return;
+  if (!built_) build();
+  if (inline_) {  // synchronous host, one tile per request: the calling thread walks them
+    for (const FusedRecord& r : records_) FusedKernel<ExecSpace>::run_on_calling_thread(r);
+    ++launches_;
+    return;
+  }
+  if constexpr (Backend::synchronous && Backend::walks_runs) {
+    // Synchronous hosts gain nothing from one launch over large requests but a worse split of their tiles among
+    // the threads: each request runs as its own pack would (a one-tile one on the calling thread).
+    for (std::size_t i = 0; i < records_.size(); ++i) {
+      const FusedRecord& r = records_[i];
+      const CommittedType& c = types_[i].impl_committed("KokkosDDT::FusedBatch::launch");
+      if (r.direction == static_cast<std::int8_t>(Direction::Copy)) {
+        const CopyTransfer t{&c, dst_of_[i], r.typed, r.packed, r.begin, r.end, r.word};
+        CopyLaunch<ExecSpace>::launch(space, t);
+      } else if (r.direction == static_cast<std::int8_t>(Direction::Pack))
+        TraversalLaunch<ExecSpace, Direction::Pack>::launch(space, c, r.typed, r.packed, r.begin, r.end, r.word);
+      else
+        TraversalLaunch<ExecSpace, Direction::Unpack>::launch(space, c, r.typed, r.packed, r.begin, r.end, r.word);
+    }
+    ++launches_;
+  } else {
+    for (std::size_t i = 0; i < records_.size(); ++i) flags_(i) = 0;  // the kernel writes 1 into each when done
+    run_kernel(space, kernel_);
+    in_flight_ = true;
+  }
+}
+
+template <class ExecSpace>
+void FusedBatch<ExecSpace>::launch_ordered(const ExecSpace& space) {
+  if constexpr (Backend::synchronous) {
+    launch(space);
+  } else {
+    wait();  // (a flagged launch before this one: its flags must not be reset under it)
+    if (records_.empty()) return;
+    if (!built_) build();
+    FusedKernel<ExecSpace> unflagged = kernel_;
+    unflagged.flags = nullptr;
+    run_kernel(space, unflagged);
+  }
+}
+
+template <class ExecSpace>
+bool FusedBatch<ExecSpace>::test() {
+  if (!in_flight_) return true;
+  for (std::size_t i = 0; i < records_.size(); ++i)
+    if (static_cast<volatile const std::uint64_t*>(flags_.data())[i] != 1) return false;
+  in_flight_ = false;
+  return true;
+}
+
+template <class ExecSpace>
+void FusedBatch<ExecSpace>::wait() {
+  wait_until([&] { return test(); });
+}
+
+template <class ExecSpace>
+void FusedBatch<ExecSpace>::run_kernel(const ExecSpace& space, FusedKernel<ExecSpace> kernel) {
+  kernel.signal = signal_;
+  using Policy = typename FusedKernel<ExecSpace>::Policy;
+  auto policy = Kokkos::Experimental::require(Policy(space, static_cast<int>(teams_), Backend::team_size),
+                                              Kokkos::Experimental::WorkItemProperty::HintLightWeight);
+  if (scratch_ > 0) policy.set_scratch_size(0, Kokkos::PerTeam(scratch_));
+  static const std::string label = "KokkosDDT::FusedBatch::launch";
+  Kokkos::parallel_for(label, policy, kernel);
+  ++launches_;
+}
+
+template <class ExecSpace>
+template <Direction Dir>
+void FusedBatch<ExecSpace>::add(const char* where, const Datatype& type, std::int64_t count, char* typed, char* packed,
+                                std::int64_t packed_bytes, const char* packed_name, bool typed_null_ok) {
+  check_open(where);
+  const Transfer t =
+      prepare_transfer<ExecSpace, Dir>(where, type, count, typed, typed_null_ok, packed, packed_bytes, packed_name, {});
+  if (t.end == t.begin) return;  // nothing moves
+  const std::int64_t tile = LaunchShape<ExecSpace>::tile_bytes(space_, t.end - t.begin, t.word);
+  FusedRecord r = record_of(t, descriptor<MemSpace>(*t.type, space_), tile, Dir);
+  place(r, t.end - t.begin, where);
+  types_.push_back(type);  // keeps the descriptor alive
+  dst_of_.push_back(nullptr);
+  dst_types_.emplace_back();
+}
+
+template <class ExecSpace>
+void FusedBatch<ExecSpace>::place(FusedRecord& r, std::int64_t bytes, const char* where) {
+  const std::int64_t teams = (bytes + r.tile - 1) / r.tile;  // (r.teams is 32-bit: checked here)
+  if (teams_ + teams > std::numeric_limits<int>::max())
+    throw_error(ErrorCode::Overflow, where, "count", "makes the batch more than one launch can hold (2^31 - 1 teams)");
+  r.first_team = static_cast<std::int32_t>(teams_);
+  r.ticket = 1;
+  r.slot = static_cast<std::int32_t>(records_.size());
+  scratch_ = std::max(scratch_, FusedKernel<ExecSpace>::scratch_bytes(r));
+  teams_ += teams;
+  bytes_ += bytes;
+  records_.push_back(r);
+}
+
+template <class ExecSpace>
+void FusedBatch<ExecSpace>::build() {
+  const auto n = static_cast<std::int64_t>(records_.size());
+  inline_ = Backend::synchronous && Backend::walks_runs && teams_ == n &&
+            (space_.concurrency() == 1 || bytes_ <= Config::host_inline_bytes);
+  done_ = Kokkos::View<std::int64_t*, MemSpace>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::done"), n);
+  flags_ = Kokkos::View<std::uint64_t*, HostVisible>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::flags"), n);
+  Kokkos::View<FusedRecord*, MemSpace> records(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::records"), n);
+  auto host = Kokkos::create_mirror_view(records);
+  for (std::int64_t i = 0; i < n; ++i) host(i) = records_[i];
+  Kokkos::deep_copy(space_, records, host);
+  kernel_ = FusedKernel<ExecSpace>{{}, {}, records, 0, n, n, done_, flags_.data()};
+  if (!signal_counters_.empty()) {
+    const auto k = static_cast<std::int64_t>(signal_counters_.size());
+    signals_ = Kokkos::View<std::uintptr_t*, MemSpace>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::signals"), k);
+    launch_done_ = Kokkos::View<std::int64_t, MemSpace>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::done"));
+    auto at = Kokkos::create_mirror_view(signals_);
+    for (std::int64_t i = 0; i < k; ++i) at(i) = reinterpret_cast<std::uintptr_t>(signal_counters_[i]);
+    Kokkos::deep_copy(space_, signals_, at);
+    kernel_.signals = signals_.data();
+    kernel_.signal_count = static_cast<std::int32_t>(k);
+    kernel_.launch_done = launch_done_.data();
+    kernel_.launch_teams = teams_;
+  }
+  if (n <= kernel_.kInline) {
+    for (std::int64_t i = 0; i < n; ++i) {
+      kernel_.inline_records[i] = records_[i];
+      kernel_.inline_first[i] = records_[i].first_team;
+    }
+  }
+  space_.fence("KokkosDDT::FusedBatch: records copied, counters zeroed");
+  built_ = true;
+}
+
+// Compiled once per backend in the library (core/src/eti/KokkosDDT_ETI_FusedBatch.cpp).
+#define KOKKOSDDT_EXTERN_FUSED_BATCH(Space) extern template class FusedBatch<Space>;
+KOKKOSDDT_ETI_SPACES(KOKKOSDDT_EXTERN_FUSED_BATCH)
+#undef KOKKOSDDT_EXTERN_FUSED_BATCH
 
 }  // namespace KokkosDDT::Impl

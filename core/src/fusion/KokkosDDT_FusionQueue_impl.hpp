@@ -10,6 +10,7 @@
 #include <tuple>
 #include <utility>
 
+#include "KokkosDDT_Config.hpp"
 #include "KokkosDDT_Wait.hpp"
 
 namespace KokkosDDT {
@@ -432,5 +433,10 @@ void FusionQueue<ExecSpace>::wait_all() {
     return used_ == 0;
   });
 }
+
+// Compiled once per backend in the library (core/src/eti/KokkosDDT_ETI_FusionQueue.cpp).
+#define KOKKOSDDT_EXTERN_FUSION_QUEUE(Space) extern template class FusionQueue<Space>;
+KOKKOSDDT_ETI_SPACES(KOKKOSDDT_EXTERN_FUSION_QUEUE)
+#undef KOKKOSDDT_EXTERN_FUSION_QUEUE
 
 }  // namespace KokkosDDT

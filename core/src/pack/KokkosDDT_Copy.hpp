@@ -25,6 +25,7 @@
 
 #include "KokkosDDT_Backend.hpp"
 #include "KokkosDDT_Committed.hpp"
+#include "KokkosDDT_Config.hpp"
 #include "KokkosDDT_Datatype.hpp"
 #include "KokkosDDT_Error.hpp"
 #include "KokkosDDT_Pack.hpp"
@@ -131,6 +132,23 @@ struct CopyWithWord {
   }
 };
 
+// Launches a checked copy on `space` (asynchronously). A class, so that the library compiles it once per backend
+// (explicit instantiation, below).
+template <class ExecSpace>
+struct CopyLaunch {
+  static void launch(const ExecSpace& space, const CopyTransfer& t);
+};
+
+template <class ExecSpace>
+void CopyLaunch<ExecSpace>::launch(const ExecSpace& space, const CopyTransfer& t) {
+  if (t.end > t.begin) with_word_size(t.word, CopyWithWord<ExecSpace>{space, t});
+}
+
+// Compiled once per backend in the library (core/src/eti/KokkosDDT_ETI_Copy.cpp).
+#define KOKKOSDDT_EXTERN_COPY(Space) extern template struct CopyLaunch<Space>;
+KOKKOSDDT_ETI_SPACES(KOKKOSDDT_EXTERN_COPY)
+#undef KOKKOSDDT_EXTERN_COPY
+
 template <class ExecSpace>
 std::int64_t copy_typed(const ExecSpace& space, char* src, bool src_absolute, std::int64_t scount,
                         const Datatype& stype, char* dst, bool dst_absolute, std::int64_t dcount, const Datatype& dtype,
@@ -138,7 +156,7 @@ std::int64_t copy_typed(const ExecSpace& space, char* src, bool src_absolute, st
   const char* where = "KokkosDDT::copy";
   const CopyTransfer t = prepare_copy(where, src, src_absolute, scount, stype, dst, dst_absolute, dcount, dtype, range);
   check_copy_memory<ExecSpace>(t, where);
-  if (t.end > t.begin) with_word_size(t.word, CopyWithWord<ExecSpace>{space, t});
+  CopyLaunch<ExecSpace>::launch(space, t);
   return t.end - t.begin;
 }
 

@@ -12,6 +12,7 @@
 
 #include "KokkosDDT_Backend.hpp"
 #include "KokkosDDT_Committed.hpp"
+#include "KokkosDDT_Config.hpp"
 #include "KokkosDDT_DeviceInterleave.hpp"
 #include "KokkosDDT_Error.hpp"
 #include "KokkosDDT_HostWalk.hpp"
@@ -160,12 +161,26 @@ struct LaunchWithWord {
 };
 
 // Moves stream bytes [begin, end) of `type` between `typed` and `packed` on `space` (asynchronously), in `word`-byte
-// words.
+// words. A class, so that the library compiles it once per backend and direction (explicit instantiation, below).
 template <class ExecSpace, Direction Dir, class Shape = LaunchShape<ExecSpace>>
-void launch_traversal(const ExecSpace& space, const CommittedType& type, char* typed, char* packed, std::int64_t begin,
-                      std::int64_t end, int word) {
+struct TraversalLaunch {
+  static void launch(const ExecSpace& space, const CommittedType& type, char* typed, char* packed, std::int64_t begin,
+                     std::int64_t end, int word);
+};
+
+template <class ExecSpace, Direction Dir, class Shape>
+void TraversalLaunch<ExecSpace, Dir, Shape>::launch(const ExecSpace& space, const CommittedType& type, char* typed,
+                                                    char* packed, std::int64_t begin, std::int64_t end, int word) {
   if (end <= begin) return;  // nothing to move (and a launch of zero blocks is an error on CUDA)
   with_word_size(word, LaunchWithWord<ExecSpace, Dir, Shape>{space, type, typed, packed, begin, end});
 }
+
+// Compiled once per backend in the library (core/src/eti/KokkosDDT_ETI_Traversal.cpp); other shapes and spaces
+// instantiate the definition above.
+#define KOKKOSDDT_EXTERN_TRAVERSAL(Space)                         \
+  extern template struct TraversalLaunch<Space, Direction::Pack>; \
+  extern template struct TraversalLaunch<Space, Direction::Unpack>;
+KOKKOSDDT_ETI_SPACES(KOKKOSDDT_EXTERN_TRAVERSAL)
+#undef KOKKOSDDT_EXTERN_TRAVERSAL
 
 }  // namespace KokkosDDT::Impl

@@ -34,7 +34,7 @@ std::int64_t transfer(const ExecSpace& space, const char* where, const Datatype&
                       PackRange range) {
   const Transfer t = prepare_transfer<ExecSpace, Dir>(where, type, count, typed, typed_null_ok, packed, packed_bytes,
                                                       packed_name, range);
-  launch_traversal<ExecSpace, Dir>(space, *t.type, t.typed, t.packed, t.begin, t.end, t.word);
+  TraversalLaunch<ExecSpace, Dir>::launch(space, *t.type, t.typed, t.packed, t.begin, t.end, t.word);
   return t.end - t.begin;
 }
 

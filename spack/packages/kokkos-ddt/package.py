@@ -34,6 +34,12 @@ class KokkosDdt(CMakePackage, CudaPackage):
         description="Build the examples and benchmarks that use Kokkos Kernels (distributed CG: cg_poisson, cg_bench)",
     )
     variant("cxxstd", default="17", values=("17", "20"), multi=False, description="C++ standard")
+    variant(
+        "eti",
+        default=True,
+        description="Compile the engine once per backend in the libraries (explicit instantiation); ~eti: header-only "
+        "templates, every translation unit instantiates what it uses",
+    )
 
     depends_on("cxx", type="build")
     depends_on("cmake@3.25:", type="build")
@@ -73,10 +79,14 @@ class KokkosDdt(CMakePackage, CudaPackage):
             # Spack provides every dependency: the build must never fetch one (it would on a missing Kokkos).
             self.define("FETCHCONTENT_FULLY_DISCONNECTED", True),
             self.define_from_variant("KokkosDDT_ENABLE_KOKKOS_KERNELS", "kernels"),
+            self.define_from_variant("KokkosDDT_ENABLE_ETI", "eti"),
         ]
         if spec.satisfies("+kernels"):
             args.append(self.define("KokkosKernels_ROOT", spec["kokkos-kernels"].prefix))
         if spec.satisfies("+cuda"):
-            # Kokkos' compiler wrapper, as the kokkos package installs it.
+            # Kokkos' compiler wrapper, as the kokkos package installs it, for the build's GPU: the wrapper's own
+            # default architecture (sm_70) is gone from CUDA 13, and CMake's first compiler checks would fail on it.
             args.append(self.define("CMAKE_CXX_COMPILER", spec["kokkos"].kokkos_cxx))
+            arch = spec.variants["cuda_arch"].value
+            args.append(self.define("CMAKE_CXX_FLAGS", f"-arch=sm_{arch if isinstance(arch, str) else arch[0]}"))
         return args

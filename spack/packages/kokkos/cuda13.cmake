@@ -1,0 +1,1 @@
+../../../cmake/KokkosDDT_KokkosCuda13.cmake
