@@ -9,7 +9,8 @@
 #      (kokkos-ddt from `git archive` of the working tree's tracked files);
 #   3. `spack install --test=root kokkos-ddt` with the default variants, then with +kernels;
 #   4. examples/consumer built against each install through `spack load`.
-# Usage: spack/test/install.sh [stage...]   stages: clingo spack install consumer (default: all, in that order)
+# Usage: spack/test/install.sh [stage...]   stages: clingo spack [deps] install consumer (default: all but deps, in
+# that order; deps installs the specs' dependencies alone)
 # Environment: KOKKOSDDT_TPLS (archives, default ../shared/tpls), KOKKOSDDT_SPACK_CACHE (clingo build, default
 # ~/.cache/kokkosddt-spack), KOKKOSDDT_CLINGO_PREFIX (a clingo built elsewhere for this python: its lib/ and py/),
 # KOKKOSDDT_SPACK_WORK (the Spack instance, default build/spack-test; wiped by `spack`), KOKKOSDDT_SPACK_JOBS (build
@@ -70,7 +71,9 @@ stage_clingo() {
 spack_root=$work/spack
 export SPACK_USER_CONFIG_PATH=$work/user-config SPACK_SYSTEM_CONFIG_PATH=$work/system-config
 export SPACK_USER_CACHE_PATH=$work/user-cache SPACK_PYTHON=$python
-spack() { "$spack_root/bin/spack" "$@"; }
+# From /: under Python 3.12 this Spack reads the mirror's file:///abs/path as the relative path abs/path (seen on the
+# GPU machines' python 3.12), which from / is the same path. Every path handed to it here is absolute.
+spack() { (cd / && "$spack_root/bin/spack" "$@"); }
 
 stage_spack() {
   say "Spack 0.23.0.dev0 in $work (fresh)"
@@ -115,6 +118,14 @@ YAML
   spack mirror add --scope site local "file://$work/mirror"
   spack config get packages
   spack compilers
+}
+
+# The specs' dependencies alone (a GPU machine's command time is limited: Kokkos first, then the install).
+stage_deps() {
+  for spec in "${specs[@]}"; do
+    say "spack install --fresh --only dependencies $spec"
+    spack install --fresh --only dependencies --no-checksum --show-log-on-error "$spec"
+  done
 }
 
 stage_install() {
