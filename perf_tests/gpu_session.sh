@@ -12,6 +12,7 @@
 #   bash perf_tests/gpu_session.sh fresh                                (README's one CUDA command, nothing installed)
 #   bash perf_tests/gpu_session.sh kokkos build-engine   then   engine-test engine-compare   (before against after)
 #   bash perf_tests/gpu_session.sh kokkos collectives                   (the collectives: tests, model, gatherv_bench)
+#   bash perf_tests/gpu_session.sh spack-cuda                           (spack install --test=root kokkos-ddt+cuda)
 #
 # Inputs (not in git): .carry/kokkos-cuda.tgz (a /opt/kokkos/cuda install made on the development machine, unpacked
 # at the same path) or .carry/tpls/kokkos-4.6.01.tar.gz (copied from ../shared/tpls before the call), the Kokkos
@@ -203,13 +204,42 @@ for stage in "$@"; do
       (cd /tmp/base && cmake --preset cuda -DKokkosDDT_DISCOVER_TESTS=OFF "${preset_flags[@]}" > /dev/null &&
         cmake --build --preset cuda -j "$jobs" --target fusion_bench jacobi3d) > "$OUT/base-build.log" 2>&1 ||
         status=1
-      for tree in /tmp/base "$root"; do
-        label=$([ "$tree" = "$root" ] && echo after || echo before)
-        run "fusion-halo-$label" "$tree/build/cuda/perf_tests/fusion_bench" --only halo --csv "$OUT/fusion-$label.csv"
-        for cells in 64 128; do
-          run "jacobi3d-$cells-$label" mpiexec -n 1 "$tree/build/cuda/examples/jacobi3d" "$cells" 200
+      # (alternately, COMPARE_RUNS times: default 2)
+      for r in $(seq "${COMPARE_RUNS:-2}"); do
+        for tree in /tmp/base "$root"; do
+          label=$([ "$tree" = "$root" ] && echo after || echo before)-$r
+          run "fusion-halo-$label" "$tree/build/cuda/perf_tests/fusion_bench" --only halo --csv "$OUT/fusion-$label.csv"
+          for cells in 64 128; do
+            run "jacobi3d-$cells-$label" mpiexec -n 1 "$tree/build/cuda/examples/jacobi3d" "$cells" 200
+          done
         done
       done ;;
+    spack-cuda)
+      # `spack install --test=root kokkos-ddt +cuda cuda_arch=90`, offline, as a cluster user would (spack/test/install.sh):
+      # Spack and the Kokkos archive from .carry/tpls, clingo built on the development machine for this machine's
+      # python 3.12 (.carry/clingo, with cffi's backend in .carry/cffi), Open MPI, the CUDA toolkit and .carry/catch2
+      # as externals; the ranks of the MPI tests share the GPU under MPS. SPACK_STAGES: install.sh's stages (default
+      # "spack deps install": two calls fit, "spack deps" then "install").
+      export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+      nvidia-cuda-mps-control -d 2> /dev/null && echo "MPS started"
+      # shellcheck disable=SC2086
+      PYTHONPATH=$root/.carry/cffi KOKKOSDDT_TPLS=$root/.carry/tpls KOKKOSDDT_CLINGO_PREFIX=$root/.carry/clingo \
+        KOKKOSDDT_SPACK_WORK=$root/build/spack-cuda KOKKOSDDT_SPACK_MPI=openmpi \
+        KOKKOSDDT_CATCH2_PREFIX=$root/.carry/catch2 KOKKOSDDT_SPACK_CUDA=1 \
+        KOKKOSDDT_SPACK_SPECS="kokkos-ddt@=0.1.0+cuda cuda_arch=90" \
+        run spack-cuda bash spack/test/install.sh ${SPACK_STAGES:-spack deps install} ;;
+    resources)
+      # Registers, stack and shared memory of every kernel in fusion_bench and jacobi3d, before (halo-compare's
+      # /tmp/base) and after: explicit instantiation must not change what is compiled into a kernel.
+      for tree in /tmp/base "$root"; do
+        label=$([ "$tree" = "$root" ] && echo after || echo before)
+        for exe in perf_tests/fusion_bench examples/jacobi3d; do
+          cuobjdump --dump-resource-usage "$tree/build/cuda/$exe" 2>/dev/null |
+            awk '/Function/ { name = $2 } /REG:/ { sub(/^[ \t]+/, ""); print name, $0 }' | sort -u
+        done > "$OUT/resources-$label.txt"
+      done
+      run resources-diff bash -c "diff $OUT/resources-before.txt $OUT/resources-after.txt && echo 'every kernel: same resources'"
+      ;;
     build-engine)
       # The engine's benchmarks twice: this tree (build/cuda, with the CUDA unit tests) and the tree in
       # .carry/base-*.tgz (a git archive of the commit before the change, unpacked into build/base-src), same flags.

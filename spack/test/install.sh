@@ -109,15 +109,19 @@ YAML
   # (+cuda: Kokkos' nvcc_wrapper comes from the same archive, under its package's name)
   cp "$tpls/kokkos-4.6.01.tar.gz" "$work/mirror/kokkos-nvcc-wrapper/kokkos-nvcc-wrapper-4.6.01.tar.gz"
   cp "$tpls/kokkos-kernels-4.7.00.tar.gz" "$work/mirror/kokkos-kernels/"
-  # The working tree's tracked files as they are, committed or not (`git stash create` makes a commit of them without
-  # touching the tree or the stash; it prints nothing when the tree is clean).
-  local tree
-  tree=$(git -C "$src" stash create)
-  git -C "$src" archive --format=tar.gz --prefix="kokkos-ddt-$version/" \
-    -o "$work/mirror/kokkos-ddt/kokkos-ddt-$version.tar.gz" "${tree:-HEAD}"
+  stage_archive
   spack mirror add --scope site local "file://$work/mirror"
   spack config get packages
   spack compilers
+}
+
+# The working tree as a release archive would hold it: its files that git tracks or would track (not ignored), as they
+# are, committed or not (from the file list, not a commit: a copy of the tree whose .git is older still works).
+stage_archive() {
+  (cd "$src" && git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' f; do
+    [ -e "$f" ] || [ -L "$f" ] && printf '%s\0' "$f"
+  done | tar --null -T - --transform "s,^,kokkos-ddt-$version/," -czf "$work/mirror/kokkos-ddt/kokkos-ddt-$version.tar.gz")
+  rm -rf "$spack_root/var/spack/cache/_source-cache/archive"/*/kokkos-ddt* "$spack_root/var/spack/cache/kokkos-ddt"
 }
 
 # The specs' dependencies alone (a GPU machine's command time is limited: Kokkos first, then the install).

@@ -5,6 +5,8 @@
 # Conventions follow spack's cabana and kokkos-fft packages: the Kokkos backends and cuda_arch of the build are
 # requested from the kokkos dependency, and every CMake option of the project is a variant.
 
+import os
+
 from spack.package import *
 
 
@@ -81,6 +83,9 @@ class KokkosDdt(CMakePackage, CudaPackage):
             self.define_from_variant("KokkosDDT_ENABLE_KOKKOS_KERNELS", "kernels"),
             self.define_from_variant("KokkosDDT_ENABLE_ETI", "eti"),
         ]
+        if self.run_tests and spec.satisfies("^openmpi") and os.geteuid() == 0:
+            # The multi-rank tests as root (containers, CI machines): Open MPI's mpiexec refuses unless told.
+            args.append(self.define("KokkosDDT_MPIEXEC_PREFLAGS", "--oversubscribe --allow-run-as-root"))
         if spec.satisfies("+kernels"):
             args.append(self.define("KokkosKernels_ROOT", spec["kokkos-kernels"].prefix))
         if spec.satisfies("+cuda"):

@@ -27,7 +27,7 @@ class Kokkos(BuiltinKokkos):
             cmake(f"-DKOKKOS_SOURCE_DIR={self.stage.source_path}", "-P", script)
 
     def cmake_args(self):
-        args = super().cmake_args()
+        args = list(super().cmake_args())  # (the builtin one returns a generator)
         # nvcc_wrapper's default GPU architecture (sm_70) is gone from CUDA 13, so CMake's first checks of the compiler
         # fail unless the flags name one: the build's own.
         if self.spec.satisfies("+cuda+wrapper"):
