@@ -202,7 +202,7 @@ void FusedBatch<ExecSpace>::launch(const ExecSpace& space) {
   if (records_.empty()) return;
   if (!built_) build();
   if (inline_) {  // synchronous host, one tile per request: the calling thread walks them
-    for (const FusedRecord& r : records_) FusedKernel<ExecSpace>::run_on_calling_thread(r);
+    for (const FusedRecord& r : records_) FusedLaunch<ExecSpace>::run_on_calling_thread(r);
     ++launches_;
     return;
   }
@@ -259,12 +259,8 @@ void FusedBatch<ExecSpace>::wait() {
 template <class ExecSpace>
 void FusedBatch<ExecSpace>::run_kernel(const ExecSpace& space, FusedKernel<ExecSpace> kernel) {
   kernel.signal = signal_;
-  using Policy = typename FusedKernel<ExecSpace>::Policy;
-  auto policy = Kokkos::Experimental::require(Policy(space, static_cast<int>(teams_), Backend::team_size),
-                                              Kokkos::Experimental::WorkItemProperty::HintLightWeight);
-  if (scratch_ > 0) policy.set_scratch_size(0, Kokkos::PerTeam(scratch_));
   static const std::string label = "KokkosDDT::FusedBatch::launch";
-  Kokkos::parallel_for(label, policy, kernel);
+  FusedLaunch<ExecSpace>::launch(space, kernel, teams_, scratch_, label);
   ++launches_;
 }
 

@@ -8,6 +8,7 @@
 // flag, so the host learns of completion without synchronizing the stream.
 
 #include <cstdint>
+#include <string>
 
 #include <Kokkos_Core.hpp>
 #include <desul/atomics.hpp>
@@ -313,5 +314,38 @@ struct FusedKernel {
     for (std::int32_t k = 0; k < signal_count; ++k) *reinterpret_cast<volatile std::uint64_t*>(signals[k]) = signal;
   }
 };
+
+// The fused kernel's launch: `teams` teams of the backend's team size with `scratch` bytes of level-0 team scratch each
+// (the fusion queue's and the fixed batches'), light weight (Kokkos then passes the 3 KiB functor as a kernel parameter
+// instead of copying it to constant memory first, a copy and an event per launch); and one record on the calling
+// thread (synchronous hosts). A class, so that the library compiles the kernel once per backend (explicit
+// instantiation, below), not once for the queue and once for the batches.
+template <class ExecSpace>
+struct FusedLaunch {
+  static void launch(const ExecSpace& space, const FusedKernel<ExecSpace>& kernel, std::int64_t teams,
+                     std::int64_t scratch, const std::string& label);
+  static void run_on_calling_thread(const FusedRecord& r);
+};
+
+template <class ExecSpace>
+void FusedLaunch<ExecSpace>::launch(const ExecSpace& space, const FusedKernel<ExecSpace>& kernel, std::int64_t teams,
+                                    std::int64_t scratch, const std::string& label) {
+  using Policy = typename FusedKernel<ExecSpace>::Policy;
+  auto policy =
+      Kokkos::Experimental::require(Policy(space, static_cast<int>(teams), BackendTraits<ExecSpace>::team_size),
+                                    Kokkos::Experimental::WorkItemProperty::HintLightWeight);
+  if (scratch > 0) policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
+  Kokkos::parallel_for(label, policy, kernel);
+}
+
+template <class ExecSpace>
+void FusedLaunch<ExecSpace>::run_on_calling_thread(const FusedRecord& r) {
+  FusedKernel<ExecSpace>::run_on_calling_thread(r);
+}
+
+// Compiled once per backend in the library (core/src/eti/KokkosDDT_ETI_FusedLaunch.cpp).
+#define KOKKOSDDT_EXTERN_FUSED_LAUNCH(Space) extern template struct FusedLaunch<Space>;
+KOKKOSDDT_ETI_SPACES(KOKKOSDDT_EXTERN_FUSED_LAUNCH)
+#undef KOKKOSDDT_EXTERN_FUSED_LAUNCH
 
 }  // namespace KokkosDDT::Impl

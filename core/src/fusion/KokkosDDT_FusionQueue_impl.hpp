@@ -221,7 +221,7 @@ FusionRequest FusionQueue<ExecSpace>::enqueue(const char* where, const Datatype&
       const Impl::FusedRecord it = Impl::record_of(t, Impl::descriptor<MemSpace>(c, space_), tile, Dir);
       const bool tools = Kokkos::Tools::profileLibraryLoaded();
       if (tools) Kokkos::Profiling::pushRegion(where);  // tools still see the operation
-      Impl::FusedKernel<ExecSpace>::run_on_calling_thread(it);
+      Impl::FusedLaunch<ExecSpace>::run_on_calling_thread(it);
       if (tools) Kokkos::Profiling::popRegion();
       return FusionRequest(id_, -1, 0);  // complete
     }
@@ -318,15 +318,8 @@ void FusionQueue<ExecSpace>::flush() {
     Kokkos::deep_copy(space_, Kokkos::subview(records_, a), Kokkos::subview(staging_, a));
     if (b.second > 0) Kokkos::deep_copy(space_, Kokkos::subview(records_, b), Kokkos::subview(staging_, b));
   }
-  // Light weight: Kokkos then passes the (3 KiB) functor as a kernel parameter instead of copying it to constant memory
-  // first, which would cost a copy and an event per launch. Launch bounds: the backend's (BackendTraits).
-  using Policy = typename Impl::FusedKernel<ExecSpace>::Policy;
-  auto policy =
-      Kokkos::Experimental::require(Policy(space_, static_cast<int>(teams), Impl::BackendTraits<ExecSpace>::team_size),
-                                    Kokkos::Experimental::WorkItemProperty::HintLightWeight);
-  if (scratch > 0) policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
   static const std::string label = "KokkosDDT::FusionQueue::fused";  // parallel_for takes a std::string: made once
-  Kokkos::parallel_for(label, policy, kernel);
+  Impl::FusedLaunch<ExecSpace>::launch(space_, kernel, teams, scratch, label);
   launched();
 }
 
@@ -339,7 +332,7 @@ void FusionQueue<ExecSpace>::run_inline() {
   if (tools) Kokkos::Profiling::pushRegion(label);  // tools still see the operation
   for (int i = 0; i < pending_count_; ++i) {
     const Impl::FusedRecord& r = staging_((pending_begin_ + i) % capacity_);
-    Impl::FusedKernel<ExecSpace>::run_on_calling_thread(r);
+    Impl::FusedLaunch<ExecSpace>::run_on_calling_thread(r);
     desul::atomic_store(&flags_(r.slot), r.ticket, desul::MemoryOrderRelease(), desul::MemoryScopeNode());
   }
   if (tools) Kokkos::Profiling::popRegion();
