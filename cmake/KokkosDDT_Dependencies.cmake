@@ -153,3 +153,17 @@ else()
   endif()
   set(KokkosDDT_HAVE_KOKKOS_KERNELS ON)
 endif()
+
+# The execution spaces the Kokkos in use enables, by their Kokkos names (Serial, OpenMP, Threads, Cuda, HIP, SYCL), in
+# that order; with arguments, only those of them. (An installed Kokkos lists its devices in Kokkos_DEVICES, an
+# in-tree one sets Kokkos_ENABLE_<DEVICE>.) The one place that asks: backends, tests and explicit instantiation.
+function(kokkosddt_enabled_spaces out)
+  set(spaces "")
+  foreach(space Serial OpenMP Threads Cuda HIP SYCL)
+    string(TOUPPER ${space} device)
+    if((NOT ARGN OR space IN_LIST ARGN) AND (device IN_LIST Kokkos_DEVICES OR Kokkos_ENABLE_${device}))
+      list(APPEND spaces ${space})
+    endif()
+  endforeach()
+  set(${out} ${spaces} PARENT_SCOPE)
+endfunction()

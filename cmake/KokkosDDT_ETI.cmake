@@ -8,20 +8,12 @@
 # The instantiated spaces are the enabled backends among Serial, OpenMP and Cuda (their aliases
 # DefaultHostExecutionSpace and DefaultExecutionSpace with them), or those KokkosDDT_ETI_SPACES names (a build that uses
 # only some of them compiles less), written into KokkosDDT_Config.hpp as KOKKOSDDT_ETI_SPACES(M): M(space) for each. A
-# new backend joins by its pair below (and its folder in backends/).
+# new backend joins by its name below (and its folder in backends/).
 option(KokkosDDT_ENABLE_ETI "Compile the engine's instantiations for the enabled backends once, in the libraries" ON)
 set(KokkosDDT_ETI_SPACES "" CACHE STRING
     "Execution spaces to instantiate (e.g. OpenMP;Cuda; empty: every enabled one among Serial, OpenMP and Cuda)")
 
-set(kokkosddt_eti_enabled "")
-foreach(pair "SERIAL:Serial" "OPENMP:OpenMP" "CUDA:Cuda")
-  string(REPLACE ":" ";" pair "${pair}")
-  list(GET pair 0 device)
-  list(GET pair 1 space)
-  if(device IN_LIST Kokkos_DEVICES OR Kokkos_ENABLE_${device})
-    list(APPEND kokkosddt_eti_enabled ${space})
-  endif()
-endforeach()
+kokkosddt_enabled_spaces(kokkosddt_eti_enabled Serial OpenMP Cuda)
 set(KokkosDDT_ETI_INSTANTIATED "")
 if(KokkosDDT_ENABLE_ETI)
   set(KokkosDDT_ETI_INSTANTIATED ${kokkosddt_eti_enabled})

@@ -81,10 +81,10 @@ inline int comm_size(MPI_Comm comm) {
 
 // An operation dropped before it completes (its request destroyed, an exception unwinding past it) is not freed: its
 // MPI requests stay posted and the buffers they read and write stay valid, so no message lands in freed memory. The
-// other processes may then wait for it, as with an abandoned MPI request.
+// other processes may then wait for it, as with an abandoned MPI request. A class, so that the library compiles the
+// collectives once per backend and kind (explicit instantiation, below).
 template <class ExecSpace, bool Gather>
 struct CollectiveFactory {
-  // A class, so that the library compiles the collectives once per backend and kind (explicit instantiation, below).
   static mpi::Request request(CollectiveMode mode, const char* where, const ExecSpace& space, CollectiveArgs args,
                               const CollectiveOptions& options);
 };
@@ -102,7 +102,7 @@ mpi::Request CollectiveFactory<ExecSpace, Gather>::request(CollectiveMode mode, 
   return mpi::make_active(std::move(op));
 }
 
-// Compiled once per backend in the library (collectives/src/eti/KokkosDDT_ETI_Gather.cpp and _Scatter.cpp).
+// Compiled once per backend in the library (collectives/src/eti/KokkosDDT_ETI_Collectives.cpp).
 #define KOKKOSDDT_EXTERN_COLLECTIVES(Space)              \
   extern template struct CollectiveFactory<Space, true>; \
   extern template struct CollectiveFactory<Space, false>;

@@ -1,11 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Explicit instantiation of the fixed batches (the plans' steps) and their fused kernel.
-// cmake/KokkosDDT_ETI.cmake compiles this file once per instantiated backend, with KOKKOSDDT_ETI_SPACE naming it; the
-// header declares these instantiations extern for every other translation unit.
-#ifndef KOKKOSDDT_ETI_SPACE
-#error "compiled through cmake/KokkosDDT_ETI.cmake, which defines KOKKOSDDT_ETI_SPACE"
-#endif
-
+// Explicit instantiation of the fixed batches (the plans' steps) and their fused kernel. Compiled once per backend
+// (KOKKOSDDT_ETI_SPACE: cmake/KokkosDDT_ETI.cmake); declared extern for every other translation unit.
 #include "KokkosDDT_FusedBatch.hpp"
 
 namespace KokkosDDT::Impl {
