@@ -7,7 +7,7 @@ set(KokkosDDT_PUBLIC_HEADERS
     KokkosDDT_Primitives.hpp KokkosDDT_ViewDatatype.hpp KokkosDDT_Pack.hpp KokkosDDT_FusionQueue.hpp
     KokkosDDT_MPI.hpp KokkosDDT_MPIDatatype.hpp KokkosDDT_MPIStaging.hpp KokkosDDT_MPIRequest.hpp KokkosDDT_MPIP2P.hpp
     KokkosDDT_HaloPlan.hpp KokkosDDT_ExchangePlan.hpp KokkosDDT_MPIError.hpp KokkosDDT_Transports.hpp
-    KokkosDDT_Collectives.hpp)
+    KokkosDDT_Collectives.hpp KokkosDDT_MpiGpuAware.hpp KokkosDDT_Routes.hpp)
 set(KokkosDDT_INSTALL_IMPL_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR}/KokkosDDT/impl)
 
 # Installs the headers of `folder` (not its subfolders) by that rule.

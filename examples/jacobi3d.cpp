@@ -2,7 +2,7 @@
 // The main job: a distributed 3-D Jacobi solve of -laplace(u) = f (7-point stencil) on an MPI process grid, the ghost
 // layers exchanged each iteration by a KokkosDDT halo plan. Walls at x = 0 and x = 1 (u = 0), periodic in y and z.
 //
-//   mpiexec -n 4 jacobi3d [cells = 64] [iterations = 100] [transport: mpi | nccl | peer]
+//   mpiexec -n 4 jacobi3d [cells = 64] [iterations = 100] [transport: auto | mpi | nccl | peer]
 //
 // cells: N for an N^3 grid, or NXxNYxNZ (e.g. 256x128x128: two ranks of 128^3 each, for weak scaling). The cell
 // width is 1 / (NX + 1) in every dimension.
@@ -191,7 +191,7 @@ int main(int argc, char* argv[]) {
   {
     Kokkos::ScopeGuard kokkos(argc, argv);
     const int iterations = argc > 2 ? std::max(1, std::atoi(argv[2])) : 100;
-    const KokkosDDT::mpi::TransportChoice transport = argc > 3 ? argv[3] : "mpi";  // (a name this build has)
+    const KokkosDDT::mpi::TransportChoice transport = argc > 3 ? argv[3] : "auto";  // (a name this build has)
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);

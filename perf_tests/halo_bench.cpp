@@ -13,6 +13,8 @@
 //   hand_nccl   the hand-fused pack kernel, ncclSend/ncclRecv per neighbour in one group, the hand unpack kernel
 //   nccl        NCCL's own send/recv of the same bytes, one group (no pack, no unpack): the floor of both
 //   plan_mpi    the plan over MPI (the first table's plan column)
+//   plan_auto   the plan over "auto" (the default): peer within a node, NCCL between nodes (KOKKOSDDT_NODE_SIZE=k
+//               makes groups of k ranks nodes of their own), against hand_nccl
 // and, in CUDA builds with the peer transport (a third table; ranks may share a GPU):
 //   plan_peer   the plan over the peer transport (each rank's pack kernel writes its neighbours' ghost cells)
 //   floor       one empty launch plus the bytes a rank sends per step at the peer-copy bandwidth (this GPU to the next
@@ -206,7 +208,7 @@ int main(int argc, char* argv[]) {
       MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, cart);
       if (ncclCommInitRank(&nccl, size, id, rank) != ncclSuccess) std::fprintf(stderr, "ncclCommInitRank failed\n");
     }
-    std::vector<std::array<double, 4>> nccl_rows;  // n, fields -> plan_nccl, hand_nccl, nccl, plan_mpi
+    std::vector<std::array<double, 5>> nccl_rows;  // n, fields -> plan_nccl, hand_nccl, nccl, plan_mpi, plan_auto
     std::vector<std::array<int, 2>> nccl_keys;
 #endif
 #if HALO_BENCH_PEER
@@ -326,7 +328,7 @@ int main(int argc, char* argv[]) {
           return all;
         };
         KokkosDDT::mpi::HaloPlan<Space> exact;
-        const KokkosDDT::mpi::HaloOptions all{1, KokkosDDT::mpi::HaloNeighbors::All};
+        const KokkosDDT::mpi::HaloOptions all{1, KokkosDDT::mpi::HaloNeighbors::All, 0x4b44, "mpi"};
         if (nf == 1) exact = KokkosDDT::mpi::make_halo_plan(space, cart, all, fields[0]);
         if (nf == 4)
           exact = KokkosDDT::mpi::make_halo_plan(space, cart, all, fields[0], fields[1], fields[2], fields[3]);
@@ -473,16 +475,23 @@ int main(int argc, char* argv[]) {
             space.fence();
           };
           auto run_plan_nccl = [&] { nplan.exchange(); };
+          KokkosDDT::mpi::HaloPlan<Space> aplan = plan_over("auto");
+          if (rank == 0 && n == sizes.front() && nf == field_counts.front())
+            std::printf("(the plan over \"auto\", rank 0's routes:\n%s)\n", aplan.describe().c_str());
+          auto run_plan_auto = [&] { aplan.exchange(); };
+          fill();
+          run_plan_auto();
+          const bool auto_ok = ghosts() == want;
           fill();
           run_plan_nccl();
           const bool plan_ok = ghosts() == want;
           fill();
           run_hand_nccl();
           const bool hand_nccl_ok = ghosts() == want;
-          if (!plan_ok || !hand_nccl_ok)
-            std::fprintf(stderr, "rank %d n %d: NCCL contenders disagree (plan %d, hand %d)\n", rank, n, plan_ok,
-                         hand_nccl_ok);
-          nccl_rows.push_back({time(run_plan_nccl), time(run_hand_nccl), time(run_nccl), tp});
+          if (!plan_ok || !hand_nccl_ok || !auto_ok)
+            std::fprintf(stderr, "rank %d n %d: NCCL contenders disagree (plan %d, hand %d, auto %d)\n", rank, n,
+                         plan_ok, hand_nccl_ok, auto_ok);
+          nccl_rows.push_back({time(run_plan_nccl), time(run_hand_nccl), time(run_nccl), tp, time(run_plan_auto)});
           nccl_keys.push_back({n, nf});
         }
 #endif
@@ -538,16 +547,17 @@ int main(int argc, char* argv[]) {
     if (with_nccl && rank == 0) {
       std::printf("\nNCCL transport (self messages through the transport: %s)\n",
                   std::getenv("KOKKOSDDT_HALO_SELF_MESSAGES") ? "yes" : "no, a rank's own regions are copied");
-      std::printf("%6s %6s | %10s %10s %10s %10s | %12s %12s %12s\n", "n", "fields", "plan_nccl", "hand_nccl", "nccl",
-                  "plan_mpi", "plan/hand", "plan/nccl", "mpi/plan");
+      std::printf("%6s %6s | %10s %10s %10s %10s %10s | %12s %12s %12s %12s\n", "n", "fields", "plan_nccl", "hand_nccl",
+                  "nccl", "plan_mpi", "plan_auto", "plan/hand", "plan/nccl", "mpi/plan", "auto/hand");
       for (std::size_t i = 0; i < nccl_rows.size(); ++i) {
         const auto& r = nccl_rows[i];
-        std::printf("%6d %6d | %10.1f %10.1f %10.1f %10.1f | %11.2fx %11.2fx %11.2fx\n", nccl_keys[i][0],
-                    nccl_keys[i][1], r[0], r[1], r[2], r[3], r[0] / r[1], r[0] / r[2], r[3] / r[0]);
+        std::printf("%6d %6d | %10.1f %10.1f %10.1f %10.1f %10.1f | %11.2fx %11.2fx %11.2fx %11.2fx\n", nccl_keys[i][0],
+                    nccl_keys[i][1], r[0], r[1], r[2], r[3], r[4], r[0] / r[1], r[0] / r[2], r[3] / r[0], r[4] / r[1]);
         for (const auto& [name, us] : {std::pair<const char*, double>{"plan_nccl", r[0]},
                                        {"hand_nccl", r[1]},
                                        {"nccl", r[2]},
-                                       {"plan_mpi", r[3]}})
+                                       {"plan_mpi", r[3]},
+                                       {"plan_auto", r[4]}})
           std::fprintf(out, "%d,%s,%d,%d,%s,%.3f\n", size, Space::name(), nccl_keys[i][0], nccl_keys[i][1], name, us);
       }
     }

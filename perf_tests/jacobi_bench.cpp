@@ -12,11 +12,14 @@
 //   plan-mpi    a KokkosDDT halo plan over MPI (staged through pinned host memory where the MPI cannot read the GPU's)
 //   plan-nccl   the same plan over NCCL                                                  (CUDA builds with NCCL)
 //   plan-peer   the same plan over the peer transport (its kernel writes the neighbours' ghost cells)   (CUDA builds)
+//   plan-auto   the same plan over "auto" (the default): peer within a node, NCCL (else MPI) between nodes
 //   hand-nccl   what an application writes without the library: one pack kernel over its faces, one NCCL group of
 //               send/recv, one unpack kernel; a face a rank sends itself (a periodic dimension of one rank) is copied
 //               by the unpack kernel straight from the send buffer                        (CUDA builds with NCCL)
 //   nccl        the floor: the NCCL group of the same messages (the same bytes per peer, contiguous), no pack, no
 //               unpack, in the same place of the iteration                                 (CUDA builds with NCCL)
+//   nccl-remote the floor of the messages between nodes alone (the library's nodes: KOKKOSDDT_NODE_SIZE=k makes
+//               groups of k ranks nodes of their own): what "auto" cannot beat between nodes  (CUDA builds with NCCL)
 //
 // For each: microseconds per iteration (slowest rank), what the exchange adds to the sweeps alone, the exchange alone
 // (start + wait back to back, no sweeps: "alone"), and what a user pays once: making it ("make", both plans) and its
@@ -34,6 +37,7 @@
 #include <vector>
 
 #include <Kokkos_Core.hpp>
+#include <KokkosDDT_Communicators.hpp>
 #include <KokkosDDT_MPI.hpp>
 #include <mpi.h>
 #if KOKKOSDDT_HAVE_NCCL && defined(KOKKOS_ENABLE_CUDA)
@@ -224,6 +228,16 @@ struct HandNcclExchange final : Exchange {
   void wait(const Space& space, bool even) override {
     if (pack_unpack) copy_boxes(space, even ? u : v, recv_boxes, nrecv, recv_cells, sbuf.data(), rbuf.data(), false);
   }
+  // Only the messages to and from other nodes (the floor's faces; collective over cart).
+  void keep_other_nodes(MPI_Comm cart) {
+    int size = 1;
+    MPI_Comm_size(cart, &size);
+    const std::int64_t mine = KokkosDDT::Impl::node_leader(cart, "jacobi_bench");
+    std::vector<std::int64_t> node(size);
+    MPI_Allgather(&mine, 1, MPI_INT64_T, node.data(), 1, MPI_INT64_T, cart);
+    for (int& p : faces.peer)
+      if (p != MPI_PROC_NULL && node[p] == mine) p = MPI_PROC_NULL;
+  }
 };
 #endif
 
@@ -352,6 +366,7 @@ int main(int argc, char* argv[]) {
   std::vector<std::string> exchanges{"none", "plan-mpi"};
   if (JACOBI_BENCH_NCCL && kCuda) exchanges = {"none", "plan-mpi", "plan-nccl", "hand-nccl", "nccl"};
   if (KOKKOSDDT_HAVE_PEER && kCuda) exchanges.push_back("plan-peer");
+  if (kCuda) exchanges.push_back("plan-auto");
   int per_rank = 0, iterations = 200, repeats = 3;
   bool sync = false, phases = false, quick = false;
   bench::Options args("jacobi_bench");
@@ -359,7 +374,8 @@ int main(int argc, char* argv[]) {
       .option("--per-rank", "N", per_rank, "N^3 cells on every rank (weak scaling): the grid is the process grid x N")
       .option("--iterations", "N", iterations, "iterations per timed run")
       .option("--repeats", "N", repeats, "timed runs per row: the median's row is printed")
-      .option("--exchanges", "LIST", exchanges, "none, plan-mpi, plan-nccl, hand-nccl, nccl, plan-peer")
+      .option("--exchanges", "LIST", exchanges,
+              "none, plan-mpi, plan-nccl, hand-nccl, nccl, nccl-remote, plan-peer, plan-auto")
       .option("--schedule", "auto|spin|yield|blocking", schedule, "how the host waits for the GPU (cudaSetDeviceFlags)")
       .option("--label", "TEXT", label, "the CSV's first column (the binding, the machine)")
       .flag("--sync", sync, "also a row with a fence after every iteration")
@@ -437,10 +453,16 @@ int main(int argc, char* argv[]) {
     if (name == "none") x = std::make_unique<NoExchange>();
     if (name == "plan-mpi") x = std::make_unique<PlanExchange>(space, cart, "mpi", u, v);
     if (KOKKOSDDT_HAVE_PEER && name == "plan-peer") x = std::make_unique<PlanExchange>(space, cart, "peer", u, v);
+    if (name == "plan-auto") x = std::make_unique<PlanExchange>(space, cart, "auto", u, v);
 #if JACOBI_BENCH_NCCL
     if (name == "plan-nccl") x = std::make_unique<PlanExchange>(space, cart, "nccl", u, v);
     if (name == "hand-nccl") x = std::make_unique<HandNcclExchange>(cart, b, u, v, true);
     if (name == "nccl") x = std::make_unique<HandNcclExchange>(cart, b, u, v, false);
+    if (name == "nccl-remote") {
+      auto floor = std::make_unique<HandNcclExchange>(cart, b, u, v, false);
+      floor->keep_other_nodes(cart);
+      x = std::move(floor);
+    }
 #endif
     if (!x) {
       if (rank == 0) std::printf("%-10s (not in this build)\n", name.c_str());
@@ -454,7 +476,9 @@ int main(int argc, char* argv[]) {
     x->wait(space, true);
     space.fence();
     const double first_us = slowest(std::chrono::duration<double, std::micro>(Clock::now() - first).count(), cart);
-    if (name != "none" && name != "nccl") {  // (the floor moves the bytes but fills no ghost)
+    if (const auto* plan = dynamic_cast<const PlanExchange*>(x.get()); plan && name == "plan-auto" && rank == 0)
+      std::printf("%s's routes on rank 0:\n%s", name.c_str(), plan->u.describe().c_str());
+    if (name != "none" && name != "nccl" && name != "nccl-remote") {  // (the floor moves the bytes but fills no ghost)
       const auto got = exchanged(*x);
       const bool same = std::equal(got.data(), got.data() + got.size(), want.data());
       if (slowest(same ? 0.0 : 1.0, cart) > 0) {

@@ -6,7 +6,7 @@
 #
 #   bash perf_tests/multi_gpu.sh [STEP ...]        (no STEP: all of them, in order)
 #
-# Steps: environment kokkos build tests examples compare profile scaling halo heat3d cg. Resumable: each step runs once per
+# Steps: environment kokkos build tests examples nodes compare profile scaling halo heat3d cg. Resumable: each step runs once per
 # machine (its state in /tmp/multi-gpu), and a call starts no step its remaining time cannot hold (MULTI_GPU_BUDGET_S,
 # default 560 s, inside the device tool's 10 minutes); call again on the same warm machine for the rest. Every call
 # leaves $OUT/multi-gpu.tgz (every log and CSV so far) and prints a summary.
@@ -97,8 +97,15 @@ tests() {
   failed=0
   check "$bin"/unit_tests/kokkosddt_unit_tests_Cuda "[multi-gpu]"
   for n in $RANKS; do
-    for transport in MPI NCCL PEER; do
+    for transport in MPI NCCL PEER AUTO; do
       check env KOKKOSDDT_TEST_TRANSPORT=$transport mpiexec -n "$n" "$bin"/unit_tests/kokkosddt_mpi_tests_Cuda
+    done
+    # "auto" across emulated nodes: every rank a node of its own (every message over NCCL), and nodes of two ranks
+    # (peer inside, NCCL between), with NCCL on its network transport over loopback.
+    for size in 1 2; do
+      [ "$size" -lt "$n" ] || continue
+      check env KOKKOSDDT_TEST_TRANSPORT=AUTO KOKKOSDDT_NODE_SIZE=$size $nodes_env mpiexec -n "$n" \
+        "$bin"/unit_tests/kokkosddt_mpi_tests_Cuda "[halo],[exchange],[routes]"
     done
     # (the peer transport's landed receives on every field, not only on faces of many short runs)
     check env KOKKOSDDT_TEST_TRANSPORT=PEER KOKKOSDDT_PEER_LANDING=always mpiexec -n "$n" \
@@ -117,9 +124,28 @@ tests() {
 examples() {
   failed=0
   for n in $RANKS; do
-    for transport in mpi nccl peer; do check mpiexec -n "$n" "$bin"/examples/jacobi3d 128 100 "$transport"; done
+    for transport in auto mpi nccl peer; do check mpiexec -n "$n" "$bin"/examples/jacobi3d 128 100 "$transport"; done
+    [ "$n" -gt 2 ] && check env KOKKOSDDT_NODE_SIZE=2 $nodes_env mpiexec -n "$n" "$bin"/examples/jacobi3d 128 100 auto
   done
   return $failed
+}
+
+# Two nodes of two GPUs on a 4-GPU machine (KOKKOSDDT_NODE_SIZE=2, NCCL through sockets over loopback): jacobi_bench
+# at 128^3 and 64^3 per GPU over "auto" beside NCCL's own send/recv of the inter-node bytes alone (nccl-remote), the
+# plan over "peer" (MPI between nodes) and over "nccl" (every pair); halo_bench there. Then one node, no emulation:
+# "auto" against "peer".
+nodes() {
+  local n=${RANKS##* } size
+  [ "$n" -ge 4 ] || { echo "needs 4 GPUs"; return 0; }
+  for size in 128 64; do
+    env KOKKOSDDT_NODE_SIZE=2 $nodes_env mpiexec -n "$n" "$bin"/perf_tests/jacobi_bench --per-rank "$size" \
+      --iterations 300 --exchanges none,nccl-remote,nccl,plan-auto,plan-peer,plan-nccl,hand-nccl \
+      --label nodes-2x2 --csv "$logs/nodes-$size.csv" || return 1
+    mpiexec -n "$n" "$bin"/perf_tests/jacobi_bench --per-rank "$size" --iterations 300 \
+      --exchanges none,plan-auto,plan-peer,plan-auto,plan-peer --label one-node --csv "$logs/one-node-$size.csv" ||
+      return 1
+  done
+  env KOKKOSDDT_NODE_SIZE=2 $nodes_env mpiexec -n "$n" "$bin"/perf_tests/halo_bench --csv "$logs/halo-nodes.csv"
 }
 
 # Before against after in one run: jacobi3d of the tree in .carry/base-*.tgz (a git archive of the commit before the
@@ -199,7 +225,12 @@ heat3d() {
   env OUT="$logs" HEAT3D_RANKS="$RANKS" bash perf_tests/heat3d/run_heat3d.sh
 }
 
-export bin logs RANKS jobs gpus
+# Between emulated nodes, a network: NCCL's socket transport over loopback (no NVLink, no shared memory), and Open
+# MPI's TCP over loopback (ob1 and the tcp BTL: no shared memory either), so that no transport crosses "nodes" faster
+# than a network would. (env $nodes_env ...: split into assignments on purpose)
+nodes_env="NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_IB_DISABLE=1 NCCL_SOCKET_IFNAME=lo OMPI_MCA_pml=ob1"
+nodes_env+=" OMPI_MCA_btl=tcp,self OMPI_MCA_btl_tcp_if_include=lo"
+export bin logs RANKS jobs gpus nodes_env
 cg() {  # (last: Kokkos Kernels' templates are the slowest part of the build)
   bash perf_tests/gpu_session.sh build-cg || return 1
   failed=0
@@ -209,9 +240,9 @@ cg() {  # (last: Kokkos Kernels' templates are the slowest part of the build)
   return $failed
 }
 
-export -f check environment build tests examples compare profile scaling halo heat3d cg
+export -f check environment build tests examples nodes compare profile scaling halo heat3d cg
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(environment kokkos build tests examples compare profile scaling halo heat3d cg)
+[ ${#steps[@]} -eq 0 ] && steps=(environment kokkos build tests examples nodes compare profile scaling halo heat3d cg)
 for s in "${steps[@]}"; do
   case $s in
     environment) step environment 20 environment ;;
@@ -219,6 +250,7 @@ for s in "${steps[@]}"; do
     build) step build 150 build ;;
     tests) step tests 240 tests ;;
     examples) step examples 120 examples ;;
+    nodes) step nodes 200 nodes ;;
     compare) step compare 150 compare ;;
     profile) step profile 60 profile ;;
     scaling) step scaling 240 scaling ;;

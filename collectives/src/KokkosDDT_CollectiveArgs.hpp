@@ -115,7 +115,8 @@ bool copy_root_block(const ExecSpace& space, const CollectiveArgs& a, std::int64
       unpack(space, root_block + root_at, own_bytes, own, a.own_count, a.own_type);
     return true;
   }
-  if (stage.bytes < own_bytes) stage = take_staging<ExecSpace>(own_bytes);
+  // (a copy on this process: no transport reads the buffer, so it lives in the space's own memory)
+  if (stage.bytes < own_bytes) stage = take_staging<ExecSpace>(own_bytes, true);
   if (Gather) {
     pack(space, own, a.own_count, a.own_type, stage.data, own_bytes);
     unpack(space, stage.data, own_bytes, root_block, root_count, a.root_type);

@@ -101,7 +101,7 @@ class LinearCollective final : public Operation {
     std::int64_t offset = 0;
     char* run = nullptr;
     if (bytes > 0 && contiguous_run(c, count, offset)) run = static_cast<char*>(const_cast<void*>(buf)) + offset;
-    if (bytes > 0 && (!run || !mpi_reaches<ExecSpace>(run))) {
+    if (bytes > 0 && (!run || !transport_reaches<ExecSpace>(run, *transport_))) {
       const MPI_Comm comm = transport_->comm();
       if (receive)
         ops_.push_back(

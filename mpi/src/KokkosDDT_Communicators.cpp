@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "KokkosDDT_Communicators.hpp"
 
+#include <cstdlib>
+
 namespace KokkosDDT::Impl {
 
 bool mpi_finalized() {
@@ -26,13 +28,30 @@ void free_comm(MPI_Comm& comm) {
 std::int64_t node_leader(MPI_Comm comm, const char* where) {
   MPI_Comm node = MPI_COMM_NULL;
   mpi_check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), where, "MPI_Comm_split_type");
-  int rank = 0;
+  int rank = 0, world = 0;
   MPI_Comm_rank(comm, &rank);
+  MPI_Comm_rank(MPI_COMM_WORLD, &world);
+  if (const int k = emulated_node_size(); k > 0) {  // (a node of k consecutive ranks of MPI_COMM_WORLD)
+    MPI_Comm part = MPI_COMM_NULL;
+    const int rc = MPI_Comm_split(node, world / k, rank, &part);
+    MPI_Comm_free(&node);
+    mpi_check(rc, where, "MPI_Comm_split (KOKKOSDDT_NODE_SIZE)");
+    node = part;
+  }
   std::int64_t leader = rank;
   const int rc = MPI_Bcast(&leader, 1, MPI_INT64_T, 0, node);  // (rank 0 of the node is its lowest rank in comm)
   MPI_Comm_free(&node);
   mpi_check(rc, where, "MPI_Bcast (node)");
   return leader;
+}
+
+int emulated_node_size() {
+  static const int k = [] {
+    const char* env = std::getenv("KOKKOSDDT_NODE_SIZE");
+    const int v = env ? std::atoi(env) : 0;
+    return v > 0 ? v : 0;
+  }();
+  return k;
 }
 
 void at_mpi_finalize(void (*f)(), const char* where) {

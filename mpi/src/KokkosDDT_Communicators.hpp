@@ -31,7 +31,10 @@ MPI_Comm duplicate_comm(MPI_Comm comm, const char* where);  // collective over c
 void free_comm(MPI_Comm& comm);                             // (after MPI_Finalize: only forgets it)
 
 // The lowest rank in comm of the processes of comm that share this one's node (MPI_Comm_split_type). Collective.
+// KOKKOSDDT_NODE_SIZE=k (a testing knob) splits each node further into groups of k consecutive ranks of
+// MPI_COMM_WORLD, which the library then treats as nodes of their own: two nodes on one machine.
 std::int64_t node_leader(MPI_Comm comm, const char* where);
+int emulated_node_size();  // k, or 0 when unset
 
 // Runs `f` once when MPI finalizes (an attribute on MPI_COMM_SELF, whose deletion MPI_Finalize runs first).
 void at_mpi_finalize(void (*f)(), const char* where);

@@ -11,11 +11,17 @@
 //   wait      the messages complete (a stream transport: the instance waits for them); the unpacks are enqueued on
 //             the step's instance.
 //
+// One message per peer and step: a step's messages to one peer are packed one after the other into one region of the
+// staging buffer and travel as one message of the transport (their receives, in the same order at the peer, are
+// unpacked from one region), since over a network a step's latency is per message.
+//
 // A transport with direct messages (the peer transport) routes some messages past all of this: the send becomes a
-// mapped copy in the packs' launch, written straight into the receiver's cells, and the receive has no buffer, message
-// or unpack (or, landed, the send a pack into the transport's landing buffer in the receiver's memory, and the receive
-// an unpack from it in the unpacks' launch); their step is the transport's DirectLinks (counters begun at start,
-// written by the packs' kernel, waited for at wait; the packs on the links' own stream when they have one).
+// mapped copy, written straight into the receiver's cells, and the receive has no buffer, message or unpack (or,
+// landed, the send a pack into the transport's landing buffer in the receiver's memory, and the receive an unpack from
+// it in the unpacks' launch); their step is the transport's DirectLinks (counters begun at start, written by the
+// writing kernel, waited for at wait; that kernel on the links' own stream when they have one). When a plan has both,
+// the direct writes are a launch of their own ("writes"), so that the messages never wait for the links' counters:
+// the packs of the messages go first, on the step's instance, and the messages start as soon as they are packed.
 //
 // A message whose peer is this process itself is no message: it is a typed-to-typed copy from the send's cells into
 // the receive's, one more request of the packs' launch (no buffer between, no unpack; a plan whose every peer is
@@ -23,6 +29,7 @@
 // until wait. Tests set KOKKOSDDT_HALO_SELF_MESSAGES=1 to send such messages through the transport like any other, so
 // that one process exercises every message path (NCCL cannot put two processes on one GPU).
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
@@ -42,6 +49,7 @@
 #include "KokkosDDT_Error.hpp"
 #include "KokkosDDT_FusedBatch.hpp"
 #include "KokkosDDT_MPIStaging.hpp"
+#include "KokkosDDT_Routes.hpp"
 #include "KokkosDDT_Transport.hpp"
 #include "KokkosDDT_Transports.hpp"
 #include "KokkosDDT_Wait.hpp"
@@ -60,6 +68,13 @@ struct PlannedMessage {
   std::int64_t bytes() const { return count * type.size(); }  // (count and type checked when the message was added)
 };
 
+// What a plan's transport `choice` is on ExecSpace ("auto" resolved: KokkosDDT_Transports.hpp).
+template <class ExecSpace>
+mpi::TransportChoice resolved(const mpi::TransportChoice& choice) {
+  constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
+  return resolve(choice, !host);
+}
+
 // Why the transport `choice` cannot carry a plan's messages on ExecSpace, or "" if it can (plans check this on every
 // rank and agree before any collective call).
 template <class ExecSpace>
@@ -67,7 +82,7 @@ std::string transport_refusal(const mpi::TransportChoice& choice) {
   const std::string named = "options.transport is \"" + choice.name() + "\"";
   if (!mpi::has_transport(choice)) return named + ", which this build does not have";
   constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
-  if (host && !mpi::capabilities(choice).host_memory)
+  if (host && !mpi::capabilities(resolved<ExecSpace>(choice)).host_memory)
     return named + ", which moves device memory only: the execution space's memory is the host's";
   return "";
 }
@@ -131,7 +146,8 @@ class ExchangeEngine {
   const ExecSpace& space() const { return space_; }
   int messages() const { return messages_; }
   std::int64_t bytes_per_step() const { return send_bytes_; }
-  std::int64_t launches() const { return packs_.launches() + unpacks_.launches(); }
+  std::int64_t launches() const { return packs_.launches() + writes_.launches() + unpacks_.launches(); }
+  const std::vector<mpi::Route>& routes() const { return routes_; }
 
  private:
   bool stream_ordered() const { return transport_->completion() == Completion::Stream; }
@@ -144,6 +160,52 @@ class ExchangeEngine {
   };
   Direct connect(const std::vector<PlannedMessage>& sends, const std::vector<PlannedMessage>& recvs,
                  const std::vector<int>& pair, const std::vector<bool>& local, const char* where);
+
+  // Where the transport's messages (`wired`) lie in a staging buffer: one region per peer, in ascending peer order, its
+  // messages one after the other in (tag, posting) order, each at a multiple of the kernels' widest word (16 bytes).
+  // The peer lays out its side of the same messages alike (the k-th send with tag t is the k-th receive with tag t
+  // there), so that one message per peer carries them all. `at[i]`: message i's offset (0 for the others).
+  struct Layout {
+    std::vector<std::int64_t> at;
+    std::vector<WireMessage> wire;  // data: an offset until messages() adds the buffer's address
+    std::int64_t total = 0;
+    std::vector<WireMessage> messages(char* base) const {
+      std::vector<WireMessage> m = wire;
+      for (WireMessage& w : m) w.data = base + reinterpret_cast<std::intptr_t>(w.data);
+      return m;
+    }
+  };
+  static Layout lay_out(const std::vector<PlannedMessage>& ms, const std::vector<bool>& wired) {
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < ms.size(); ++i)
+      if (wired[i] && ms[i].peer != MPI_PROC_NULL && ms[i].bytes() > 0) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return ms[a].peer != ms[b].peer ? ms[a].peer < ms[b].peer : ms[a].tag < ms[b].tag;
+    });
+    Layout l;
+    l.at.assign(ms.size(), 0);
+    for (std::size_t i : order) {
+      if (l.wire.empty() || l.wire.back().peer != ms[i].peer)  // (a peer's first message names the message's tag)
+        l.wire.push_back({reinterpret_cast<char*>(static_cast<std::intptr_t>(l.total)), 0, ms[i].peer, ms[i].tag});
+      l.at[i] = l.total;
+      const std::int64_t padded = (ms[i].bytes() + 15) / 16 * 16;
+      l.total += padded;
+      l.wire.back().bytes += padded;
+    }
+    return l;
+  }
+
+  // Counts a message of `bytes` on `route` in routes_ (one line per direction, peer, route and reason).
+  void count_route(bool send, int peer, const std::string& route, const char* why, std::int64_t bytes) {
+    if (bytes == 0) return;  // (moves nothing: no route)
+    for (mpi::Route& r : routes_)
+      if (r.send == send && r.peer == peer && r.route == route && r.why == why) {
+        ++r.messages;
+        r.bytes += bytes;
+        return;
+      }
+    routes_.push_back({send, peer, route, why, 1, bytes});
+  }
 
   // The send `from` straight into the receive `to` (a message to this process itself).
   static void add_copy(FusedBatch<ExecSpace>& batch, const PlannedMessage& from, const PlannedMessage& to) {
@@ -169,12 +231,15 @@ class ExchangeEngine {
   std::shared_ptr<Transport> transport_;
   std::unique_ptr<MessageSet> wire_;    // the persistent messages
   std::unique_ptr<DirectLinks> links_;  // the step of the direct ones (null: none)
-  bool kernel_signals_ = false;         // the packs' kernel writes the links' "written" counters
-  bool forked_ = false;                 // the packs run on the links' stream (pack_space_)
+  bool kernel_signals_ = false;         // the writing kernel writes the links' "written" counters
+  bool forked_ = false;                 // the writing kernel runs on the links' stream (pack_space_)
+  bool split_ = false;                  // direct writes in writes_, apart from the messages' packs (both exist)
   ExecSpace pack_space_;
   Staging send_buffer_, recv_buffer_;
-  FusedBatch<ExecSpace> packs_, unpacks_;
+  FusedBatch<ExecSpace> packs_, writes_, unpacks_;  // writes_: the direct writes when split_
+  FusedBatch<ExecSpace>& direct_batch() { return split_ ? writes_ : packs_; }
   std::vector<Datatype> types_;
+  std::vector<mpi::Route> routes_;
   int messages_ = 0;
   std::int64_t send_bytes_ = 0;
   bool started_ = false, sends_posted_ = false;
@@ -184,7 +249,12 @@ template <class ExecSpace>
 ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_ptr<Transport> transport,
                                           const std::vector<PlannedMessage>& sends,
                                           const std::vector<PlannedMessage>& recvs, int me, const char* where)
-    : space_(space), step_space_(space), transport_(std::move(transport)), packs_(space), unpacks_(space) {
+    : space_(space),
+      step_space_(space),
+      transport_(std::move(transport)),
+      packs_(space),
+      writes_(space),
+      unpacks_(space) {
   // Offsets in the staging buffers (where the transport reaches them) of the transport's messages; a message to this
   // process itself is a copy and needs none.
   const std::vector<int> pair = local_pairs(sends, recvs, me);
@@ -192,73 +262,73 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
   for (int i : pair)
     if (i >= 0) local[i] = true;
   const Direct direct = connect(sends, recvs, pair, local, where);
-  auto aligned = [](std::int64_t bytes) { return (bytes + 15) / 16 * 16; };  // the kernels' widest word
-  std::vector<std::int64_t> send_at(sends.size()), recv_at(recvs.size());
-  std::int64_t send_total = 0, recv_total = 0;
-  for (std::size_t i = 0; i < sends.size(); ++i) {
-    send_at[i] = send_total;
-    if (!local[i] && !direct.routes[i].direct) send_total += aligned(sends[i].bytes());
-  }
-  for (std::size_t j = 0; j < recvs.size(); ++j) {
-    recv_at[j] = recv_total;
-    if (pair[j] < 0 && !direct.receives[j].direct) recv_total += aligned(recvs[j].bytes());
-  }
-  using MemSpace = typename ExecSpace::memory_space;
-  if (transport_->reaches_host_memory()) {
-    send_buffer_ = take_staging<ExecSpace>(send_total);
-    recv_buffer_ = take_staging<ExecSpace>(recv_total);
-  } else {  // (a device-only transport: its clients refuse host execution spaces)
-    send_buffer_ = StagingPool<MemSpace>::take(send_total);
-    recv_buffer_ = StagingPool<MemSpace>::take(recv_total);
-  }
+  std::vector<bool> sent(sends.size()), received(recvs.size());  // the transport's messages
+  for (std::size_t i = 0; i < sends.size(); ++i) sent[i] = !local[i] && !direct.routes[i].direct;
+  for (std::size_t j = 0; j < recvs.size(); ++j) received[j] = pair[j] < 0 && !direct.receives[j].direct;
+  const Layout out = lay_out(sends, sent), in = lay_out(recvs, received);
+  // Where the transport reaches them (device memory, else pinned host memory: the transport says).
+  const bool device = transport_->reaches_device_memory();
+  send_buffer_ = take_staging<ExecSpace>(out.total, device);
+  recv_buffer_ = take_staging<ExecSpace>(in.total, device);
+  split_ = links_ && !links_->written_counters().empty() && (!out.wire.empty() || !in.wire.empty());
 
-  // The kernel records and the messages. Empty messages move nothing: both sides know it (their sizes were matched).
-  std::vector<WireMessage> out, in;
+  // The kernel records. Empty messages move nothing: both sides know it (their sizes were matched).
   for (std::size_t i = 0; i < sends.size(); ++i) {
     const PlannedMessage& m = sends[i];
     if (m.peer == MPI_PROC_NULL) continue;
     types_.push_back(m.type);
     send_bytes_ += m.bytes();
-    if (local[i]) continue;                                   // (copied with its receive below)
-    if (const DirectRoute& r = direct.routes[i]; r.direct) {  // written into the receiver's memory: no message
+    const DirectRoute& r = direct.routes[i];
+    count_route(true, m.peer,
+                local[i]    ? "self"
+                : !r.direct ? transport_->messages_name()
+                : r.landed  ? "peer (landed)"
+                            : "peer",
+                local[i] ? "" : r.why, m.bytes());
+    if (local[i]) continue;  // (copied with its receive below)
+    if (r.direct) {          // written into the receiver's memory: no message
       if (r.landed)
-        add<Direction::Pack>(packs_, m, r.origin);
+        add<Direction::Pack>(direct_batch(), m, r.origin);
       else
-        packs_.add_mapped_copy(m.buf, m.absolute, m.count, m.type, r.origin, r.count, r.type);
+        direct_batch().add_mapped_copy(m.buf, m.absolute, m.count, m.type, r.origin, r.count, r.type);
       continue;
     }
-    char* packed = send_buffer_.data + send_at[i];
-    add<Direction::Pack>(packs_, m, packed);
-    if (m.bytes() > 0) out.push_back({packed, m.bytes(), m.peer, m.tag});
+    add<Direction::Pack>(packs_, m, send_buffer_.data + out.at[i]);
   }
   for (std::size_t j = 0; j < recvs.size(); ++j) {
     const PlannedMessage& m = recvs[j];
     if (m.peer == MPI_PROC_NULL) continue;
     types_.push_back(m.type);
+    const DirectReceive& d = direct.receives[j];
+    count_route(false, m.peer,
+                pair[j] >= 0 ? "self"
+                : !d.direct  ? transport_->messages_name()
+                : d.landing  ? "peer (landed)"
+                             : "peer",
+                pair[j] >= 0 ? "" : d.why, m.bytes());
     if (pair[j] >= 0) {
       add_copy(packs_, sends[pair[j]], m);
       continue;
     }
-    if (const DirectReceive& d = direct.receives[j]; d.direct) {  // (the sender's kernel writes it)
+    if (d.direct) {  // (the sender's kernel writes it)
       if (d.landing) add<Direction::Unpack>(unpacks_, m, d.landing);
       continue;
     }
-    char* arrived = recv_buffer_.data + recv_at[j];
-    add<Direction::Unpack>(unpacks_, m, arrived);
-    if (m.bytes() > 0) in.push_back({arrived, m.bytes(), m.peer, m.tag});
+    add<Direction::Unpack>(unpacks_, m, recv_buffer_.data + in.at[j]);
   }
-  messages_ = static_cast<int>(out.size());
-  wire_ = transport_->make_set(std::move(out), std::move(in), true, where);
+  messages_ = static_cast<int>(out.wire.size());
+  wire_ = transport_->make_set(out.messages(send_buffer_.data), in.messages(recv_buffer_.data), true, where);
   // Device completion: the packs' kernel itself tells the downstream peers their cells are written (one stream
   // operation and one driver call fewer per step). KOKKOSDDT_DEVICE_COMPLETION=0 leaves it to the stream (to measure).
   if constexpr (!BackendTraits<ExecSpace>::synchronous) {
     const char* env = std::getenv("KOKKOSDDT_DEVICE_COMPLETION");
-    if (links_ && packs_.size() > 0 && !(env && std::string(env) == "0")) {
-      packs_.signal_after(links_->written_counters());
+    if (links_ && !links_->written_counters().empty() && direct_batch().size() > 0 &&
+        !(env && std::string(env) == "0")) {
+      direct_batch().signal_after(links_->written_counters());
       kernel_signals_ = true;
     }
-    // The links' own stream, if any: the packs run there, beside the caller's work between start and wait (backends
-    // whose instances can run on a given stream).
+    // The links' own stream, if any: the writing kernel runs there, beside the caller's work between start and wait
+    // (backends whose instances can run on a given stream).
     if constexpr (runs_on_streams<BackendTraits<ExecSpace>>::value) {
       if (links_ && links_->own_stream().native) {
         pack_space_ = BackendTraits<ExecSpace>::instance_on(links_->own_stream().native);
@@ -308,18 +378,30 @@ void ExchangeEngine<ExecSpace>::start(const ExecSpace& space, const char* where)
     step_space_.fence("KokkosDDT: a plan's last step ran on another instance");
   step_space_ = space;
   const StreamRef stream{BackendTraits<ExecSpace>::native_stream(space)};
-  const ExecSpace& packs_on = forked_ ? pack_space_ : space;
-  const StreamRef packing{BackendTraits<ExecSpace>::native_stream(packs_on)};
-  if (links_) {  // (the packs' launch writes downstream peers' cells: once they are free)
+  // The direct writes run on the links' stream when they have one; the messages' packs with them, or (split_) first,
+  // on the step's instance, so that the messages wait for nothing but their packs.
+  const ExecSpace& writes_on = forked_ ? pack_space_ : space;
+  const ExecSpace& packs_on = split_ ? space : writes_on;
+  const StreamRef writing{BackendTraits<ExecSpace>::native_stream(writes_on)};
+  if (links_) {  // (the writing launch writes downstream peers' cells: once they are free)
     if (forked_) links_->fork(stream);
-    links_->begin(packing);
-    packs_.set_signal(links_->step());
+    links_->begin(writing);
+    direct_batch().set_signal(links_->step());
   }
+  auto launch_writes = [&] {  // (split_: their own launch)
+    writes_.launch_ordered(writes_on);
+    if (!kernel_signals_) links_->written(writing);
+  };
   if (stream_ordered()) {
     packs_.launch_ordered(packs_on);
-    if (links_ && !kernel_signals_) links_->written(packing);
-    if (forked_) links_->join(stream);  // (the messages after the packs)
-    wire_->enqueue(stream);
+    if (split_) {
+      wire_->enqueue(stream);
+      launch_writes();  // (joined in wait)
+    } else {
+      if (links_ && !kernel_signals_) links_->written(writing);
+      if (forked_) links_->join(stream);  // (the messages after the packs)
+      wire_->enqueue(stream);
+    }
     started_ = true;  // (not when the messages failed to enqueue: wait() then unpacks nothing)
     return;
   }
@@ -333,7 +415,10 @@ void ExchangeEngine<ExecSpace>::start(const ExecSpace& space, const char* where)
     packs_.launch(packs_on);
   else
     packs_.launch_ordered(packs_on);
-  if (links_ && !kernel_signals_) links_->written(packing);
+  if (split_)
+    launch_writes();
+  else if (links_ && !kernel_signals_)
+    links_->written(writing);
   progress();  // posted now when the packs ran at once (hosts); a device's flags are read later
 }
 
@@ -353,6 +438,7 @@ void ExchangeEngine<ExecSpace>::wait() {
     (void)wire_->test();  // an error the transport has seen so far throws here, before anything is unpacked
     const StreamRef stream{BackendTraits<ExecSpace>::native_stream(step_space_)};
     wire_->join(stream);
+    if (split_ && forked_) links_->join(stream);  // (this process's direct writes)
     if (links_) links_->arrived(stream);
     unpacks_.launch_ordered(step_space_);
     return;

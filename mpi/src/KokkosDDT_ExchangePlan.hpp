@@ -52,7 +52,7 @@
 namespace KokkosDDT::mpi {
 
 struct ExchangeOptions {
-  TransportChoice transport = "mpi";  // "nccl" (or nccl_from_raw): CUDA spaces, buffers in device memory
+  TransportChoice transport = "auto";  // each message its best route; or "mpi", "nccl" (nccl_from_raw), "peer"
 };
 
 template <class ExecSpace>
@@ -147,7 +147,11 @@ class ExchangePlan {
   }  // bytes sent per step (to itself too)
   std::int64_t launches() const { return engine_ ? engine_->launches() : 0; }
   MPI_Comm comm() const { return comm_; }  // the user's (the plan's traffic runs on a duplicate)
-  const TransportChoice& transport() const { return options_.transport; }
+  const TransportChoice& transport() const { return options_.transport; }  // as the options named it
+  // How each message travels (a line per direction, peer and route; KokkosDDT_Routes.hpp), and as text. Committed
+  // plans only (empty before).
+  std::vector<Route> routes() const { return engine_ ? engine_->routes() : std::vector<Route>{}; }
+  std::string describe() const { return mpi::describe(routes()); }
 
  private:
   static constexpr const char* kStart = "KokkosDDT::mpi::ExchangePlan::start";
@@ -205,19 +209,20 @@ void ExchangePlan<ExecSpace>::commit() {
   if (engine_) Impl::throw_error(ErrorCode::InvalidArgument, where, "plan", "is committed already");
   // What every process must have alike, settled before the matching (whose messages depend on it).
   const std::string error = Impl::transport_refusal<ExecSpace>(options_.transport);
+  auto control = Impl::MpiTransport::duplicate(comm_, where);  // (the plan's control plane: all its setup runs there)
   {
-    Impl::Agreement verdict(comm_, !error.empty(), {Impl::fingerprint(options_.transport)}, where);
+    Impl::Agreement verdict(control->comm(), !error.empty(), {Impl::fingerprint(options_.transport)}, where);
     verdict.wait();
     if (!verdict.agreed(0))
       Impl::throw_error(ErrorCode::InvalidArgument, where, "options",
                         "differs between the ranks (the transport): every rank must pass the same");
     Impl::throw_if_any(verdict, error, where, "options");
   }
-  auto control = Impl::MpiTransport::duplicate(comm_, where);
   const int me = control->rank();
   Impl::throw_unless_agreed(control->comm(), Impl::match_messages(*control, sends_, recvs_, me, "", where), where,
                             "messages");
-  std::shared_ptr<Impl::Transport> transport = Impl::library_transport(options_.transport, comm_, where, control);
+  std::shared_ptr<Impl::Transport> transport =
+      Impl::library_transport(Impl::resolved<ExecSpace>(options_.transport), control, where);
   auto engine =
       std::make_unique<Impl::ExchangeEngine<ExecSpace>>(space_, std::move(transport), sends_, recvs_, me, where);
   control_ = std::move(control);

@@ -60,8 +60,8 @@ enum class HaloNeighbors {
 struct HaloOptions {
   int ghost = 1;  // ghost layers on each side, >= 1
   HaloNeighbors neighbors = HaloNeighbors::Faces;
-  int tag = 0x4b44;                   // tags [tag, tag + 3^rank) are the plan's, on its own communicator
-  TransportChoice transport = "mpi";  // "nccl" (or nccl_from_raw): CUDA spaces, fields in device memory
+  int tag = 0x4b44;                    // tags [tag, tag + 3^rank) are the plan's, on its own communicator
+  TransportChoice transport = "auto";  // each message its best route; or "mpi", "nccl" (nccl_from_raw), "peer"
 };
 
 template <class ExecSpace>
@@ -105,7 +105,10 @@ class HaloPlan {
   }  // bytes sent per step (to itself too)
   std::int64_t launches() const { return engine_ ? engine_->launches() : 0; }
   MPI_Comm comm() const { return control_ ? control_->comm() : MPI_COMM_NULL; }  // the plan's duplicate
-  const TransportChoice& transport() const { return transport_; }
+  const TransportChoice& transport() const { return transport_; }                // as the options named it
+  // How each message travels (a line per direction, neighbour and route; KokkosDDT_Routes.hpp), and as text.
+  std::vector<Route> routes() const { return engine_ ? engine_->routes() : std::vector<Route>{}; }
+  std::string describe() const { return mpi::describe(routes()); }
 
   // (make_halo_plan's builder)
   struct Region {
@@ -115,8 +118,8 @@ class HaloPlan {
     Datatype send, recv;  // structs of the fields' subarrays at absolute addresses
     bool first = true;    // the direction's first message (several: a message per field)
   };
-  static HaloPlan build(const ExecSpace& space, MPI_Comm cart, const HaloOptions& options, std::vector<Region> regions,
-                        int rank);
+  static HaloPlan build(const ExecSpace& space, std::shared_ptr<Impl::MpiTransport> control, const HaloOptions& options,
+                        std::vector<Region> regions, int rank);
 
  private:
   Impl::ExchangeEngine<ExecSpace>& engine() {
@@ -240,7 +243,8 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
     kinds.push_back(static_cast<std::int64_t>(sig.hash));
     kinds.push_back(sig.length);
   }
-  agree_or_throw(cart, error,
+  auto control = MpiTransport::duplicate(cart, where);  // (the plan's control plane: all its setup runs there)
+  agree_or_throw(control->comm(), error,
                  {{"options", fingerprint({g, static_cast<std::int64_t>(options.neighbors), options.tag,
                                            fingerprint(options.transport)})},
                   {"fields", fingerprint(kinds)}});
@@ -251,7 +255,7 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
   mpi_check(MPI_Comm_rank(cart, &me), where, "MPI_Comm_rank");
   mpi_check(MPI_Cart_get(cart, rank, grid.dims.data(), grid.periods.data(), grid.coords.data()), where, "MPI_Cart_get");
   std::vector<typename HaloPlan<ExecSpace>::Region> regions;
-  const bool direct = capabilities(options.transport).direct;
+  const bool direct = capabilities(resolved<ExecSpace>(options.transport)).direct;
   for (const HaloDirection& h : halo_directions(grid, n, g, options.neighbors == HaloNeighbors::All)) {
     int peer = MPI_PROC_NULL;
     if (h.exists) mpi_check(MPI_Cart_rank(cart, h.neighbor.data(), &peer), where, "MPI_Cart_rank");
@@ -276,7 +280,7 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
       regions.push_back({peer, h.index, h.opposite, send, recv, first == 0});
     }
   }
-  return HaloPlan<ExecSpace>::build(space, cart, options, std::move(regions), me);
+  return HaloPlan<ExecSpace>::build(space, std::move(control), options, std::move(regions), me);
 }
 
 }  // namespace KokkosDDT::Impl
@@ -311,11 +315,11 @@ HaloPlan<typename First::execution_space> make_halo_plan(MPI_Comm cart, const Ha
 // ------------------------------------------------------------------------------------------- HaloPlan
 
 template <class ExecSpace>
-HaloPlan<ExecSpace> HaloPlan<ExecSpace>::build(const ExecSpace& space, MPI_Comm cart, const HaloOptions& options,
-                                               std::vector<Region> regions, int me) {
+HaloPlan<ExecSpace> HaloPlan<ExecSpace>::build(const ExecSpace& space, std::shared_ptr<Impl::MpiTransport> control,
+                                               const HaloOptions& options, std::vector<Region> regions, int me) {
   const char* where = "KokkosDDT::mpi::make_halo_plan";
   HaloPlan plan;
-  plan.control_ = Impl::MpiTransport::duplicate(cart, where);
+  plan.control_ = std::move(control);
   // Region d is sent towards d with tag + d; its ghost region is filled by what the neighbour at d sent towards -d.
   std::vector<Impl::PlannedMessage> sends, recvs;
   for (const Region& r : regions) {
@@ -328,7 +332,8 @@ HaloPlan<ExecSpace> HaloPlan<ExecSpace>::build(const ExecSpace& space, MPI_Comm 
       Impl::match_messages(*plan.control_, sends, recvs, me,
                            " (the fields' extents, ghost widths or value types differ between the ranks)", where));
   plan.transport_ = options.transport;
-  std::shared_ptr<Impl::Transport> transport = Impl::library_transport(options.transport, cart, where, plan.control_);
+  std::shared_ptr<Impl::Transport> transport =
+      Impl::library_transport(Impl::resolved<ExecSpace>(options.transport), plan.control_, where);
   plan.engine_ =
       std::make_unique<Impl::ExchangeEngine<ExecSpace>>(space, std::move(transport), sends, recvs, me, where);
   return plan;

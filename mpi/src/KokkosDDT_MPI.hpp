@@ -2,7 +2,7 @@
 #pragma once
 // KokkosDDT's MPI layer, in the order data takes through it:
 //   KokkosDDT_MPIDatatype.hpp  MPI_Datatype import (from_mpi) and export (to_mpi)
-//   KokkosDDT_MPIStaging.hpp   where messages are staged (GPU-aware detection, pooled buffers)
+//   KokkosDDT_MPIStaging.hpp   where messages are staged (pooled buffers, where the transport reaches them)
 //   KokkosDDT_MPISendOrder.hpp sends to one destination reach MPI in the order they were started
 //   KokkosDDT_MPIRequest.hpp   requests: test, wait, wait_all, wait_any, persistent start
 //   KokkosDDT_MPIP2P.hpp       typed isend/irecv and send_init/recv_init
@@ -12,7 +12,8 @@
 //   (KokkosDDT_MPIAgreement.hpp: what every process must pass alike, settled before anything depends on it)
 //   (KokkosDDT_Communicators.hpp: every communicator the library makes, and the state it keeps on users')
 //   (beneath them, mpi/transports/: the transports that move the bytes; a byte message of any size as one MPI message
-//   is the MPI transport's KokkosDDT_MpiBytes.hpp)
+//   is the MPI transport's KokkosDDT_MpiBytes.hpp, whether the MPI reads device memory its KokkosDDT_MpiGpuAware.hpp,
+//   how each message of a plan travels KokkosDDT_Routes.hpp)
 
 #include "KokkosDDT.hpp"
 #include "KokkosDDT_ExchangePlan.hpp"
@@ -22,3 +23,4 @@
 #include "KokkosDDT_MPIP2P.hpp"
 #include "KokkosDDT_MPIRequest.hpp"
 #include "KokkosDDT_MPIStaging.hpp"
+#include "KokkosDDT_MpiGpuAware.hpp"

@@ -62,16 +62,17 @@ std::shared_ptr<FusionQueue<ExecSpace>> message_queue(const ExecSpace& space) {
   return queue;
 }
 
-// Whether the MPI may read or write `p` itself (host memory always; device memory when it is GPU-aware).
+// Whether a transport may read or write `p` itself (host memory always; device memory when it reaches it).
 template <class ExecSpace>
-bool mpi_reaches(const void* p) {
+bool transport_reaches(const void* p, const Transport& transport) {
   using MemSpace = typename ExecSpace::memory_space;
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible) {
     (void)p;
+    (void)transport;
     return true;
   } else {
     const PointerKind kind = pointer_kind(p);
-    return (kind != PointerKind::Device && kind != PointerKind::Managed) || mpi::gpu_aware();
+    return (kind != PointerKind::Device && kind != PointerKind::Managed) || transport.reaches_device_memory();
   }
 }
 
@@ -106,14 +107,15 @@ class TypedMessage final : public Operation, private OrderedSend {
     const bool contiguous = contiguous_run(c, count, offset);
     char* run = absolute ? reinterpret_cast<char*>(static_cast<std::intptr_t>(offset)) : buf_ + offset;
     if (contiguous && bytes_ > 0 && run == nullptr) throw_error(ErrorCode::NullPointer, where, "buf", "is null");
+    const std::unique_ptr<Transport> transport = user_transport(comm);  // (the user's communicator: MPI's messages)
     // MPI_PROC_NULL: checked like any message, then nothing moves (it completes at once, with an empty status).
-    direct_ = peer == MPI_PROC_NULL || (contiguous && (bytes_ == 0 || mpi_reaches<ExecSpace>(run)));
+    direct_ = peer == MPI_PROC_NULL || (contiguous && (bytes_ == 0 || transport_reaches<ExecSpace>(run, *transport)));
     if (direct_) {
       if (bytes_ > 0) check_pointer<ExecSpace>(run, where, "buf");
       message_ = bytes_ > 0 ? run : nullptr;
     } else {
       queue_ = message_queue(space);
-      staging_ = take_staging<ExecSpace>(bytes_);
+      staging_ = take_staging<ExecSpace>(bytes_, transport->reaches_device_memory());
       message_ = staging_.data;
       // Every check a pack or unpack makes, now, before anything is posted.
       (void)prepare_transfer<ExecSpace, Dir>(where, type, count, buf_, absolute_, staging_.data, bytes_,
@@ -124,7 +126,6 @@ class TypedMessage final : public Operation, private OrderedSend {
       return;
     }
     std::vector<WireMessage> mine{{message_, bytes_, peer, tag}}, none;
-    const std::unique_ptr<Transport> transport = user_transport(comm);  // (the user's communicator: MPI's messages)
     wire_ = sending ? transport->make_set(std::move(mine), std::move(none), false, where)
                     : transport->make_set(std::move(none), std::move(mine), false, where);
   }

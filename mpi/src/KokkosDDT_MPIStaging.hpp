@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// Where typed messages are staged. A noncontiguous send is packed into a staging buffer that MPI then sends; a
-// receive lands in one and is unpacked from it. The buffer lives where both the execution space and the MPI can reach
-// it: the execution space's memory when the MPI is GPU-aware (or the space is a host space), pinned host memory
-// otherwise (the pack kernel then writes across the bus, zero-copy). Buffers are pooled by size class, so a step of a
-// time loop allocates nothing.
+// Where typed messages are staged. A noncontiguous send is packed into a staging buffer that a transport then sends; a
+// receive lands in one and is unpacked from it. The buffer lives where both the execution space and the transport can
+// reach it: the execution space's memory when the transport reaches device memory (or the space is a host space),
+// pinned host memory otherwise (the pack kernel then writes across the bus, zero-copy). The transport decides
+// (Transport::reaches_device_memory: for MPI, whether it is GPU-aware). Buffers are pooled by size class, so a step of
+// a time loop allocates nothing.
 
 #include <cstdint>
 #include <map>
@@ -14,16 +15,6 @@
 #include <vector>
 
 #include <Kokkos_Core.hpp>
-
-namespace KokkosDDT::mpi {
-
-// Whether the linked MPI reads and writes device memory. Detected from MPIX_Query_cuda_support where the MPI has it
-// (Open MPI's mpi-ext.h, MPICH >= 4); KOKKOSDDT_MPI_GPU_AWARE=0/1 in the environment overrides, and so does
-// set_gpu_aware() (which wins over both).
-bool gpu_aware();
-void set_gpu_aware(bool aware);
-
-}  // namespace KokkosDDT::mpi
 
 namespace KokkosDDT::Impl {
 
@@ -85,15 +76,16 @@ class StagingPool {
   std::multimap<std::int64_t, Kokkos::View<char*, MemSpace>> free_;
 };
 
-// A staging buffer for messages handled on ExecSpace: in its memory when the MPI can reach that, else pinned host
-// memory.
+// A staging buffer for messages handled on ExecSpace: in its memory when the transport reaches device memory
+// (`device_reachable`) or that memory is the host's, else pinned host memory.
 template <class ExecSpace>
-Staging take_staging(std::int64_t bytes) {
+Staging take_staging(std::int64_t bytes, bool device_reachable) {
   using MemSpace = typename ExecSpace::memory_space;
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible) {
+    (void)device_reachable;
     return StagingPool<MemSpace>::take(bytes);
   } else {
-    if (mpi::gpu_aware()) return StagingPool<MemSpace>::take(bytes);
+    if (device_reachable) return StagingPool<MemSpace>::take(bytes);
     return StagingPool<Kokkos::SharedHostPinnedSpace>::take(bytes);
   }
 }

@@ -111,6 +111,7 @@ struct TypedEnd {
 struct DirectRoute {
   bool direct = false;
   bool landed = false;
+  const char* why = "";  // why a send to another process did not go direct (KokkosDDT_Routes.hpp), "" if it did
   char* origin = nullptr;
   std::int64_t count = 0;
   std::shared_ptr<const CommittedType> type;
@@ -120,6 +121,7 @@ struct DirectRoute {
 // own), for the client to unpack once arrived() returns.
 struct DirectReceive {
   bool direct = false;
+  const char* why = "";
   char* landing = nullptr;
 };
 
@@ -153,6 +155,11 @@ class Transport {
  public:
   virtual ~Transport() = default;
   virtual const char* name() const = 0;
+  // What carries the messages that do not go direct (a transport with the capability `direct` may hand them to
+  // another: "auto"'s to NCCL or MPI, decided at connect()).
+  virtual const char* messages_name() const { return name(); }
+  // (A transport with the capability `direct` may change these four at connect(), with the transport it hands its
+  // messages to: clients ask them after connect().)
   virtual Completion completion() const = 0;
   virtual bool reaches_host_memory() const = 0;    // message buffers may be in host memory
   virtual bool reaches_device_memory() const = 0;  // ... in device memory

@@ -17,20 +17,27 @@ struct ncclComm;  // (nccl.h's communicator: ncclComm_t is ncclComm*; declared h
 
 namespace KokkosDDT::mpi {
 
-// Which transport a plan's messages take, by name: "mpi" (host-completed messages on a duplicate of the communicator;
-// any execution space), "nccl" (stream-ordered messages on a CUDA execution space's stream; CUDA builds that found
-// NCCL), or another this build registered (transports() lists them). The library makes and keeps the transport's
+// Which transport a plan's messages take, by name:
+//   "auto"  each message its best route, decided per pair of processes when the plan is made (the default): on a
+//           CUDA execution space, "peer" between processes of one node whose GPUs reach each other, NCCL for the
+//           others (CUDA builds that found NCCL, one GPU per process), MPI otherwise; on a host space, MPI. A plan
+//           tells its routes (describe()).
+//   "mpi"   host-completed messages on the plan's MPI duplicate (any execution space);
+//   "nccl"  stream-ordered messages on a CUDA execution space's stream (CUDA builds that found NCCL);
+//   "peer"  the sender's kernel writes the receiver's cells where it can, MPI for the rest (CUDA builds);
+// or another this build registered (transports() lists them). The library makes and keeps the transport's
 // communicator (NCCL: one per group of processes, kept until MPI_Finalize, see free_cached_communicators), unless the
-// user hands over their own (nccl_from_raw). Converts from a name: `options.transport = "nccl"`.
+// user hands over their own (nccl_from_raw: a handle the named transport interprets). Converts from a name:
+// `options.transport = "nccl"`.
 class TransportChoice {
  public:
-  TransportChoice(const char* name = "mpi") : TransportChoice(std::string(name ? name : "")) {}  // NOLINT (implicit)
+  TransportChoice(const char* name = "auto") : TransportChoice(std::string(name ? name : "")) {}  // NOLINT (implicit)
   TransportChoice(std::string name);  // NOLINT (implicit on purpose; names are case-insensitive: "NCCL" is "nccl")
   const std::string& name() const { return name_; }
   bool users_own() const { return users_own_; }  // a communicator the user made (nccl_from_raw)
-  ncclComm* nccl() const { return nccl_; }       // the user's NCCL communicator
+  void* handle() const { return handle_; }       // the user's communicator, for the named transport to interpret
   friend bool operator==(const TransportChoice& a, const TransportChoice& b) {
-    return a.name_ == b.name_ && a.users_own_ == b.users_own_ && a.nccl_ == b.nccl_;
+    return a.name_ == b.name_ && a.users_own_ == b.users_own_ && a.handle_ == b.handle_;
   }
   friend bool operator!=(const TransportChoice& a, const TransportChoice& b) { return !(a == b); }
   friend TransportChoice nccl_from_raw(ncclComm* comm);
@@ -38,7 +45,7 @@ class TransportChoice {
  private:
   std::string name_;
   bool users_own_ = false;
-  ncclComm* nccl_ = nullptr;
+  void* handle_ = nullptr;
 };
 
 // The names of this build's transports ("mpi" first).
@@ -62,7 +69,7 @@ inline const char* name(const TransportChoice& choice) { return choice.name().c_
 inline TransportChoice nccl_from_raw(ncclComm* comm) {
   TransportChoice choice("nccl");
   choice.users_own_ = true;
-  choice.nccl_ = comm;
+  choice.handle_ = comm;
   return choice;
 }
 
@@ -75,16 +82,23 @@ void free_cached_communicators();
 
 namespace KokkosDDT::Impl {
 
-// A transport `choice` over the processes of `comm` for the library's own traffic: MPI, a duplicate owned by the
-// transport; NCCL, the library's communicator for these processes (made once, see TransportChoice) or the user's.
-// Collective over comm. Throws Error(InvalidArgument) naming `where` and "transport" when the build has no such
-// transport; a bad user communicator throws on every process of comm.
-std::shared_ptr<Transport> library_transport(const mpi::TransportChoice& choice, MPI_Comm comm, const char* where);
+class MpiTransport;
 
-// The same, where the client already holds an MPI duplicate of comm for its own handshakes (`control`): a transport
-// that moves messages over MPI takes that one instead of another duplicate.
-std::shared_ptr<Transport> library_transport(const mpi::TransportChoice& choice, MPI_Comm comm, const char* where,
-                                             const std::shared_ptr<Transport>& control);
+// What "auto" is on an execution space (`device`: its memory is not the host's): "mpi" on host spaces, the build's
+// routing transport on device spaces ("auto" itself where the build has one, else "nccl" where the build has it, else
+// "mpi"). Any other choice is itself. Plans resolve their choice, and agree on the unresolved one.
+mpi::TransportChoice resolve(const mpi::TransportChoice& choice, bool device);
+
+// A transport `choice` for a plan's traffic over the processes of `control`, the plan's control plane (its one MPI
+// duplicate): every transport does its setup there (allgathers, broadcasts, agreements, handshakes), and MPI's
+// messages travel there; NCCL's communicator is the library's one for these processes (made once, see
+// TransportChoice) or the user's. Collective over control. Throws Error(InvalidArgument) naming `where` and
+// "transport" when the build has no such transport; a bad user communicator throws on every process.
+std::shared_ptr<Transport> library_transport(const mpi::TransportChoice& choice,
+                                             const std::shared_ptr<MpiTransport>& control, const char* where);
+
+// The same on a control plane of its own (a duplicate of comm; tests).
+std::shared_ptr<Transport> library_transport(const mpi::TransportChoice& choice, MPI_Comm comm, const char* where);
 
 // The transport of typed p2p: messages on the user's communicator `comm` itself (not owned, not duplicated), so that
 // the user's own MPI calls match them.
@@ -97,7 +111,8 @@ std::int64_t fingerprint(const mpi::TransportChoice& choice);
 struct TransportEntry {
   const char* name;
   TransportCapabilities capabilities;
-  std::shared_ptr<Transport> (*make)(const mpi::TransportChoice& choice, MPI_Comm comm, const char* where);
+  std::shared_ptr<Transport> (*make)(const mpi::TransportChoice& choice, const std::shared_ptr<MpiTransport>& control,
+                                     const char* where);
   void (*free_cached)() = nullptr;  // drops the communicators it keeps for later plans (free_cached_communicators)
 };
 

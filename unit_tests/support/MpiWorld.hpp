@@ -11,11 +11,11 @@
 
 namespace KokkosDDT::Test {
 
-// The transport the halo-plan tests run on: the one KOKKOSDDT_TEST_TRANSPORT names (NCCL, a ctest pass of CUDA builds
-// with NCCL; any registered name, case-insensitive), MPI by default.
+// The transport the plan tests run on: the one KOKKOSDDT_TEST_TRANSPORT names (NCCL, a ctest pass of CUDA builds
+// with NCCL; any registered name, case-insensitive), "auto" (the plans' default) otherwise.
 inline mpi::TransportChoice halo_transport() {
   const char* env = std::getenv("KOKKOSDDT_TEST_TRANSPORT");
-  return env ? env : "mpi";
+  return env ? env : "auto";
 }
 
 struct World {

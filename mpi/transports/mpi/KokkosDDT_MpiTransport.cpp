@@ -7,7 +7,7 @@
 #include "KokkosDDT_Communicators.hpp"
 #include "KokkosDDT_Error.hpp"
 #include "KokkosDDT_MPIError.hpp"
-#include "KokkosDDT_MPIStaging.hpp"
+#include "KokkosDDT_MpiGpuAware.hpp"
 #include "KokkosDDT_MpiBytes.hpp"
 
 namespace KokkosDDT::Impl {
@@ -152,9 +152,8 @@ std::unique_ptr<MessageSet> MpiTransport::make_set(std::vector<WireMessage> send
 TransportEntry mpi_transport_entry() {
   return {"mpi",
           {Completion::Host, true, false, true},
-          [](const mpi::TransportChoice&, MPI_Comm comm, const char* where) -> std::shared_ptr<Transport> {
-            return MpiTransport::duplicate(comm, where);
-          }};
+          [](const mpi::TransportChoice&, const std::shared_ptr<MpiTransport>& control,
+             const char*) -> std::shared_ptr<Transport> { return control; }};
 }
 
 }  // namespace KokkosDDT::Impl

@@ -35,7 +35,7 @@ class MpiTransport final : public Transport {
   const char* name() const override { return "MPI"; }
   Completion completion() const override { return Completion::Host; }
   bool reaches_host_memory() const override { return true; }
-  bool reaches_device_memory() const override;  // a GPU-aware MPI (KokkosDDT_MPIStaging.hpp: gpu_aware())
+  bool reaches_device_memory() const override;  // a GPU-aware MPI (KokkosDDT_MpiGpuAware.hpp)
   bool matches_tags() const override { return true; }
   int rank() const override;
   int size() const override;
@@ -47,7 +47,7 @@ class MpiTransport final : public Transport {
   bool owned_ = false;
 };
 
-// The registry's line: "mpi", on a duplicate of the communicator.
+// The registry's line: "mpi", on the plan's control plane (its MPI duplicate) itself.
 TransportEntry mpi_transport_entry();
 
 }  // namespace KokkosDDT::Impl

@@ -20,6 +20,7 @@
 #include "KokkosDDT_Communicators.hpp"
 #include "KokkosDDT_MPIAgreement.hpp"
 #include "KokkosDDT_MPIError.hpp"
+#include "KokkosDDT_MpiTransport.hpp"
 
 namespace KokkosDDT::Impl {
 namespace {
@@ -248,9 +249,9 @@ std::unique_ptr<MessageSet> NcclTransport::make_set(std::vector<WireMessage> sen
   return std::make_unique<NcclMessageSet>(*this, std::move(sends), std::move(receives), persistent, where);
 }
 
-// NCCL refuses two processes on one GPU ("invalid usage"): every process compares the GPUs' PCI bus ids first and
-// throws the same clear error, before NCCL is asked.
-void require_one_gpu_each(MPI_Comm comm, int rank, int size, const char* where) {
+// Which processes of comm share a GPU ("ranks a and b share the GPU id"), or "" when none do: every process compares
+// the GPUs' PCI bus ids. Collective over comm.
+std::string gpu_sharing(MPI_Comm comm, int rank, int size, const char* where) {
   constexpr int kId = 32;
   char mine[kId] = {};
   int device = 0;
@@ -263,11 +264,31 @@ void require_one_gpu_each(MPI_Comm comm, int rank, int size, const char* where) 
   for (int a = 0; a < size; ++a)
     for (int b = a + 1; b < size; ++b)
       if (std::strncmp(&all[a * kId], &all[b * kId], kId) == 0)
-        throw_error(ErrorCode::InvalidArgument, where, "transport",
-                    "is NCCL, but ranks " + std::to_string(a) + " and " + std::to_string(b) + " share the GPU " +
-                        std::string(&all[a * kId], strnlen(&all[a * kId], kId)) +
-                        ": NCCL needs one GPU per process (use the MPI transport, or one GPU per rank)");
+        return "ranks " + std::to_string(a) + " and " + std::to_string(b) + " share the GPU " +
+               std::string(&all[a * kId], strnlen(&all[a * kId], kId));
+  return "";
 }
+
+// NCCL refuses two processes on one GPU ("invalid usage"): every process compares the GPUs' PCI bus ids first and
+// throws the same clear error, before NCCL is asked.
+void require_one_gpu_each(MPI_Comm comm, int rank, int size, const char* where) {
+  const std::string shared = gpu_sharing(comm, rank, size, where);
+  if (!shared.empty())
+    throw_error(
+        ErrorCode::InvalidArgument, where, "transport",
+        "is NCCL, but " + shared + ": NCCL needs one GPU per process (use the MPI transport, or one GPU per rank)");
+}
+
+}  // namespace
+
+bool nccl_one_gpu_each(MPI_Comm comm, const char* where) {
+  int rank = 0, size = 1;
+  mpi_check(MPI_Comm_rank(comm, &rank), where, "MPI_Comm_rank");
+  mpi_check(MPI_Comm_size(comm, &size), where, "MPI_Comm_size");
+  return gpu_sharing(comm, rank, size, where).empty();
+}
+
+namespace {
 
 // The library's communicators, one per group of processes (their ranks in MPI_COMM_WORLD, sorted: NCCL rank i is the
 // i-th) and GPU, kept until MPI_Finalize (an attribute of MPI_COMM_SELF, whose attributes MPI deletes first) or
@@ -429,8 +450,10 @@ long nccl_communicators_made() { return communicators_made.load(); }
 TransportEntry nccl_transport_entry() {
   return {"nccl",
           {Completion::Stream, false, true, false},
-          [](const mpi::TransportChoice& choice, MPI_Comm comm, const char* where) {
-            return choice.users_own() ? nccl_transport_on(choice.nccl(), comm, where) : nccl_transport(comm, where);
+          [](const mpi::TransportChoice& choice, const std::shared_ptr<MpiTransport>& control, const char* where) {
+            const MPI_Comm comm = control->comm();  // (the plan's control plane: every setup message goes there)
+            return choice.users_own() ? nccl_transport_on(static_cast<ncclComm*>(choice.handle()), comm, where)
+                                      : nccl_transport(comm, where);
           },
           &free_nccl_cache};
 }

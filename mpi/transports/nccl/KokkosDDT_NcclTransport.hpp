@@ -44,6 +44,9 @@ std::shared_ptr<Transport> nccl_transport(MPI_Comm comm, const char* where);
 // process checks that the NCCL communicator has comm's processes, each once, on its current GPU.
 std::shared_ptr<Transport> nccl_transport_on(ncclComm* nccl, MPI_Comm comm, const char* where);
 
+// Whether every process of comm has a GPU of its own (NCCL refuses two on one GPU). Collective over comm.
+bool nccl_one_gpu_each(MPI_Comm comm, const char* where);
+
 // Drops the cache (communicators in use stay alive with their transports).
 void free_nccl_cache();
 

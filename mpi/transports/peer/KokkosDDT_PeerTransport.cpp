@@ -17,7 +17,9 @@
 #include "KokkosDDT_Communicators.hpp"
 #include "KokkosDDT_Descriptor.hpp"
 #include "KokkosDDT_Error.hpp"
+#include "KokkosDDT_MPIAgreement.hpp"
 #include "KokkosDDT_MPIError.hpp"
+#include "KokkosDDT_Routes.hpp"
 
 namespace KokkosDDT::Impl {
 
@@ -210,7 +212,7 @@ bool landed_by_rule(const TypedEnd& r) {
 // The receiver's offer for one receive, then the sender's answer, as 64-bit words on the transport's duplicate with
 // the message's own tag (MPI's order per source and tag pairs them as the messages pair).
 enum Offer : int {
-  kOk,
+  kFacts,  // the receiver's PeerFacts: bit 0 its counters, bit 1 its cells (exported)
   kNode,
   kPid,
   kUuid,
@@ -224,7 +226,7 @@ enum Offer : int {
   kCount,
   kType  // the committed type's words
 };
-enum Answer : int { aDirect, aNode, aPid, aFlags, aFlagsBase = aFlags + kHandleWords, aSlot, aWords };
+enum Answer : int { aRefusal, aNode, aPid, aFlags, aFlagsBase = aFlags + kHandleWords, aSlot, aWords };
 
 struct Pair {              // one peer's counters: the step this process waits for, and the peer's it writes
   CUdeviceptr local = 0;   // in this process's flags (the peer writes it)
@@ -233,12 +235,12 @@ struct Pair {              // one peer's counters: the step this process waits f
 
 class PeerLinks final : public DirectLinks {
  public:
-  PeerLinks(MPI_Comm comm, bool flush) : comm_(comm), flush_(flush) {}
+  PeerLinks(std::shared_ptr<MpiTransport> control, bool flush) : control_(std::move(control)), flush_(flush) {}
   ~PeerLinks() override {
     if (stream_) (void)cudaStreamSynchronize(stream_);  // (this process's writes into peers' cells are done)
     for (const MappingKey& k : mapped_) unmap_peer(k);
     // No peer frees what this process mapped before every process unmapped (destroying a plan is collective).
-    if (!mpi_finalized()) MPI_Barrier(comm_);
+    if (!mpi_finalized()) MPI_Barrier(control_->comm());
     if (flags_) (void)cudaFree(flags_);
     if (landing_) (void)cudaFree(landing_);
     if (forked_) (void)cudaEventDestroy(forked_);
@@ -292,7 +294,7 @@ class PeerLinks final : public DirectLinks {
   }
   std::uint64_t step() const override { return step_; }
 
-  MPI_Comm comm_;
+  std::shared_ptr<MpiTransport> control_;  // (the teardown's barrier)
   bool flush_;
   char* flags_ = nullptr;
   char* landing_ = nullptr;                  // the landed receives' buffers (the transport's own memory)
@@ -333,8 +335,11 @@ class PeerLinks final : public DirectLinks {
 
 }  // namespace
 
-PeerTransport::PeerTransport(MPI_Comm comm, const char* where)
-    : mpi_(MpiTransport::duplicate(comm, where)), node_(node_leader(mpi_->comm(), where)) {}
+PeerTransport::PeerTransport(std::shared_ptr<MpiTransport> control, MessageTransport messages, const char* where)
+    : control_(std::move(control)),
+      choose_(messages),
+      messages_(control_),
+      node_(node_leader(control_->comm(), where)) {}
 
 std::unique_ptr<DirectLinks> PeerTransport::connect(const std::vector<TypedEnd>& sends,
                                                     const std::vector<TypedEnd>& receives,
@@ -342,11 +347,11 @@ std::unique_ptr<DirectLinks> PeerTransport::connect(const std::vector<TypedEnd>&
                                                     std::vector<DirectReceive>& direct_receives, const char* where) {
   routes.assign(sends.size(), DirectRoute{});
   direct_receives.assign(receives.size(), DirectReceive{});
-  const MPI_Comm comm = mpi_->comm();
+  const MPI_Comm comm = control_->comm();
   const int me = rank();
   const Device dev = this_device(where);
   const std::int64_t pid = static_cast<std::int64_t>(getpid());
-  auto links = std::make_unique<PeerLinks>(comm, dev.flush);
+  auto links = std::make_unique<PeerLinks>(control_, dev.flush);
   std::string failure;  // this process's first failure (every process throws after the agreement below)
 
   // This process's counters: one per peer that may write its cells ("written"), then one per peer whose cells it may
@@ -406,18 +411,20 @@ std::unique_ptr<DirectLinks> PeerTransport::connect(const std::vector<TypedEnd>&
     const auto [lo, hi] = span(r);
     const bool landed = landed_at[j] >= 0;
     w[kLanded] = landed;
+    bool exported = false;
     if (landed) {
-      w[kOk] = 1;
+      exported = true;
       cells = landing_handle;
       base = links->landing_;
       w[kOrigin] = landed_at[j];
       w[kCount] = r.count * r.type->size;
     } else {
-      w[kOk] = flags_ok && r.peer != me && export_range(dev, lo, hi, cells, base);
+      exported = flags_ok && r.peer != me && export_range(dev, lo, hi, cells, base);
       w[kOrigin] =
           static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(r.buf) - reinterpret_cast<std::uintptr_t>(base));
       w[kCount] = r.count;
     }
+    w[kFacts] = (flags_ok ? 1 : 0) | (exported ? 2 : 0);
     w[kNode] = node_;
     w[kPid] = pid;
     std::memcpy(&w[kUuid], dev.uuid, 16);
@@ -426,7 +433,7 @@ std::unique_ptr<DirectLinks> PeerTransport::connect(const std::vector<TypedEnd>&
     std::memcpy(&w[kFlags], &flags_handle, sizeof flags_handle);
     w[kFlagsBase] = reinterpret_cast<std::int64_t>(links->flags_);
     w[kSlot] = in_slot[r.peer];
-    if (w[kOk] && !landed) {
+    if (exported && !landed) {
       const std::vector<std::int64_t> type = committed_to_words(*r.type);
       w.insert(w.end(), type.begin(), type.end());
     }
@@ -450,10 +457,14 @@ std::unique_ptr<DirectLinks> PeerTransport::connect(const std::vector<TypedEnd>&
     mpi_check(MPI_Recv(w.data(), n, MPI_INT64_T, s.peer, s.tag, comm, MPI_STATUS_IGNORE), where,
               "MPI_Recv (peer offer)");
     std::vector<std::int64_t> a(aWords, 0);
-    const bool landed = n >= kType && w[kLanded];
-    const bool can = n >= kType && (landed || n > kType) && w[kOk] && flags_ok && s.peer != me && w[kNode] == node_ &&
-                     reaches(dev, &w[kUuid]);
-    if (can && failure.empty()) {
+    w.resize(std::max<std::size_t>(w.size(), kType), 0);  // (never shorter: then no counters, no route)
+    const bool landed = w[kLanded] != 0;
+    const PeerFacts sender{node_, pid, flags_ok, false};
+    const PeerFacts receiver{w[kNode], w[kPid], (w[kFacts] & 1) != 0, (w[kFacts] & 2) != 0};
+    const bool near = sender.node == receiver.node && sender.pid != receiver.pid;
+    PeerRefusal refusal = peer_refusal(sender, receiver, near && reaches(dev, &w[kUuid]));
+    if (refusal == PeerRefusal::None && !failure.empty()) refusal = PeerRefusal::Failed;
+    if (refusal == PeerRefusal::None) {
       try {
         cudaIpcMemHandle_t cells, flags;
         std::memcpy(&cells, &w[kCells], sizeof cells);
@@ -480,10 +491,12 @@ std::unique_ptr<DirectLinks> PeerTransport::connect(const std::vector<TypedEnd>&
         }
       } catch (const Error& e) {
         routes[i] = DirectRoute{};
+        refusal = PeerRefusal::Failed;
         failure = e.what();
       }
     }
-    a[aDirect] = routes[i].direct;
+    routes[i].why = why(refusal);
+    a[aRefusal] = static_cast<std::int64_t>(refusal);
     a[aNode] = node_;
     a[aPid] = pid;
     std::memcpy(&a[aFlags], &flags_handle, sizeof flags_handle);
@@ -502,7 +515,8 @@ std::unique_ptr<DirectLinks> PeerTransport::connect(const std::vector<TypedEnd>&
     std::vector<std::int64_t> a(aWords);
     mpi_check(MPI_Recv(a.data(), aWords, MPI_INT64_T, r.peer, r.tag, comm, MPI_STATUS_IGNORE), where,
               "MPI_Recv (peer answer)");
-    direct_receives[j].direct = a[aDirect] != 0;
+    direct_receives[j].direct = a[aRefusal] == static_cast<std::int64_t>(PeerRefusal::None);
+    direct_receives[j].why = why(static_cast<PeerRefusal>(a[aRefusal]));
     if (direct_receives[j].direct && landed_at[j] >= 0) direct_receives[j].landing = links->landing_ + landed_at[j];
     if (!direct_receives[j].direct || upstream.count(r.peer)) continue;
     upstream[r.peer] = true;
@@ -529,12 +543,16 @@ std::unique_ptr<DirectLinks> PeerTransport::connect(const std::vector<TypedEnd>&
       failure = e.what();
     }
   }
-  // One failure anywhere fails the plan everywhere (a process alone would wait for steps its peer never writes).
-  int failed = failure.empty() ? 0 : 1;
-  mpi_check(MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm), where, "MPI_Allreduce (peer handshake)");
-  if (failed)
+  // One failure anywhere fails the plan everywhere (a process alone would wait for steps its peer never writes). The
+  // same agreement tells whether any process has messages left for the message transport.
+  bool messages = false;
+  for (const DirectRoute& r : routes) messages = messages || !r.direct;
+  for (const DirectReceive& r : direct_receives) messages = messages || !r.direct;
+  Agreement verdict(comm, !failure.empty(), {}, {messages ? 1u : 0u}, true, where);
+  if (verdict.any_error())
     throw_error(ErrorCode::Transport, where, "transport",
                 failure.empty() ? "failed to connect a peer process (that process's error says why)" : failure);
+  messages_ = choose_(verdict.sum(0) > 0, control_, where);
   return links;  // (also without pairs: destroying it is the plan's collective end on every process)
 }
 
@@ -545,8 +563,11 @@ namespace KokkosDDT::Impl {
 TransportEntry peer_transport_entry() {
   return {"peer",
           {Completion::Host, true, false, true, true},
-          [](const mpi::TransportChoice&, MPI_Comm comm, const char* where) -> std::shared_ptr<Transport> {
-            return std::make_shared<PeerTransport>(comm, where);
+          [](const mpi::TransportChoice&, const std::shared_ptr<MpiTransport>& control,
+             const char* where) -> std::shared_ptr<Transport> {
+            auto on_control = [](bool, const std::shared_ptr<MpiTransport>& c,
+                                 const char*) -> std::shared_ptr<Transport> { return c; };
+            return std::make_shared<PeerTransport>(control, on_control, where);
           }};
 }
 

@@ -7,7 +7,10 @@
 // stream memory operations (DirectLinks in KokkosDDT_Transport.hpp): no host call waits.
 //
 // Messages that cannot go direct (another node, GPUs without peer access, cells outside one cudaMalloc allocation,
-// host memory, a process's messages to itself) are MPI messages on the transport's own duplicate, in the same plan.
+// host memory, a process's messages to itself: KokkosDDT_Routes.hpp's rule) are messages of another transport in the
+// same plan, chosen at connect() once every process knows whether it has any: "peer" keeps them on MPI, on the plan's
+// control plane; "auto" gives them to NCCL where it can (KokkosDDT_Transports.cpp). Every handshake runs on the
+// control plane.
 //
 // What the user keeps: every receive buffer's allocation, as long as the plan lives (peers hold mappings of it; a
 // reallocated field under a plan gets writes meant for the old one). Making and destroying a plan are collective.
@@ -23,31 +26,40 @@
 
 namespace KokkosDDT::Impl {
 
+// The transport of the messages that do not go direct: `needed` says whether any process of the plan has such
+// messages (the same on every process). Collective over control.
+using MessageTransport = std::shared_ptr<Transport> (*)(bool needed, const std::shared_ptr<MpiTransport>& control,
+                                                        const char* where);
+
 class PeerTransport final : public Transport {
  public:
-  PeerTransport(MPI_Comm comm, const char* where);  // collective over comm (a duplicate; the node's processes)
+  // Collective over control (the plan's control plane). Until connect(), the messages go over control.
+  PeerTransport(std::shared_ptr<MpiTransport> control, MessageTransport messages, const char* where);
 
   const char* name() const override { return "peer"; }
-  Completion completion() const override { return Completion::Host; }
-  bool reaches_host_memory() const override { return true; }
-  bool reaches_device_memory() const override { return mpi_->reaches_device_memory(); }
-  bool matches_tags() const override { return true; }
-  int rank() const override { return mpi_->rank(); }
-  int size() const override { return mpi_->size(); }
+  const char* messages_name() const override { return messages_->name(); }
+  Completion completion() const override { return messages_->completion(); }
+  bool reaches_host_memory() const override { return messages_->reaches_host_memory(); }
+  bool reaches_device_memory() const override { return messages_->reaches_device_memory(); }
+  bool matches_tags() const override { return messages_->matches_tags(); }
+  int rank() const override { return control_->rank(); }
+  int size() const override { return control_->size(); }
   std::unique_ptr<MessageSet> make_set(std::vector<WireMessage> sends, std::vector<WireMessage> receives,
                                        bool persistent, const char* where) override {
-    return mpi_->make_set(std::move(sends), std::move(receives), persistent, where);
+    return messages_->make_set(std::move(sends), std::move(receives), persistent, where);
   }
   std::unique_ptr<DirectLinks> connect(const std::vector<TypedEnd>& sends, const std::vector<TypedEnd>& receives,
                                        std::vector<DirectRoute>& routes, std::vector<DirectReceive>& direct_receives,
                                        const char* where) override;
 
  private:
-  std::shared_ptr<MpiTransport> mpi_;  // the messages that do not go direct, and the handshakes
-  std::int64_t node_ = 0;              // alike on the processes of one node (the first one's rank)
+  std::shared_ptr<MpiTransport> control_;  // the handshakes
+  MessageTransport choose_;                // picks messages_ at connect()
+  std::shared_ptr<Transport> messages_;    // the messages that do not go direct
+  std::int64_t node_ = 0;                  // alike on the processes of one node (node_leader)
 };
 
-// The registry's line: "peer".
+// The registry's line: "peer" (the messages that do not go direct: MPI on the control plane).
 TransportEntry peer_transport_entry();
 
 }  // namespace KokkosDDT::Impl

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "KokkosDDT_MPIStaging.hpp"
+#include "KokkosDDT_MpiGpuAware.hpp"
 
 #include <mpi.h>
 #if defined(OPEN_MPI) && __has_include(<mpi-ext.h>)
