@@ -340,7 +340,8 @@ void halo_table(const Space& space) {
           MPI_Comm alone;
           const int dims[3] = {1, 1, 1}, periods[3] = {1, 1, 1};
           MPI_Cart_create(MPI_COMM_SELF, 3, dims, periods, 0, &alone);
-          auto plan = KokkosDDT::mpi::make_halo_plan(space, alone, {w, KokkosDDT::mpi::HaloNeighbors::All, 0x4b44, "mpi"}, s.f);
+          auto plan =
+              KokkosDDT::mpi::make_halo_plan(space, alone, {w, KokkosDDT::mpi::HaloNeighbors::All, 0x4b44, "mpi"}, s.f);
           s.fill(space);
           s.each(space, false);
           const auto want = s.fields_on_host();
