@@ -139,9 +139,9 @@ nodes() {
   [ "$n" -ge 4 ] || { echo "needs 4 GPUs"; return 0; }
   for size in 128 64; do
     env KOKKOSDDT_NODE_SIZE=2 $nodes_env mpiexec -n "$n" "$bin"/perf_tests/jacobi_bench --per-rank "$size" \
-      --iterations 300 --exchanges none,nccl-remote,nccl,plan-auto,plan-peer,plan-nccl,hand-nccl \
+      --iterations 300 --repeats 5 --exchanges none,nccl-remote,nccl,plan-auto,plan-peer,plan-nccl,hand-nccl \
       --label nodes-2x2 --csv "$logs/nodes-$size.csv" || return 1
-    mpiexec -n "$n" "$bin"/perf_tests/jacobi_bench --per-rank "$size" --iterations 300 \
+    mpiexec -n "$n" "$bin"/perf_tests/jacobi_bench --per-rank "$size" --iterations 300 --repeats 5 \
       --exchanges none,plan-auto,plan-peer,plan-auto,plan-peer --label one-node --csv "$logs/one-node-$size.csv" ||
       return 1
   done

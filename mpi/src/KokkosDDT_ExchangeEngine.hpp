@@ -20,8 +20,9 @@
 // landed, the send a pack into the transport's landing buffer in the receiver's memory, and the receive an unpack from
 // it in the unpacks' launch); their step is the transport's DirectLinks (counters begun at start, written by the
 // writing kernel, waited for at wait; that kernel on the links' own stream when they have one). When a plan has both,
-// the direct writes are a launch of their own ("writes"), so that the messages never wait for the links' counters:
-// the packs of the messages go first, on the step's instance, and the messages start as soon as they are packed.
+// the direct writes (and the copies to this process) are a launch of their own ("writes"), so that the messages never
+// wait for the links' counters or for other copies: the packs of the messages go first, on the step's instance, and
+// the messages start as soon as they are packed.
 //
 // A message whose peer is this process itself is no message: it is a typed-to-typed copy from the send's cells into
 // the receive's, one more request of the packs' launch (no buffer between, no unpack; a plan whose every peer is
@@ -307,7 +308,7 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
                              : "peer",
                 pair[j] >= 0 ? "" : d.why, m.bytes());
     if (pair[j] >= 0) {
-      add_copy(packs_, sends[pair[j]], m);
+      add_copy(direct_batch(), sends[pair[j]], m);  // (split_: beside the direct writes, off the messages' way)
       continue;
     }
     if (d.direct) {  // (the sender's kernel writes it)
