@@ -9,17 +9,18 @@
 //   deep_copy   Kokkos::deep_copy of each field's box into contiguous staging and back (what Kokkos Comm does)
 //   mpi_datatype  MPI_Isend/Irecv of MPI_BOTTOM with each neighbour's struct type (to_mpi), where MPI reads the fields
 // and, in CUDA builds with NCCL (a second table):
-//   plan_nccl   the plan over the NCCL transport (packs, one NCCL group, unpacks: all on the stream, one fence)
 //   hand_nccl   the hand-fused pack kernel, ncclSend/ncclRecv per neighbour in one group, the hand unpack kernel
 //   nccl        NCCL's own send/recv of the same bytes, one group (no pack, no unpack): the floor of both
 //   plan_mpi    the plan over MPI (the first table's plan column)
-//   plan_auto   the plan over "auto" (the default): peer within a node, NCCL between nodes (KOKKOSDDT_NODE_SIZE=k
-//               makes groups of k ranks nodes of their own), against hand_nccl
-// and, in CUDA builds with the peer transport (a third table; ranks may share a GPU):
-//   plan_peer   the plan over the peer transport (each rank's pack kernel writes its neighbours' ghost cells)
+// and, on GPUs, a third table: the plan over each transport of the build but MPI (mpi::transports(): "auto", the
+// default, with peer routes within a node and NCCL between nodes, where KOKKOSDDT_NODE_SIZE=k makes groups of k
+// ranks nodes of their own; "nccl"; "peer", ...; a transport that refuses this run, as NCCL refuses ranks that share
+// a GPU, says why and has no rows):
+//   plan_<t>    the plan over transport t
+//   <t>_start   the host's time in the plan's start() (the step's calls enqueued: what the host adds to the step)
 //   floor       one empty launch plus the bytes a rank sends per step at the peer-copy bandwidth (this GPU to the next
 //               rank's, or a D2D copy when they share one), both measured in this run
-//   peer_start  the host's time in the plan's start() (the step's calls enqueued: what the host adds to the step)
+//   hand_nccl   from the second table, where there is one
 // Run with KOKKOSDDT_HALO_SELF_MESSAGES=1 at one rank to send the plan's messages to itself through the transport
 // (the hand contenders' messages always go through it), so that one GPU measures every path.
 //
@@ -33,6 +34,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -46,10 +48,10 @@
 #else
 #define HALO_BENCH_NCCL 0
 #endif
-#if KOKKOSDDT_HAVE_PEER && defined(KOKKOS_ENABLE_CUDA)
-#define HALO_BENCH_PEER 1
+#if defined(KOKKOS_ENABLE_CUDA)
+#define HALO_BENCH_GPU 1
 #else
-#define HALO_BENCH_PEER 0
+#define HALO_BENCH_GPU 0
 #endif
 
 #include "support/Mpi.hpp"
@@ -76,7 +78,7 @@ struct Neighbour {
 // One launch copies every box of every field between the fields and a packed buffer: the kernel an application would
 // fuse for its halo. A team per (box, field), its threads over the box's rows, vector lanes along a row; the buffer
 // holds box after box, and within a box field after field.
-#if HALO_BENCH_PEER
+#if HALO_BENCH_GPU
 // One empty launch and its fence, median of 200 (microseconds).
 double bench_empty_launch_us(const Space& space) {
   std::vector<double> t;
@@ -208,13 +210,18 @@ int main(int argc, char* argv[]) {
       MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, cart);
       if (ncclCommInitRank(&nccl, size, id, rank) != ncclSuccess) std::fprintf(stderr, "ncclCommInitRank failed\n");
     }
-    std::vector<std::array<double, 5>> nccl_rows;  // n, fields -> plan_nccl, hand_nccl, nccl, plan_mpi, plan_auto
+    std::vector<std::array<double, 3>> nccl_rows;  // n, fields -> hand_nccl, nccl, plan_mpi
     std::vector<std::array<int, 2>> nccl_keys;
 #endif
-#if HALO_BENCH_PEER
+#if HALO_BENCH_GPU
     const double empty_us = bench_empty_launch_us(space), peer_gbs = bench_peer_copy_gbs(cart);
-    std::vector<std::array<double, 5>> peer_rows;  // plan_peer, floor, plan_mpi, hand_nccl (-1: none), peer_start
-    std::vector<std::array<int, 2>> peer_keys;
+    struct TransportRow {
+      int n, nf;
+      std::string transport;
+      double plan, start, floor, plan_mpi, hand_nccl;  // (hand_nccl -1: none)
+    };
+    std::vector<TransportRow> transport_rows;
+    std::vector<std::string> refused;  // transports that refused this run (said once)
 #endif
     for (int n : sizes)
       for (int nf : field_counts) {
@@ -441,8 +448,7 @@ int main(int argc, char* argv[]) {
         };
 #if HALO_BENCH_NCCL
         if (with_nccl) {
-          // The plan over NCCL, and the hand kernels with one NCCL group (device buffers: NCCL moves device memory).
-          KokkosDDT::mpi::HaloPlan<Space> nplan = plan_over("nccl");
+          // The hand kernels with one NCCL group (device buffers: NCCL moves device memory).
           Kokkos::View<double*, M> ns("nccl_send", cells * nf), nr("nccl_recv", cells * nf);
           // NCCL matches each peer's messages in posting order: sends by direction, receives by the sender's.
           std::vector<std::size_t> recv_order(nb.size());
@@ -474,53 +480,48 @@ int main(int argc, char* argv[]) {
             messages();
             space.fence();
           };
-          auto run_plan_nccl = [&] { nplan.exchange(); };
-          KokkosDDT::mpi::HaloPlan<Space> aplan = plan_over("auto");
-          if (rank == 0 && n == sizes.front() && nf == field_counts.front())
-            std::printf("(the plan over \"auto\", rank 0's routes:\n%s)\n", aplan.describe().c_str());
-          auto run_plan_auto = [&] { aplan.exchange(); };
-          fill();
-          run_plan_auto();
-          const bool auto_ok = ghosts() == want;
-          fill();
-          run_plan_nccl();
-          const bool plan_ok = ghosts() == want;
           fill();
           run_hand_nccl();
-          const bool hand_nccl_ok = ghosts() == want;
-          if (!plan_ok || !hand_nccl_ok || !auto_ok)
-            std::fprintf(stderr, "rank %d n %d: NCCL contenders disagree (plan %d, hand %d, auto %d)\n", rank, n,
-                         plan_ok, hand_nccl_ok, auto_ok);
-          nccl_rows.push_back({time(run_plan_nccl), time(run_hand_nccl), time(run_nccl), tp, time(run_plan_auto)});
+          if (ghosts() != want)
+            std::fprintf(stderr, "rank %d n %d: the hand-written NCCL exchange disagrees\n", rank, n);
+          nccl_rows.push_back({time(run_hand_nccl), time(run_nccl), tp});
           nccl_keys.push_back({n, nf});
         }
 #endif
-#if HALO_BENCH_PEER
-        {
-          KokkosDDT::mpi::HaloPlan<Space> pplan = plan_over("peer");
+#if HALO_BENCH_GPU
+        for (const std::string& t : KokkosDDT::mpi::transports()) {  // (every transport of the build but MPI's)
+          if (t == "mpi" || std::find(refused.begin(), refused.end(), t) != refused.end()) continue;
+          std::optional<KokkosDDT::mpi::HaloPlan<Space>> plan;
+          try {
+            plan.emplace(plan_over(t.c_str()));
+          } catch (const KokkosDDT::Error& error) {  // (thrown on every rank alike)
+            if (rank == 0) std::printf("(no plan over \"%s\" in this run: %s)\n", t.c_str(), error.what());
+            refused.push_back(t);
+            continue;
+          }
+          if (rank == 0 && n == sizes.front() && nf == field_counts.front())
+            std::printf("(the plan over \"%s\", rank 0's routes:\n%s)\n", t.c_str(), plan->describe().c_str());
           std::vector<double> starts;  // the host's time in start(): the step's calls enqueued
-          auto run_plan_peer = [&] {
+          auto run = [&] {
             const auto t0 = std::chrono::steady_clock::now();
-            pplan.start();
+            plan->start();
             starts.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
-            pplan.wait();
+            plan->wait();
           };
           fill();
-          run_plan_peer();
+          run();
           if (ghosts() != want)
-            std::fprintf(stderr, "rank %d n %d: the plan over the peer transport disagrees\n", rank, n);
-          const double floor = empty_us + static_cast<double>(pplan.bytes_per_step()) / (peer_gbs * 1e3);
+            std::fprintf(stderr, "rank %d n %d: the plan over \"%s\" disagrees\n", rank, n, t.c_str());
+          const double floor = empty_us + static_cast<double>(plan->bytes_per_step()) / (peer_gbs * 1e3);
           double hand_nccl = -1;
 #if HALO_BENCH_NCCL
-          if (with_nccl && !nccl_rows.empty()) hand_nccl = nccl_rows.back()[1];
+          if (with_nccl && !nccl_rows.empty()) hand_nccl = nccl_rows.back()[0];
 #endif
-          const double tpp = time(run_plan_peer);
+          starts.clear();
+          const double us = time(run);
           double start_us = bench::median(starts);
           MPI_Allreduce(MPI_IN_PLACE, &start_us, 1, MPI_DOUBLE, MPI_MAX, cart);
-          peer_rows.push_back({tpp, floor, tp, hand_nccl, start_us});
-          peer_keys.push_back({n, nf});
-          if (rank == 0 && pplan.messages() > 0)
-            std::printf("(n %d: %d of the peer plan's messages went through MPI)\n", n, pplan.messages());
+          transport_rows.push_back({n, nf, t, us, start_us, floor, tp, hand_nccl});
         }
 #endif
         const double tm = mpi_reads_fields ? time(run_mpi_datatype) : -1;
@@ -547,39 +548,36 @@ int main(int argc, char* argv[]) {
     if (with_nccl && rank == 0) {
       std::printf("\nNCCL transport (self messages through the transport: %s)\n",
                   std::getenv("KOKKOSDDT_HALO_SELF_MESSAGES") ? "yes" : "no, a rank's own regions are copied");
-      std::printf("%6s %6s | %10s %10s %10s %10s %10s | %12s %12s %12s %12s\n", "n", "fields", "plan_nccl", "hand_nccl",
-                  "nccl", "plan_mpi", "plan_auto", "plan/hand", "plan/nccl", "mpi/plan", "auto/hand");
+      std::printf("%6s %6s | %10s %10s %10s | %12s\n", "n", "fields", "hand_nccl", "nccl", "plan_mpi", "mpi/hand");
       for (std::size_t i = 0; i < nccl_rows.size(); ++i) {
         const auto& r = nccl_rows[i];
-        std::printf("%6d %6d | %10.1f %10.1f %10.1f %10.1f %10.1f | %11.2fx %11.2fx %11.2fx %11.2fx\n", nccl_keys[i][0],
-                    nccl_keys[i][1], r[0], r[1], r[2], r[3], r[4], r[0] / r[1], r[0] / r[2], r[3] / r[0], r[4] / r[1]);
-        for (const auto& [name, us] : {std::pair<const char*, double>{"plan_nccl", r[0]},
-                                       {"hand_nccl", r[1]},
-                                       {"nccl", r[2]},
-                                       {"plan_mpi", r[3]},
-                                       {"plan_auto", r[4]}})
+        std::printf("%6d %6d | %10.1f %10.1f %10.1f | %11.2fx\n", nccl_keys[i][0], nccl_keys[i][1], r[0], r[1], r[2],
+                    r[2] / r[0]);
+        for (const auto& [name, us] :
+             {std::pair<const char*, double>{"hand_nccl", r[0]}, {"nccl", r[1]}, {"plan_mpi", r[2]}})
           std::fprintf(out, "%d,%s,%d,%d,%s,%.3f\n", size, Space::name(), nccl_keys[i][0], nccl_keys[i][1], name, us);
       }
     }
     if (with_nccl && nccl) ncclCommDestroy(nccl);
 #endif
-#if HALO_BENCH_PEER
+#if HALO_BENCH_GPU
     if (rank == 0) {
-      std::printf("\nPeer transport (floor: empty launch %.1f us + bytes at %.0f GB/s)\n", empty_us, peer_gbs);
-      std::printf("%6s %6s | %10s %10s %10s %10s %10s | %12s %12s\n", "n", "fields", "plan_peer", "peer_start", "floor",
-                  "plan_mpi", "hand_nccl", "peer/floor", "hnccl/peer");
-      for (std::size_t i = 0; i < peer_rows.size(); ++i) {
-        const auto& r = peer_rows[i];
+      std::printf("\nThe plan over each transport (floor: empty launch %.1f us + bytes at %.0f GB/s)\n", empty_us,
+                  peer_gbs);
+      std::printf("%6s %6s %10s | %10s %10s %10s %10s %10s | %12s %12s\n", "n", "fields", "transport", "plan", "start",
+                  "floor", "plan_mpi", "hand_nccl", "plan/floor", "plan/hnccl");
+      for (const TransportRow& r : transport_rows) {
         char hand[16] = "-", ratio[16] = "-";
-        if (r[3] >= 0) {
-          std::snprintf(hand, sizeof hand, "%.1f", r[3]);
-          std::snprintf(ratio, sizeof ratio, "%.2fx", r[3] / r[0]);
+        if (r.hand_nccl >= 0) {
+          std::snprintf(hand, sizeof hand, "%.1f", r.hand_nccl);
+          std::snprintf(ratio, sizeof ratio, "%.2fx", r.plan / r.hand_nccl);
         }
-        std::printf("%6d %6d | %10.1f %10.1f %10.1f %10.1f %10s | %11.2fx %12s\n", peer_keys[i][0], peer_keys[i][1],
-                    r[0], r[4], r[1], r[2], hand, r[0] / r[1], ratio);
-        for (const auto& [name, us] :
-             {std::pair<const char*, double>{"plan_peer", r[0]}, {"peer_start", r[4]}, {"peer_floor", r[1]}})
-          std::fprintf(out, "%d,%s,%d,%d,%s,%.3f\n", size, Space::name(), peer_keys[i][0], peer_keys[i][1], name, us);
+        std::printf("%6d %6d %10s | %10.1f %10.1f %10.1f %10.1f %10s | %11.2fx %12s\n", r.n, r.nf, r.transport.c_str(),
+                    r.plan, r.start, r.floor, r.plan_mpi, hand, r.plan / r.floor, ratio);
+        for (const auto& [name, us] : {std::pair<std::string, double>{"plan_" + r.transport, r.plan},
+                                       {r.transport + "_start", r.start},
+                                       {"floor", r.floor}})
+          std::fprintf(out, "%d,%s,%d,%d,%s,%.3f\n", size, Space::name(), r.n, r.nf, name.c_str(), us);
       }
     }
 #endif

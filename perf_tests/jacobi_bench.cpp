@@ -9,10 +9,9 @@
 // no host synchronization (the host may run ahead of the GPU). Exchanges:
 //
 //   none        the sweeps alone: what every exchange is measured against
-//   plan-mpi    a KokkosDDT halo plan over MPI (staged through pinned host memory where the MPI cannot read the GPU's)
-//   plan-nccl   the same plan over NCCL                                                  (CUDA builds with NCCL)
-//   plan-peer   the same plan over the peer transport (its kernel writes the neighbours' ghost cells)   (CUDA builds)
-//   plan-auto   the same plan over "auto" (the default): peer within a node, NCCL (else MPI) between nodes
+//   plan-<t>    a KokkosDDT halo plan over transport t, one row for each of the build's (mpi::transports(): plan-mpi,
+//               staged through pinned host memory where the MPI cannot read the GPU's; plan-auto, the default, peer
+//               within a node and NCCL (else MPI) between nodes; plan-nccl, plan-peer, ... as the build has them)
 //   hand-nccl   what an application writes without the library: one pack kernel over its faces, one NCCL group of
 //               send/recv, one unpack kernel; a face a rank sends itself (a periodic dimension of one rank) is copied
 //               by the unpack kernel straight from the send buffer                        (CUDA builds with NCCL)
@@ -363,10 +362,10 @@ int main(int argc, char* argv[]) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   std::string cells_text, csv = "jacobi_bench.csv", label, schedule = "auto";
-  std::vector<std::string> exchanges{"none", "plan-mpi"};
-  if (JACOBI_BENCH_NCCL && kCuda) exchanges = {"none", "plan-mpi", "plan-nccl", "hand-nccl", "nccl"};
-  if (KOKKOSDDT_HAVE_PEER && kCuda) exchanges.push_back("plan-peer");
-  if (kCuda) exchanges.push_back("plan-auto");
+  std::vector<std::string> exchanges{"none"};  // (and a plan over each transport of the build, the contenders)
+  for (const std::string& t : KokkosDDT::mpi::transports())
+    if (kCuda || t == "mpi") exchanges.push_back("plan-" + t);  // (on hosts every choice is MPI)
+  if (JACOBI_BENCH_NCCL && kCuda) exchanges.insert(exchanges.end(), {"hand-nccl", "nccl"});
   int per_rank = 0, iterations = 200, repeats = 3;
   bool sync = false, phases = false, quick = false;
   bench::Options args("jacobi_bench");
@@ -375,7 +374,7 @@ int main(int argc, char* argv[]) {
       .option("--iterations", "N", iterations, "iterations per timed run")
       .option("--repeats", "N", repeats, "timed runs per row: the median's row is printed")
       .option("--exchanges", "LIST", exchanges,
-              "none, plan-mpi, plan-nccl, hand-nccl, nccl, nccl-remote, plan-peer, plan-auto")
+              "none, plan-<transport> (plan-mpi, plan-auto, ...), hand-nccl, nccl, nccl-remote")
       .option("--schedule", "auto|spin|yield|blocking", schedule, "how the host waits for the GPU (cudaSetDeviceFlags)")
       .option("--label", "TEXT", label, "the CSV's first column (the binding, the machine)")
       .flag("--sync", sync, "also a row with a fence after every iteration")
@@ -451,11 +450,9 @@ int main(int argc, char* argv[]) {
     const auto made = Clock::now();
     std::unique_ptr<Exchange> x;
     if (name == "none") x = std::make_unique<NoExchange>();
-    if (name == "plan-mpi") x = std::make_unique<PlanExchange>(space, cart, "mpi", u, v);
-    if (KOKKOSDDT_HAVE_PEER && name == "plan-peer") x = std::make_unique<PlanExchange>(space, cart, "peer", u, v);
-    if (name == "plan-auto") x = std::make_unique<PlanExchange>(space, cart, "auto", u, v);
+    if (name.rfind("plan-", 0) == 0 && KokkosDDT::mpi::has_transport(name.substr(5)))
+      x = std::make_unique<PlanExchange>(space, cart, name.substr(5), u, v);
 #if JACOBI_BENCH_NCCL
-    if (name == "plan-nccl") x = std::make_unique<PlanExchange>(space, cart, "nccl", u, v);
     if (name == "hand-nccl") x = std::make_unique<HandNcclExchange>(cart, b, u, v, true);
     if (name == "nccl") x = std::make_unique<HandNcclExchange>(cart, b, u, v, false);
     if (name == "nccl-remote") {

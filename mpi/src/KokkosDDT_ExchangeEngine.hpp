@@ -1,34 +1,29 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // The step of a persistent exchange (halo plans and exchange plans): a fixed set of typed sends and receives, built
-// once into two fused batches (every pack in one launch, every unpack in another), staging buffers where the transport
-// reaches them, and one persistent MessageSet.
+// once into fused batches (the packs of staged sends in one launch, the writes into peers' memory in another, every
+// unpack in a third) over the routes the transport chose for them (Transport::route: one call with every typed
+// message; the transport asks for staging where it reaches it, maps what it writes, and returns the Step that runs
+// them). The engine knows no transport: it launches what each route needs and calls the step's verbs.
 //
-//   start     the packs are launched; a host transport (MPI) posts the receives, a stream transport (NCCL) enqueues
-//             every message after the packs (work enqueued on the instance before wait() may run beside them). Never
-//             waits for the execution space.
-//   progress  a host transport posts the sends once the packs' completion flags say so (host loads, no fence).
-//   wait      the messages complete (a stream transport: the instance waits for them); the unpacks are enqueued on
-//             the step's instance.
+//   start     the step begins (a host transport posts its receives; a peer's writes wait until the downstream peers
+//             have read their cells); the packs of the staged sends are launched first, on the step's instance; a
+//             stream-ordered transport (NCCL) enqueues its messages right after them; the writes (Typed, Landed
+//             routes) are launched on the step's own stream when it has one, beside the caller's work until wait.
+//             Never waits for the execution space.
+//   progress  a host transport (MPI) posts the sends once the packs' completion flags say so (host loads, no fence).
+//   wait      the step completes (messages, the peers' writes into this process's memory) before the work enqueued on
+//             the instance from now on; the unpacks are enqueued there.
 //
-// One message per peer and step: a step's messages to one peer are packed one after the other into one region of the
-// staging buffer and travel as one message of the transport (their receives, in the same order at the peer, are
-// unpacked from one region), since over a network a step's latency is per message.
-//
-// A transport with direct messages (the peer transport) routes some messages past all of this: the send becomes a
-// mapped copy, written straight into the receiver's cells, and the receive has no buffer, message or unpack (or,
-// landed, the send a pack into the transport's landing buffer in the receiver's memory, and the receive an unpack from
-// it in the unpacks' launch); their step is the transport's DirectLinks (counters begun at start, written by the
-// writing kernel, waited for at wait; that kernel on the links' own stream when they have one). When a plan has both,
-// the direct writes (and the copies to this process) are a launch of their own ("writes"), so that the messages never
-// wait for the links' counters or for other copies: the packs of the messages go first, on the step's instance, and
-// the messages start as soon as they are packed.
+// One message per peer and step (the transports of messages, Transport::route's default): a step's messages to one
+// peer are packed one after the other into one region of the staging buffer and travel as one message.
 //
 // A message whose peer is this process itself is no message: it is a typed-to-typed copy from the send's cells into
-// the receive's, one more request of the packs' launch (no buffer between, no unpack; a plan whose every peer is
-// itself runs one launch per step). Sending it at start is MPI's rule kept: the receive's cells belong to the plan
-// until wait. Tests set KOKKOSDDT_HALO_SELF_MESSAGES=1 to send such messages through the transport like any other, so
-// that one process exercises every message path (NCCL cannot put two processes on one GPU).
+// the receive's, one more request of the writes' launch where there is one, else of the packs' (no buffer between,
+// no unpack; a plan whose every peer is itself runs one launch per step). Sending it at start is MPI's rule kept: the
+// receive's cells belong to the plan until wait. Tests set KOKKOSDDT_HALO_SELF_MESSAGES=1 to send such messages through
+// the transport like any other, so that one process exercises every message path (NCCL cannot put two processes on one
+// GPU).
 
 #include <algorithm>
 #include <cstdint>
@@ -145,56 +140,17 @@ class ExchangeEngine {
   }
 
   const ExecSpace& space() const { return space_; }
-  int messages() const { return messages_; }
+  int messages() const { return step_->messages(); }
   std::int64_t bytes_per_step() const { return send_bytes_; }
   std::int64_t launches() const { return packs_.launches() + writes_.launches() + unpacks_.launches(); }
   const std::vector<mpi::Route>& routes() const { return routes_; }
 
  private:
-  bool stream_ordered() const { return transport_->completion() == Completion::Stream; }
-
-  // Which messages the transport routes direct (capability `direct`: the sender's kernel writes the receiver's cells),
-  // per send and per receive; the others are messages (or copies to this process itself).
-  struct Direct {
-    std::vector<DirectRoute> routes;
-    std::vector<DirectReceive> receives;
-  };
-  Direct connect(const std::vector<PlannedMessage>& sends, const std::vector<PlannedMessage>& recvs,
-                 const std::vector<int>& pair, const std::vector<bool>& local, const char* where);
-
-  // Where the transport's messages (`wired`) lie in a staging buffer: one region per peer, in ascending peer order, its
-  // messages one after the other in (tag, posting) order, each at a multiple of the kernels' widest word (16 bytes).
-  // The peer lays out its side of the same messages alike (the k-th send with tag t is the k-th receive with tag t
-  // there), so that one message per peer carries them all. `at[i]`: message i's offset (0 for the others).
-  struct Layout {
-    std::vector<std::int64_t> at;
-    std::vector<WireMessage> wire;  // data: an offset until messages() adds the buffer's address
-    std::int64_t total = 0;
-    std::vector<WireMessage> messages(char* base) const {
-      std::vector<WireMessage> m = wire;
-      for (WireMessage& w : m) w.data = base + reinterpret_cast<std::intptr_t>(w.data);
-      return m;
-    }
-  };
-  static Layout lay_out(const std::vector<PlannedMessage>& ms, const std::vector<bool>& wired) {
-    std::vector<std::size_t> order;
-    for (std::size_t i = 0; i < ms.size(); ++i)
-      if (wired[i] && ms[i].peer != MPI_PROC_NULL && ms[i].bytes() > 0) order.push_back(i);
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return ms[a].peer != ms[b].peer ? ms[a].peer < ms[b].peer : ms[a].tag < ms[b].tag;
-    });
-    Layout l;
-    l.at.assign(ms.size(), 0);
-    for (std::size_t i : order) {
-      if (l.wire.empty() || l.wire.back().peer != ms[i].peer)  // (a peer's first message names the message's tag)
-        l.wire.push_back({reinterpret_cast<char*>(static_cast<std::intptr_t>(l.total)), 0, ms[i].peer, ms[i].tag});
-      l.at[i] = l.total;
-      const std::int64_t padded = (ms[i].bytes() + 15) / 16 * 16;
-      l.total += padded;
-      l.wire.back().bytes += padded;
-    }
-    return l;
-  }
+  // The transport's routes of the messages that are not copies to this process itself (nor empty, nor to
+  // MPI_PROC_NULL): route i of `at` is message at[i]'s.
+  Routes route(const std::vector<PlannedMessage>& sends, const std::vector<PlannedMessage>& recvs,
+               const std::vector<int>& pair, const std::vector<bool>& local, std::vector<std::size_t>& send_at,
+               std::vector<std::size_t>& recv_at, const char* where);
 
   // Counts a message of `bytes` on `route` in routes_ (one line per direction, peer, route and reason).
   void count_route(bool send, int peer, const std::string& route, const char* why, std::int64_t bytes) {
@@ -230,18 +186,17 @@ class ExchangeEngine {
 
   ExecSpace space_, step_space_;  // the plan's instance; the current (or last) step's
   std::shared_ptr<Transport> transport_;
-  std::unique_ptr<MessageSet> wire_;    // the persistent messages
-  std::unique_ptr<DirectLinks> links_;  // the step of the direct ones (null: none)
-  bool kernel_signals_ = false;         // the writing kernel writes the links' "written" counters
-  bool forked_ = false;                 // the writing kernel runs on the links' stream (pack_space_)
-  bool split_ = false;                  // direct writes in writes_, apart from the messages' packs (both exist)
-  ExecSpace pack_space_;
-  Staging send_buffer_, recv_buffer_;
-  FusedBatch<ExecSpace> packs_, writes_, unpacks_;  // writes_: the direct writes when split_
-  FusedBatch<ExecSpace>& direct_batch() { return split_ ? writes_ : packs_; }
+  std::unique_ptr<Step> step_;   // the transport's step of every route
+  bool host_sends_ = false;      // the host posts the messages once it sees the packs done (step_->host_sends())
+  bool kernel_signals_ = false;  // the writing kernel writes the step's "written" counters itself
+  bool forked_ = false;          // the writes run on the step's own stream (writes_space_)
+  ExecSpace writes_space_;
+  // The launches of a step: the packs of the staged sends (first, on the step's instance, so that the messages wait
+  // for nothing else), the writes into peers' memory (Typed and Landed routes) with this process's copies to itself
+  // where there are such writes (else those copies are more packs), and the unpacks.
+  FusedBatch<ExecSpace> packs_, writes_, unpacks_;
   std::vector<Datatype> types_;
   std::vector<mpi::Route> routes_;
-  int messages_ = 0;
   std::int64_t send_bytes_ = 0;
   bool started_ = false, sends_posted_ = false;
 };
@@ -256,22 +211,18 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
       packs_(space),
       writes_(space),
       unpacks_(space) {
-  // Offsets in the staging buffers (where the transport reaches them) of the transport's messages; a message to this
-  // process itself is a copy and needs none.
+  // A message to this process itself is a copy and needs no route; the transport routes the others.
   const std::vector<int> pair = local_pairs(sends, recvs, me);
   std::vector<bool> local(sends.size(), false);
   for (int i : pair)
     if (i >= 0) local[i] = true;
-  const Direct direct = connect(sends, recvs, pair, local, where);
-  std::vector<bool> sent(sends.size()), received(recvs.size());  // the transport's messages
-  for (std::size_t i = 0; i < sends.size(); ++i) sent[i] = !local[i] && !direct.routes[i].direct;
-  for (std::size_t j = 0; j < recvs.size(); ++j) received[j] = pair[j] < 0 && !direct.receives[j].direct;
-  const Layout out = lay_out(sends, sent), in = lay_out(recvs, received);
-  // Where the transport reaches them (device memory, else pinned host memory: the transport says).
-  const bool device = transport_->reaches_device_memory();
-  send_buffer_ = take_staging<ExecSpace>(out.total, device);
-  recv_buffer_ = take_staging<ExecSpace>(in.total, device);
-  split_ = links_ && !links_->written_counters().empty() && (!out.wire.empty() || !in.wire.empty());
+  std::vector<std::size_t> send_at, recv_at;
+  Routes routes = route(sends, recvs, pair, local, send_at, recv_at, where);
+  step_ = std::move(routes.step);
+  host_sends_ = step_->host_sends();
+  bool writes = false;  // (any route that writes a peer's memory)
+  for (const Route& r : routes.sends) writes = writes || r.kind != RouteKind::Staged;
+  FusedBatch<ExecSpace>& copies = writes ? writes_ : packs_;
 
   // The kernel records. Empty messages move nothing: both sides know it (their sizes were matched).
   for (std::size_t i = 0; i < sends.size(); ++i) {
@@ -279,60 +230,44 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
     if (m.peer == MPI_PROC_NULL) continue;
     types_.push_back(m.type);
     send_bytes_ += m.bytes();
-    const DirectRoute& r = direct.routes[i];
-    count_route(true, m.peer,
-                local[i]    ? "self"
-                : !r.direct ? transport_->messages_name()
-                : r.landed  ? "peer (landed)"
-                            : "peer",
-                local[i] ? "" : r.why, m.bytes());
-    if (local[i]) continue;  // (copied with its receive below)
-    if (r.direct) {          // written into the receiver's memory: no message
-      if (r.landed)
-        add<Direction::Pack>(direct_batch(), m, r.origin);
-      else
-        direct_batch().add_mapped_copy(m.buf, m.absolute, m.count, m.type, r.origin, r.count, r.type);
-      continue;
-    }
-    add<Direction::Pack>(packs_, m, send_buffer_.data + out.at[i]);
+    if (local[i]) count_route(true, m.peer, "self", "", m.bytes());  // (copied with its receive below)
+  }
+  for (std::size_t k = 0; k < send_at.size(); ++k) {
+    const PlannedMessage& m = sends[send_at[k]];
+    const Route& r = routes.sends[k];
+    count_route(true, m.peer, r.name, r.why, m.bytes());
+    if (r.kind == RouteKind::Typed)
+      writes_.add_mapped_copy(m.buf, m.absolute, m.count, m.type, r.at, r.count, r.type);
+    else
+      add<Direction::Pack>(r.kind == RouteKind::Landed ? writes_ : packs_, m, r.at);
   }
   for (std::size_t j = 0; j < recvs.size(); ++j) {
     const PlannedMessage& m = recvs[j];
     if (m.peer == MPI_PROC_NULL) continue;
     types_.push_back(m.type);
-    const DirectReceive& d = direct.receives[j];
-    count_route(false, m.peer,
-                pair[j] >= 0 ? "self"
-                : !d.direct  ? transport_->messages_name()
-                : d.landing  ? "peer (landed)"
-                             : "peer",
-                pair[j] >= 0 ? "" : d.why, m.bytes());
-    if (pair[j] >= 0) {
-      add_copy(direct_batch(), sends[pair[j]], m);  // (split_: beside the direct writes, off the messages' way)
-      continue;
-    }
-    if (d.direct) {  // (the sender's kernel writes it)
-      if (d.landing) add<Direction::Unpack>(unpacks_, m, d.landing);
-      continue;
-    }
-    add<Direction::Unpack>(unpacks_, m, recv_buffer_.data + in.at[j]);
+    if (pair[j] < 0) continue;
+    count_route(false, m.peer, "self", "", m.bytes());
+    add_copy(copies, sends[pair[j]], m);
   }
-  messages_ = static_cast<int>(out.wire.size());
-  wire_ = transport_->make_set(out.messages(send_buffer_.data), in.messages(recv_buffer_.data), true, where);
-  // Device completion: the packs' kernel itself tells the downstream peers their cells are written (one stream
-  // operation and one driver call fewer per step). KOKKOSDDT_DEVICE_COMPLETION=0 leaves it to the stream (to measure).
+  for (std::size_t k = 0; k < recv_at.size(); ++k) {
+    const PlannedMessage& m = recvs[recv_at[k]];
+    const Route& r = routes.receives[k];
+    count_route(false, m.peer, r.name, r.why, m.bytes());
+    if (r.kind != RouteKind::Typed) add<Direction::Unpack>(unpacks_, m, r.at);  // (Typed: the sender writes it)
+  }
   if constexpr (!BackendTraits<ExecSpace>::synchronous) {
+    // Device completion: the writing kernel itself tells the downstream peers their cells are written (one stream
+    // operation and one driver call fewer per step). KOKKOSDDT_DEVICE_COMPLETION=0 leaves it to the step (to measure).
     const char* env = std::getenv("KOKKOSDDT_DEVICE_COMPLETION");
-    if (links_ && !links_->written_counters().empty() && direct_batch().size() > 0 &&
-        !(env && std::string(env) == "0")) {
-      direct_batch().signal_after(links_->written_counters());
+    if (!step_->written_counters().empty() && writes_.size() > 0 && !(env && std::string(env) == "0")) {
+      writes_.signal_after(step_->written_counters());
       kernel_signals_ = true;
     }
-    // The links' own stream, if any: the writing kernel runs there, beside the caller's work between start and wait
-    // (backends whose instances can run on a given stream).
+    // The step's own stream, if any: the writes run there, beside the caller's work between start and wait (backends
+    // whose instances can run on a given stream).
     if constexpr (runs_on_streams<BackendTraits<ExecSpace>>::value) {
-      if (links_ && links_->own_stream().native) {
-        pack_space_ = BackendTraits<ExecSpace>::instance_on(links_->own_stream().native);
+      if (step_->own_stream().native) {
+        writes_space_ = BackendTraits<ExecSpace>::instance_on(step_->own_stream().native);
         forked_ = true;
       }
     }
@@ -340,35 +275,28 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
 }
 
 template <class ExecSpace>
-typename ExchangeEngine<ExecSpace>::Direct ExchangeEngine<ExecSpace>::connect(const std::vector<PlannedMessage>& sends,
-                                                                              const std::vector<PlannedMessage>& recvs,
-                                                                              const std::vector<int>& pair,
-                                                                              const std::vector<bool>& local,
-                                                                              const char* where) {
-  // The transport's messages (not copies to this process itself, not empty, not to MPI_PROC_NULL) are offered.
+Routes ExchangeEngine<ExecSpace>::route(const std::vector<PlannedMessage>& sends,
+                                        const std::vector<PlannedMessage>& recvs, const std::vector<int>& pair,
+                                        const std::vector<bool>& local, std::vector<std::size_t>& send_at,
+                                        std::vector<std::size_t>& recv_at, const char* where) {
   auto end_of = [&](const PlannedMessage& m) {
     return TypedEnd{m.buf, m.absolute, m.count, &m.type.impl_committed(where), m.peer, m.tag};
   };
   auto offered = [](const PlannedMessage& m) { return m.peer != MPI_PROC_NULL && m.bytes() > 0; };
   std::vector<TypedEnd> out, in;
-  std::vector<std::size_t> out_at, in_at;
   for (std::size_t i = 0; i < sends.size(); ++i)
     if (!local[i] && offered(sends[i])) {
       out.push_back(end_of(sends[i]));
-      out_at.push_back(i);
+      send_at.push_back(i);
     }
   for (std::size_t j = 0; j < recvs.size(); ++j)
     if (pair[j] < 0 && offered(recvs[j])) {
       in.push_back(end_of(recvs[j]));
-      in_at.push_back(j);
+      recv_at.push_back(j);
     }
-  std::vector<DirectRoute> routes;
-  std::vector<DirectReceive> receives;
-  links_ = transport_->connect(out, in, routes, receives, where);
-  Direct d{std::vector<DirectRoute>(sends.size()), std::vector<DirectReceive>(recvs.size())};
-  for (std::size_t k = 0; k < out_at.size(); ++k) d.routes[out_at[k]] = std::move(routes[k]);
-  for (std::size_t k = 0; k < in_at.size(); ++k) d.receives[in_at[k]] = receives[k];
-  return d;
+  // Staging where the transport reaches it: this space's memory, or pinned host memory (the transport says which).
+  auto staging = [](std::int64_t bytes, bool device) { return take_staging<ExecSpace>(bytes, device); };
+  return transport_->route(out, in, staging, where);
 }
 
 template <class ExecSpace>
@@ -379,86 +307,51 @@ void ExchangeEngine<ExecSpace>::start(const ExecSpace& space, const char* where)
     step_space_.fence("KokkosDDT: a plan's last step ran on another instance");
   step_space_ = space;
   const StreamRef stream{BackendTraits<ExecSpace>::native_stream(space)};
-  // The direct writes run on the links' stream when they have one; the messages' packs with them, or (split_) first,
-  // on the step's instance, so that the messages wait for nothing but their packs.
-  const ExecSpace& writes_on = forked_ ? pack_space_ : space;
-  const ExecSpace& packs_on = split_ ? space : writes_on;
-  const StreamRef writing{BackendTraits<ExecSpace>::native_stream(writes_on)};
-  if (links_) {  // (the writing launch writes downstream peers' cells: once they are free)
-    if (forked_) links_->fork(stream);
-    links_->begin(writing);
-    direct_batch().set_signal(links_->step());
-  }
-  auto launch_writes = [&] {  // (split_: their own launch)
-    writes_.launch_ordered(writes_on);
-    if (!kernel_signals_) links_->written(writing);
-  };
-  if (stream_ordered()) {
-    packs_.launch_ordered(packs_on);
-    if (split_) {
-      wire_->enqueue(stream);
-      launch_writes();  // (joined in wait)
-    } else {
-      if (links_ && !kernel_signals_) links_->written(writing);
-      if (forked_) links_->join(stream);  // (the messages after the packs)
-      wire_->enqueue(stream);
-    }
-    started_ = true;  // (not when the messages failed to enqueue: wait() then unpacks nothing)
-    return;
-  }
-  unpacks_.wait();  // (completion flags: the last step's unpacks have read the receive buffer)
-  wire_->post_receives();
-  started_ = true;  // (from here on, wait() completes the receives, also after an error below)
+  if (host_sends_) unpacks_.wait();  // (completion flags: the last step's unpacks have read the receive buffers)
+  const StreamRef writing = step_->begin(stream);
+  // Host sends: from here on, wait() completes the receives, also after an error below. Stream-ordered: once the
+  // messages are enqueued (not when they failed to: wait() then unpacks nothing).
+  started_ = host_sends_;
   sends_posted_ = false;
-  // Flags only where the host must learn of the packs' end: before it posts sends. Without messages (every peer is
-  // this process, or none) the step is stream-ordered like NCCL's: no host wait at all.
-  if (messages_ > 0)
-    packs_.launch(packs_on);
+  // The packs first, on the step's instance: the messages wait for nothing else. Flags only where the host must learn
+  // of their end (before it posts the sends).
+  if (host_sends_ && step_->messages() > 0)
+    packs_.launch(space);
   else
-    packs_.launch_ordered(packs_on);
-  if (split_)
-    launch_writes();
-  else if (links_ && !kernel_signals_)
-    links_->written(writing);
+    packs_.launch_ordered(space);
+  if (!host_sends_) {
+    step_->send(stream);
+    started_ = sends_posted_ = true;
+  }
+  if (writes_.size() > 0) {  // (on the step's own stream when it has one: beside the caller's work until wait)
+    writes_.set_signal(step_->count());
+    writes_.launch_ordered(forked_ ? writes_space_ : space);
+    if (!kernel_signals_) step_->written(writing);
+  }
   progress();  // posted now when the packs ran at once (hosts); a device's flags are read later
 }
 
 template <class ExecSpace>
 void ExchangeEngine<ExecSpace>::progress() {
-  if (!started_ || sends_posted_ || stream_ordered()) return;
-  if (messages_ > 0 && !packs_.test()) return;  // (host loads of the kernel-written flags; no stream synchronization)
+  if (!started_ || sends_posted_) return;
+  if (step_->messages() > 0 && !packs_.test()) return;  // (host loads of kernel-written flags; no synchronization)
   sends_posted_ = true;
-  wire_->post_sends();
+  step_->send(StreamRef{BackendTraits<ExecSpace>::native_stream(step_space_)});
 }
 
 template <class ExecSpace>
 void ExchangeEngine<ExecSpace>::wait() {
   if (!started_) return;
-  if (stream_ordered()) {
-    started_ = false;
-    (void)wire_->test();  // an error the transport has seen so far throws here, before anything is unpacked
-    const StreamRef stream{BackendTraits<ExecSpace>::native_stream(step_space_)};
-    wire_->join(stream);
-    if (split_ && forked_) links_->join(stream);  // (this process's direct writes)
-    if (links_) links_->arrived(stream);
-    unpacks_.launch_ordered(step_space_);
-    return;
-  }
   wait_until([&] {  // the packs' flags (a device's), polling the messages meanwhile
     progress();
-    if (!sends_posted_) (void)wire_->test();
+    if (!sends_posted_) (void)step_->test();
     return sends_posted_;
   });
-  wire_->wait();
   started_ = false;
-  if (links_) {
-    const StreamRef stream{BackendTraits<ExecSpace>::native_stream(step_space_)};
-    if (forked_) links_->join(stream);  // (this process's own copies and packs)
-    links_->arrived(stream);
-  }
-  // On the packs' instance: ordered after them. Flagged when a receive buffer is read: the next step's receives may
-  // land only once it is done.
-  if (messages_ > 0)
+  step_->wait(StreamRef{BackendTraits<ExecSpace>::native_stream(step_space_)});
+  // On the step's instance: ordered after the messages and the peers' writes. Flagged when the host posts the next
+  // step's receives into the buffers they read.
+  if (host_sends_ && step_->messages() > 0)
     unpacks_.launch(step_space_);
   else
     unpacks_.launch_ordered(step_space_);
@@ -467,15 +360,13 @@ void ExchangeEngine<ExecSpace>::wait() {
 template <class ExecSpace>
 ExchangeEngine<ExecSpace>::~ExchangeEngine() {
   try {
-    if (started_ && !stream_ordered()) {
+    if (started_ && !sends_posted_) {  // (the step's sends go, as MPI's would: the peers wait for them)
       packs_.wait();
-      if (!sends_posted_) wire_->post_sends();
-      keep_until_exit(send_buffer_.owner);
+      step_->send(StreamRef{BackendTraits<ExecSpace>::native_stream(step_space_)});
     }
-    wire_.reset();
-    step_space_.fence("KokkosDDT: a plan released");
-    pack_space_ = ExecSpace();  // (its instance goes while the links' stream, which it runs on, still lives)
-    links_.reset();  // (after the fence: this process's writes into peers' cells are done before it unmaps them)
+    step_space_.fence("KokkosDDT: a plan released");  // (the unpacks read the transport's buffers)
+    writes_space_ = ExecSpace();  // (its instance goes while the step's stream, which it runs on, still lives)
+    step_.reset();  // (after the fence: this process's writes into peers' cells are done before it unmaps them)
   } catch (...) {
   }
 }

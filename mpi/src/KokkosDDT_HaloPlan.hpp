@@ -255,14 +255,15 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
   mpi_check(MPI_Comm_rank(cart, &me), where, "MPI_Comm_rank");
   mpi_check(MPI_Cart_get(cart, rank, grid.dims.data(), grid.periods.data(), grid.coords.data()), where, "MPI_Cart_get");
   std::vector<typename HaloPlan<ExecSpace>::Region> regions;
-  const bool direct = capabilities(resolved<ExecSpace>(options.transport)).direct;
+  const TransportCapabilities can = capabilities(resolved<ExecSpace>(options.transport));
   for (const HaloDirection& h : halo_directions(grid, n, g, options.neighbors == HaloNeighbors::All)) {
     int peer = MPI_PROC_NULL;
     if (h.exists) mpi_check(MPI_Cart_rank(cart, h.neighbor.data(), &peer), where, "MPI_Cart_rank");
     // All fields in one message: a struct of their regions at absolute addresses. A transport whose sender writes
-    // the receiver's cells itself maps one allocation per message: there, a message per field (same tag, in field
-    // order on both sides, so they pair as MPI orders them).
-    const bool per_field = direct && fields.size() > 1;
+    // the receiver's cells itself through a mapping of one allocation per message (capability one_allocation): a
+    // message per field (same tag, in field order on both sides, so they pair as MPI orders them; the engine still
+    // sends those that do not go direct as one message per neighbour).
+    const bool per_field = can.direct && can.one_allocation && fields.size() > 1;
     for (std::size_t first = 0; first < fields.size(); first += per_field ? 1 : fields.size()) {
       const std::size_t last = per_field ? first + 1 : fields.size();
       const std::vector<std::int64_t> ones(last - first, 1);

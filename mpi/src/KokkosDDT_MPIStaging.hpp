@@ -16,14 +16,12 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "KokkosDDT_Transport.hpp"
+
 namespace KokkosDDT::Impl {
 
-// A staging buffer on loan from its pool; returned when the last copy of the handle goes.
-struct Staging {
-  char* data = nullptr;
-  std::int64_t bytes = 0;
-  std::shared_ptr<void> owner;
-};
+// A staging buffer (Staging, KokkosDDT_Transport.hpp) is on loan from its pool; returned when the last copy of the
+// handle goes.
 
 template <class MemSpace>
 class StagingPool {
@@ -88,14 +86,6 @@ Staging take_staging(std::int64_t bytes, bool device_reachable) {
     if (device_reachable) return StagingPool<MemSpace>::take(bytes);
     return StagingPool<Kokkos::SharedHostPinnedSpace>::take(bytes);
   }
-}
-
-// Keeps staging buffers of abandoned sends alive until exit (their messages may still be in flight).
-inline void keep_until_exit(std::shared_ptr<void> buffer) {
-  static std::mutex mutex;
-  static auto* kept = new std::vector<std::shared_ptr<void>>;
-  const std::lock_guard<std::mutex> lock(mutex);
-  kept->push_back(std::move(buffer));
 }
 
 }  // namespace KokkosDDT::Impl

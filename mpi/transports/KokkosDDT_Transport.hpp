@@ -11,6 +11,10 @@
 //                    the messages may run beside the stream's later work (NCCL runs them on a stream of its own). The
 //                    host never waits.
 //
+// A persistent exchange (halo and exchange plans) asks for more at once: route() takes the plan's typed messages and
+// returns a Route per message (staged through a buffer the transport asked for, written typed into the receiver's
+// cells, or packed into a landing buffer in the receiver's memory) and the Step that runs them, start to wait.
+//
 // One folder per transport under mpi/transports/, like backends/; docs/DESIGN.md ("Add a transport") lists what a new
 // one implements. The rules every transport keeps:
 //   - A message is one message at any size (a transport splits nothing the receiver could match in part).
@@ -25,7 +29,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "KokkosDDT_Committed.hpp"
@@ -53,10 +59,12 @@ enum class Completion { Host, Stream };
 // What a transport can do, known before one is made: clients ask this, never which transport it is.
 struct TransportCapabilities {
   Completion completion = Completion::Host;
-  bool host_memory = true;     // message buffers may be in host memory
-  bool device_memory = false;  // ... in device memory (MPI: when the MPI is GPU-aware, known once made)
-  bool tags = true;            // receives pick a tag (false: the ordering rule above)
-  bool direct = false;         // may connect() messages: the sender's kernel writes the receiver's cells (below)
+  bool host_memory = true;      // message buffers may be in host memory
+  bool device_memory = false;   // ... in device memory (MPI: when the MPI is GPU-aware, known once made)
+  bool tags = true;             // receives pick a tag (false: the ordering rule above)
+  bool direct = false;          // route() may write a receiver's cells from the sender's kernel (Typed, Landed routes)
+  bool one_allocation = false;  // direct: only a message whose cells lie in one allocation goes direct (halo plans
+                                // then send each field of a neighbour as a message of its own)
 };
 
 // An execution-space instance's native queue (a cudaStream_t on CUDA; null on hosts), type-erased so that the seam and
@@ -88,78 +96,90 @@ class MessageSet {
   virtual Arrival arrival(std::size_t receive) const = 0;
 };
 
-// Direct messages (capability `direct`: the peer transport). At connect(), before any set is made, a client offers
-// the typed ends of its messages; the transport and each message's peer decide, together, which of them go direct,
-// and how:
-//   typed    the sender's kernel writes the receiver's cells itself, typed to typed, through `origin` (the receiver's
-//            buffer as mapped in the sender's memory) and the receiver's committed type;
-//   landed   the sender's kernel packs into a landing buffer that the transport allocated in the receiver's memory
-//            (`origin`, mapped), and the receiver unpacks from it (`landing`, its own address) after arrived(): for
-//            cells in short runs, which a remote store per run would write slowly (see the transport's rule).
-// The others stay messages of a set.
+// One typed end of a persistent message, offered to route(): `count` of `type` at `buf` (or, `absolute`, at the type's
+// displacements as addresses), to or from `peer` with `tag`; never empty, never MPI_PROC_NULL.
 struct TypedEnd {
-  char* buf = nullptr;  // the typed buffer (null with `absolute`: the type's displacements are addresses)
+  char* buf = nullptr;
   bool absolute = false;
   std::int64_t count = 0;
   const CommittedType* type = nullptr;
   int peer = 0;
   int tag = 0;
+  std::int64_t bytes() const { return count * type->size; }
 };
 
-// A send that goes direct: write `count` of `type` at `origin` (the receiver's, mapped here); landed: pack the send's
-// bytes at `origin` (type null).
-struct DirectRoute {
-  bool direct = false;
-  bool landed = false;
-  const char* why = "";  // why a send to another process did not go direct (KokkosDDT_Routes.hpp), "" if it did
-  char* origin = nullptr;
+// Memory a transport asks its client for (route()): `bytes` in the client's execution space's memory (`device`: a
+// transport that reaches device memory) or in pinned host memory the execution space reaches; kept while `owner` is.
+struct Staging {
+  char* data = nullptr;
+  std::int64_t bytes = 0;
+  std::shared_ptr<void> owner;
+};
+using StagingSource = std::function<Staging(std::int64_t bytes, bool device)>;
+
+// Keeps the buffers of abandoned sends alive until exit (their messages may still be in flight).
+void keep_until_exit(std::shared_ptr<void> buffer);
+
+// How one typed end travels:
+//   Staged  a send is packed at `at` (a staging buffer of the transport's, 16-byte aligned: the kernels' widest word);
+//           a receive is unpacked from `at` once the step's wait() returns;
+//   Typed   a send's kernel writes `count` of `type` at `at`, the receiver's cells as mapped here (the receiver's type,
+//           as it arrived); a receive has nothing to do: its cells are written by the sender;
+//   Landed  a send is packed at `at`, a buffer of the transport's in the receiver's memory, as mapped here; a receive
+//           is unpacked from `at` (its own address of that buffer) once wait() returns: for cells in short runs, which
+//           a remote store per run would write slowly.
+enum class RouteKind { Staged, Typed, Landed };
+struct Route {
+  RouteKind kind = RouteKind::Staged;
+  char* at = nullptr;
   std::int64_t count = 0;
   std::shared_ptr<const CommittedType> type;
+  std::string name;      // how plans report it (routes()): the transport that carries it, "peer", "peer (landed)"
+  const char* why = "";  // why it did not take the peer route (KokkosDDT_Routes.hpp), "" if it did
 };
 
-// A receive that goes direct; landed: its bytes arrive packed at `landing` (this process's memory, the transport's
-// own), for the client to unpack once arrived() returns.
-struct DirectReceive {
-  bool direct = false;
-  const char* why = "";
-  char* landing = nullptr;
-};
-
-// The step of a plan's direct messages, stream-ordered: per pair of processes, a rising step count in each direction
-// (the sender's "written" in the receiver's memory, the receiver's "free" in the sender's). A step is
-//   begin(stream)     this process's receive cells may be written again (every upstream peer's "free" = step), and
-//                     the stream waits until every downstream peer said the same of its cells;
-//   ...               the client's kernel writes the downstream peers' cells (and whatever else it does);
-//   written(stream)   after that kernel: every downstream peer's "written" = step;
-//   arrived(stream)   the stream waits until every upstream peer wrote this step.
-// No host call waits; a fast process runs at most one step ahead of a slow peer. Device completion: a client whose
-// kernel can signal itself stores step() into each of written_counters() (mapped here) at system scope after its last
-// write, instead of calling written().
-class DirectLinks {
+// The step of a plan's routes, stream-ordered where the transport can. A step is
+//   begin(stream)    before the client enqueues anything of the step on `stream`: receives posted; the direct writes
+//                    may start once every downstream peer has read its cells of the last step. Returns the stream the
+//                    client enqueues its Typed and Landed writes on (own_stream(), which has waited for the work on
+//                    `stream` so far, or `stream` itself);
+//   ...              the client enqueues the packs of its Staged sends on `stream`, its writes on begin()'s stream;
+//   send(stream)     host_sends(): the host saw the packs done; else right after they were enqueued on `stream`: the
+//                    messages go;
+//   written(w)       after the writes enqueued on w = begin()'s stream: the downstream peers are told (device
+//                    completion: a client whose writing kernel stores count() into each of written_counters(), at
+//                    system scope after its last write, skips it);
+//   wait(stream)     the work enqueued on `stream` from now on runs after every message and every upstream peer's
+//                    writes of this step (host completion: the host waits for the messages here).
+// No call waits for an execution space; a process runs at most one step ahead of a slow peer. test() throws Error on a
+// failed message and says, for host completion, whether every message completed.
+class Step {
  public:
-  virtual ~DirectLinks() = default;
-  virtual void begin(StreamRef stream) = 0;
-  virtual void written(StreamRef stream) = 0;
-  virtual void arrived(StreamRef stream) = 0;
-  virtual std::vector<std::uint64_t*> written_counters() const = 0;
-  virtual std::uint64_t step() const = 0;  // the step begin() began (1, 2, ...)
-  // The links' own stream, if they have one (null: none): fork(stream) makes it wait for the work enqueued on `stream`
-  // so far and returns it; the client then enqueues begin() and its writing kernel there, beside the work the caller
-  // enqueues on `stream` before join(stream), which makes `stream` wait for everything enqueued on the links' stream.
+  virtual ~Step() = default;
+  virtual bool host_sends() const = 0;
+  virtual int messages() const = 0;  // messages per step (Staged routes travel as one message per peer)
   virtual StreamRef own_stream() const { return {}; }
-  virtual void fork(StreamRef stream) { (void)stream; }
-  virtual void join(StreamRef stream) { (void)stream; }
+  virtual std::vector<std::uint64_t*> written_counters() const { return {}; }
+  virtual std::uint64_t count() const { return 0; }  // the step begin() began (1, 2, ...)
+  virtual StreamRef begin(StreamRef stream) = 0;
+  virtual void send(StreamRef stream) = 0;
+  virtual void written(StreamRef writing) { (void)writing; }
+  virtual bool test() = 0;
+  virtual void wait(StreamRef stream) = 0;
+};
+
+// What route() returns: a route per offered send and receive (in their order), and their step.
+struct Routes {
+  std::vector<Route> sends, receives;
+  std::unique_ptr<Step> step;
 };
 
 class Transport {
  public:
   virtual ~Transport() = default;
   virtual const char* name() const = 0;
-  // What carries the messages that do not go direct (a transport with the capability `direct` may hand them to
-  // another: "auto"'s to NCCL or MPI, decided at connect()).
-  virtual const char* messages_name() const { return name(); }
-  // (A transport with the capability `direct` may change these four at connect(), with the transport it hands its
-  // messages to: clients ask them after connect().)
+  // (A transport with the capability `direct` may change these four at route(), with the transport it hands its
+  // messages to.)
   virtual Completion completion() const = 0;
   virtual bool reaches_host_memory() const = 0;    // message buffers may be in host memory
   virtual bool reaches_device_memory() const = 0;  // ... in device memory
@@ -171,20 +191,15 @@ class Transport {
   // same point and its buffers' contents are undefined afterwards. Throws Error naming `where`.
   virtual std::unique_ptr<MessageSet> make_set(std::vector<WireMessage> sends, std::vector<WireMessage> receives,
                                                bool persistent, const char* where) = 0;
-  // Capability `direct`: which of these persistent messages go direct (routes[i] for sends[i]; direct_receives[j] for
-  // receives[j]), and their step's links; null when none does. Collective over the transport's processes, each
-  // offering the ends matched with its peers' (the k-th send to a peer with a tag is the k-th receive there from this
-  // process with that tag). The receive cells must stay allocated while the links live. Throws Error on every process
-  // when any fails (an IPC mapping, peer access). Transports without the capability route nothing.
-  virtual std::unique_ptr<DirectLinks> connect(const std::vector<TypedEnd>& sends,
-                                               const std::vector<TypedEnd>& receives, std::vector<DirectRoute>& routes,
-                                               std::vector<DirectReceive>& direct_receives, const char* where) {
-    (void)receives;
-    (void)where;
-    routes.assign(sends.size(), DirectRoute{});
-    direct_receives.assign(receives.size(), DirectReceive{});
-    return nullptr;
-  }
+  // A plan's persistent messages, at once: a Route per send and receive, in their order, and their Step. Collective
+  // over the transport's processes, each offering the ends matched with its peers' (the k-th send to a peer with a
+  // tag is the k-th receive there from this process with that tag). Staging comes from `staging`; what else a route
+  // needs (mappings, landing buffers, counters) is the transport's, released with the step, and the receive cells
+  // must stay allocated while it lives. A message may run once while the step is made (as make_set's persistent
+  // sets). Throws Error on every process when any fails. This one: every message Staged, a step's messages to one
+  // peer packed one after the other (16-byte aligned, ascending (tag, posting order)) into one message of a set.
+  virtual Routes route(const std::vector<TypedEnd>& sends, const std::vector<TypedEnd>& receives,
+                       const StagingSource& staging, const char* where);
 };
 
 }  // namespace KokkosDDT::Impl

@@ -7,53 +7,14 @@
 #include "KokkosDDT_Config.hpp"
 #include "KokkosDDT_Error.hpp"
 #include "KokkosDDT_MpiTransport.hpp"
-#if KOKKOSDDT_HAVE_NCCL
-#include "KokkosDDT_NcclTransport.hpp"
-#endif
-#if KOKKOSDDT_HAVE_PEER
-#include "KokkosDDT_PeerTransport.hpp"
-#endif
+#include "KokkosDDT_TransportList.hpp"  // (generated: each built transport's header and entries, mpi/CMakeLists.txt)
 
 namespace KokkosDDT::Impl {
 namespace {
 
-// Where "auto" sends the messages its peer routes do not carry (`needed`: some process has such messages; collective
-// over control): NCCL where the build has it and every process has a GPU of its own (NCCL refuses two on one GPU),
-// else MPI on the control plane itself.
-[[maybe_unused]] std::shared_ptr<Transport> auto_messages(bool needed, const std::shared_ptr<MpiTransport>& control,
-                                                          const char* where) {
-#if KOKKOSDDT_HAVE_NCCL
-  if (needed && nccl_one_gpu_each(control->comm(), where)) return nccl_transport(control->comm(), where);
-#else
-  (void)needed;
-  (void)where;
-#endif
-  return control;
-}
-
-#if KOKKOSDDT_HAVE_PEER
-// "auto" (CUDA builds): the peer transport's kernel writes the cells of every peer it reaches; auto_messages() carries
-// the rest.
-TransportEntry auto_transport_entry() {
-  return {"auto", peer_transport_entry().capabilities,
-          [](const mpi::TransportChoice&, const std::shared_ptr<MpiTransport>& control,
-             const char* where) -> std::shared_ptr<Transport> {
-            return std::make_shared<PeerTransport>(control, &auto_messages, where);
-          }};
-}
-#endif
-
-// The registry: one line per transport of the build (adding a transport adds its folder and its line here).
+// The registry: the entries of the build's transports, in mpi/CMakeLists.txt's order (mpi first).
 const std::vector<TransportEntry>& registry() {
-  static const std::vector<TransportEntry> entries {
-    mpi_transport_entry(),
-#if KOKKOSDDT_HAVE_NCCL
-        nccl_transport_entry(),
-#endif
-#if KOKKOSDDT_HAVE_PEER
-        peer_transport_entry(), auto_transport_entry(),
-#endif
-  };
+  static const std::vector<TransportEntry> entries{KOKKOSDDT_TRANSPORT_ENTRIES};
   return entries;
 }
 
@@ -76,8 +37,10 @@ const TransportEntry& entry(const mpi::TransportChoice& choice, const char* wher
 mpi::TransportChoice resolve(const mpi::TransportChoice& choice, bool device) {
   if (choice.name() != "auto") return choice;
   if (!device) return "mpi";
-  if (find("auto")) return choice;  // (the build's routing transport)
-  return find("nccl") ? "nccl" : "mpi";
+  if (find("auto")) return choice;            // (the build's routing transport)
+  for (const TransportEntry& e : registry())  // (else the first that carries device messages, else MPI)
+    if (e.carries_device_messages) return e.name;
+  return "mpi";
 }
 
 std::shared_ptr<Transport> library_transport(const mpi::TransportChoice& choice,
@@ -88,6 +51,14 @@ std::shared_ptr<Transport> library_transport(const mpi::TransportChoice& choice,
 std::shared_ptr<Transport> library_transport(const mpi::TransportChoice& choice, MPI_Comm comm, const char* where) {
   const TransportEntry& e = entry(choice, where);  // (an unknown name throws before anything collective)
   return e.make(choice, MpiTransport::duplicate(comm, where), where);
+}
+
+std::shared_ptr<Transport> best_message_transport(bool needed, const std::shared_ptr<MpiTransport>& control,
+                                                  const char* where) {
+  if (needed)
+    for (const TransportEntry& e : registry())  // (the same entries, in the same order, on every process)
+      if (e.carries_device_messages && e.carries_device_messages(control, where)) return e.make(e.name, control, where);
+  return control;
 }
 
 std::unique_ptr<Transport> user_transport(MPI_Comm comm) { return std::make_unique<MpiTransport>(comm); }

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// The transports of this build (one folder each under mpi/transports/, each registered once in
-// KokkosDDT_Transports.cpp), and how the library's clients get one. Clients name a transport, or hand over a
-// communicator of their own, and ask what it can do (TransportCapabilities); only this registry and the transports'
-// own folders know what a transport is made of.
+// The transports of this build (one folder each under mpi/transports/, each listed once in mpi/CMakeLists.txt), and how
+// the library's clients get one. Clients name a transport, or hand over a communicator of their own, and ask what it
+// can do (TransportCapabilities); only this registry and the transports' own folders know what a transport is made of.
 
 #include <mpi.h>
 
@@ -85,8 +84,9 @@ namespace KokkosDDT::Impl {
 class MpiTransport;
 
 // What "auto" is on an execution space (`device`: its memory is not the host's): "mpi" on host spaces, the build's
-// routing transport on device spaces ("auto" itself where the build has one, else "nccl" where the build has it, else
-// "mpi"). Any other choice is itself. Plans resolve their choice, and agree on the unresolved one.
+// routing transport on device spaces ("auto" itself where the build registers one, else the first transport that
+// carries device messages (NCCL), else "mpi"). Any other choice is itself. Plans resolve their choice, and agree on the
+// unresolved one.
 mpi::TransportChoice resolve(const mpi::TransportChoice& choice, bool device);
 
 // A transport `choice` for a plan's traffic over the processes of `control`, the plan's control plane (its one MPI
@@ -107,13 +107,24 @@ std::unique_ptr<Transport> user_transport(MPI_Comm comm);
 // A 64-bit fingerprint of a choice, alike on every process that made the same one (plans agree on it).
 std::int64_t fingerprint(const mpi::TransportChoice& choice);
 
-// One transport of the build: its name, what it can do, and how it is made (KokkosDDT_Transports.cpp lists them).
+// One transport of the build: its name, what it can do, and how it is made (its folder's header declares it;
+// mpi/CMakeLists.txt lists the folders, and the build generates the registry's list from theirs).
 struct TransportEntry {
   const char* name;
   TransportCapabilities capabilities;
   std::shared_ptr<Transport> (*make)(const mpi::TransportChoice& choice, const std::shared_ptr<MpiTransport>& control,
                                      const char* where);
   void (*free_cached)() = nullptr;  // drops the communicators it keeps for later plans (free_cached_communicators)
+  // Whether it can carry messages between device buffers of every process of `control` (collective over control); an
+  // entry that has this is preferred to MPI for the messages "auto" does not route direct (best_message_transport).
+  bool (*carries_device_messages)(const std::shared_ptr<MpiTransport>& control, const char* where) = nullptr;
 };
+
+// What carries the messages a routing transport ("auto") does not write direct: the first transport of the registry
+// that carries device messages between every process of `control`, else MPI on the control plane itself. `needed`:
+// whether any process has such messages (the same on every process; false: the control plane, nothing made).
+// Collective over control.
+std::shared_ptr<Transport> best_message_transport(bool needed, const std::shared_ptr<MpiTransport>& control,
+                                                  const char* where);
 
 }  // namespace KokkosDDT::Impl

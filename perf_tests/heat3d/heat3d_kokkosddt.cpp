@@ -416,7 +416,7 @@ int main(int argc, char* argv[]) {
     std::string transport_name = "mpi";
     std::vector<std::string> benchmark_options;
     bench::Options args("heat3d_kokkosddt");
-    args.positional("transport", transport_name, "the halo plan's transport", {"mpi", "nccl", "peer"})
+    args.positional("transport", transport_name, "the halo plan's transport", KokkosDDT::mpi::transports())
         .pass_through("--benchmark_", benchmark_options, "the original's Google Benchmark options: ignored");
     const std::optional<int> done = args.parse(argc, argv, rank == 0);
     for (const std::string& a : benchmark_options)  // (--benchmark_color: this program prints no colours anyway)

@@ -455,7 +455,10 @@ TransportEntry nccl_transport_entry() {
             return choice.users_own() ? nccl_transport_on(static_cast<ncclComm*>(choice.handle()), comm, where)
                                       : nccl_transport(comm, where);
           },
-          &free_nccl_cache};
+          &free_nccl_cache,
+          [](const std::shared_ptr<MpiTransport>& control, const char* where) {
+            return nccl_one_gpu_each(control->comm(), where);  // (NCCL refuses two processes on one GPU)
+          }};
 }
 
 }  // namespace KokkosDDT::Impl

@@ -233,10 +233,15 @@ struct Pair {              // one peer's counters: the step this process waits f
   CUdeviceptr remote = 0;  // in the peer's flags, mapped (this process writes it)
 };
 
-class PeerLinks final : public DirectLinks {
+// The step's links: per pair of processes, a rising step count in each direction (the sender's "written" in the
+// receiver's memory, the receiver's "free" in the sender's). begin(): this process's receive cells may be written
+// again (every upstream peer's "free" = step), and the stream waits until every downstream peer said the same of its
+// cells; written(): every downstream peer's "written" = step (or the writing kernel stores it: written_counters());
+// arrived(): the stream waits until every upstream peer wrote this step.
+class PeerLinks final {
  public:
   PeerLinks(std::shared_ptr<MpiTransport> control, bool flush) : control_(std::move(control)), flush_(flush) {}
-  ~PeerLinks() override {
+  ~PeerLinks() {
     if (stream_) (void)cudaStreamSynchronize(stream_);  // (this process's writes into peers' cells are done)
     for (const MappingKey& k : mapped_) unmap_peer(k);
     // No peer frees what this process mapped before every process unmapped (destroying a plan is collective).
@@ -257,42 +262,42 @@ class PeerLinks final : public DirectLinks {
     cuda_check(cudaEventCreateWithFlags(&forked_, cudaEventDisableTiming), where, "cudaEventCreate");
     cuda_check(cudaEventCreateWithFlags(&joined_, cudaEventDisableTiming), where, "cudaEventCreate");
   }
-  StreamRef own_stream() const override { return StreamRef{stream_}; }
-  void fork(StreamRef stream) override {
+  StreamRef own_stream() const { return StreamRef{stream_}; }
+  void fork(StreamRef stream) {
     const auto caller = static_cast<cudaStream_t>(stream.native);
     cuda_check(cudaEventRecord(forked_, caller), "KokkosDDT::mpi: a plan's step", "cudaEventRecord");
     cuda_check(cudaStreamWaitEvent(stream_, forked_, 0), "KokkosDDT::mpi: a plan's step", "cudaStreamWaitEvent");
   }
-  void join(StreamRef stream) override {
+  void join(StreamRef stream) {
     const auto caller = static_cast<cudaStream_t>(stream.native);
     cuda_check(cudaEventRecord(joined_, stream_), "KokkosDDT::mpi: a plan's step", "cudaEventRecord");
     cuda_check(cudaStreamWaitEvent(caller, joined_, 0), "KokkosDDT::mpi: a plan's step", "cudaStreamWaitEvent");
   }
   // Each call enqueues its counters' operations as one batch (one driver call, not one per peer: the host's share of a
   // step).
-  void begin(StreamRef stream) override {
+  void begin(StreamRef stream) {
     ++step_;
     ops_.clear();
     for (const Pair& p : upstream_) write(p.remote);  // "my cells are free for this step"
     for (const Pair& p : downstream_) wait(p.local);  // "... theirs are"
     enqueue(stream);
   }
-  void written(StreamRef stream) override {
+  void written(StreamRef stream) {
     ops_.clear();
     for (const Pair& p : downstream_) write(p.remote);  // (after the kernel: the write fences its stores first)
     enqueue(stream);
   }
-  void arrived(StreamRef stream) override {
+  void arrived(StreamRef stream) {
     ops_.clear();
     for (const Pair& p : upstream_) wait(p.local);
     enqueue(stream);
   }
-  std::vector<std::uint64_t*> written_counters() const override {
+  std::vector<std::uint64_t*> written_counters() const {
     std::vector<std::uint64_t*> at;
     for (const Pair& p : downstream_) at.push_back(reinterpret_cast<std::uint64_t*>(p.remote));
     return at;
   }
-  std::uint64_t step() const override { return step_; }
+  std::uint64_t step() const { return step_; }
 
   std::shared_ptr<MpiTransport> control_;  // (the teardown's barrier)
   bool flush_;
@@ -333,6 +338,62 @@ class PeerLinks final : public DirectLinks {
   cuuint64_t step_ = 0;
 };
 
+// A send the handshake routed direct: write `count` of `type` at `origin` (the receiver's cells, mapped here); landed:
+// pack the send's bytes at `origin` (type null).
+struct DirectRoute {
+  bool direct = false;
+  bool landed = false;
+  const char* why = "";  // why a send to another process did not go direct (KokkosDDT_Routes.hpp), "" if it did
+  char* origin = nullptr;
+  std::int64_t count = 0;
+  std::shared_ptr<const CommittedType> type;
+};
+
+// A receive routed direct; landed: its bytes arrive packed at `landing` (this process's memory, the transport's own).
+struct DirectReceive {
+  bool direct = false;
+  const char* why = "";
+  char* landing = nullptr;
+};
+
+// The step of a peer plan: its links and the step of the messages that do not go direct.
+class PeerStep final : public Step {
+ public:
+  PeerStep(std::unique_ptr<PeerLinks> links, std::unique_ptr<Step> messages)
+      : links_(std::move(links)), messages_(std::move(messages)) {}
+  ~PeerStep() override {
+    messages_.reset();
+    links_.reset();  // (synchronizes its stream, unmaps, meets the other processes)
+  }
+  bool host_sends() const override { return messages_->host_sends(); }
+  int messages() const override { return messages_->messages(); }
+  StreamRef own_stream() const override { return links_->own_stream(); }
+  std::vector<std::uint64_t*> written_counters() const override { return links_->written_counters(); }
+  std::uint64_t count() const override { return links_->step(); }
+  StreamRef begin(StreamRef stream) override {
+    (void)messages_->begin(stream);
+    StreamRef writing = stream;
+    if (links_->own_stream().native) {
+      links_->fork(stream);
+      writing = links_->own_stream();
+    }
+    links_->begin(writing);
+    return writing;
+  }
+  void send(StreamRef stream) override { messages_->send(stream); }
+  void written(StreamRef writing) override { links_->written(writing); }
+  bool test() override { return messages_->test(); }
+  void wait(StreamRef stream) override {
+    messages_->wait(stream);
+    if (links_->own_stream().native) links_->join(stream);  // (this process's writes)
+    links_->arrived(stream);
+  }
+
+ private:
+  std::unique_ptr<PeerLinks> links_;
+  std::unique_ptr<Step> messages_;
+};
+
 }  // namespace
 
 PeerTransport::PeerTransport(std::shared_ptr<MpiTransport> control, MessageTransport messages, const char* where)
@@ -341,12 +402,10 @@ PeerTransport::PeerTransport(std::shared_ptr<MpiTransport> control, MessageTrans
       messages_(control_),
       node_(node_leader(control_->comm(), where)) {}
 
-std::unique_ptr<DirectLinks> PeerTransport::connect(const std::vector<TypedEnd>& sends,
-                                                    const std::vector<TypedEnd>& receives,
-                                                    std::vector<DirectRoute>& routes,
-                                                    std::vector<DirectReceive>& direct_receives, const char* where) {
-  routes.assign(sends.size(), DirectRoute{});
-  direct_receives.assign(receives.size(), DirectReceive{});
+Routes PeerTransport::route(const std::vector<TypedEnd>& sends, const std::vector<TypedEnd>& receives,
+                            const StagingSource& staging, const char* where) {
+  std::vector<DirectRoute> routes(sends.size());
+  std::vector<DirectReceive> direct_receives(receives.size());
   const MPI_Comm comm = control_->comm();
   const int me = rank();
   const Device dev = this_device(where);
@@ -553,7 +612,39 @@ std::unique_ptr<DirectLinks> PeerTransport::connect(const std::vector<TypedEnd>&
     throw_error(ErrorCode::Transport, where, "transport",
                 failure.empty() ? "failed to connect a peer process (that process's error says why)" : failure);
   messages_ = choose_(verdict.sum(0) > 0, control_, where);
-  return links;  // (also without pairs: destroying it is the plan's collective end on every process)
+
+  // The messages that do not go direct: the message transport's routes (the peer's side lays out the same ones).
+  std::vector<TypedEnd> rest_sends, rest_receives;
+  for (std::size_t i = 0; i < sends.size(); ++i)
+    if (!routes[i].direct) rest_sends.push_back(sends[i]);
+  for (std::size_t j = 0; j < receives.size(); ++j)
+    if (!direct_receives[j].direct) rest_receives.push_back(receives[j]);
+  Routes rest = messages_->route(rest_sends, rest_receives, staging, where);
+  Routes out;
+  std::size_t k = 0;
+  for (const DirectRoute& r : routes) {
+    if (!r.direct) {
+      out.sends.push_back(std::move(rest.sends[k++]));
+      out.sends.back().why = r.why;
+    } else if (r.landed) {
+      out.sends.push_back({RouteKind::Landed, r.origin, 0, nullptr, "peer (landed)", r.why});
+    } else {
+      out.sends.push_back({RouteKind::Typed, r.origin, r.count, r.type, "peer", r.why});
+    }
+  }
+  k = 0;
+  for (const DirectReceive& r : direct_receives) {
+    if (!r.direct) {
+      out.receives.push_back(std::move(rest.receives[k++]));
+      out.receives.back().why = r.why;
+    } else {
+      out.receives.push_back({r.landing ? RouteKind::Landed : RouteKind::Typed, r.landing, 0, nullptr,
+                              r.landing ? "peer (landed)" : "peer", r.why});
+    }
+  }
+  // (The links also without pairs: destroying them is the plan's collective end on every process.)
+  out.step = std::make_unique<PeerStep>(std::move(links), std::move(rest.step));
+  return out;
 }
 
 }  // namespace KokkosDDT::Impl
@@ -562,12 +653,20 @@ namespace KokkosDDT::Impl {
 
 TransportEntry peer_transport_entry() {
   return {"peer",
-          {Completion::Host, true, false, true, true},
+          {Completion::Host, true, false, true, true, true},
           [](const mpi::TransportChoice&, const std::shared_ptr<MpiTransport>& control,
              const char* where) -> std::shared_ptr<Transport> {
             auto on_control = [](bool, const std::shared_ptr<MpiTransport>& c,
                                  const char*) -> std::shared_ptr<Transport> { return c; };
             return std::make_shared<PeerTransport>(control, on_control, where);
+          }};
+}
+
+TransportEntry auto_transport_entry() {
+  return {"auto", peer_transport_entry().capabilities,
+          [](const mpi::TransportChoice&, const std::shared_ptr<MpiTransport>& control,
+             const char* where) -> std::shared_ptr<Transport> {
+            return std::make_shared<PeerTransport>(control, &best_message_transport, where);
           }};
 }
 

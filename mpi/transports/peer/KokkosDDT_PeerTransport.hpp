@@ -4,12 +4,12 @@
 // (peer access over NVLink or PCIe, or one GPU shared), the sender's fused kernel writes the receiver's cells itself,
 // through a CUDA-IPC mapping of the receiver's allocation and the receiver's committed type; no staging buffer, no
 // message, no unpack. Each step is ordered by two rising counters per pair in GPU memory, written and waited for by
-// stream memory operations (DirectLinks in KokkosDDT_Transport.hpp): no host call waits.
+// stream memory operations (the Step of KokkosDDT_Transport.hpp): no host call waits.
 //
 // Messages that cannot go direct (another node, GPUs without peer access, cells outside one cudaMalloc allocation,
 // host memory, a process's messages to itself: KokkosDDT_Routes.hpp's rule) are messages of another transport in the
-// same plan, chosen at connect() once every process knows whether it has any: "peer" keeps them on MPI, on the plan's
-// control plane; "auto" gives them to NCCL where it can (KokkosDDT_Transports.cpp). Every handshake runs on the
+// same plan, chosen at route() once every process knows whether it has any: "peer" keeps them on MPI, on the plan's
+// control plane; "auto" gives them to NCCL where it can (best_message_transport). Every handshake runs on the
 // control plane.
 //
 // What the user keeps: every receive buffer's allocation, as long as the plan lives (peers hold mappings of it; a
@@ -33,11 +33,10 @@ using MessageTransport = std::shared_ptr<Transport> (*)(bool needed, const std::
 
 class PeerTransport final : public Transport {
  public:
-  // Collective over control (the plan's control plane). Until connect(), the messages go over control.
+  // Collective over control (the plan's control plane). Until route(), the messages go over control.
   PeerTransport(std::shared_ptr<MpiTransport> control, MessageTransport messages, const char* where);
 
   const char* name() const override { return "peer"; }
-  const char* messages_name() const override { return messages_->name(); }
   Completion completion() const override { return messages_->completion(); }
   bool reaches_host_memory() const override { return messages_->reaches_host_memory(); }
   bool reaches_device_memory() const override { return messages_->reaches_device_memory(); }
@@ -48,18 +47,22 @@ class PeerTransport final : public Transport {
                                        bool persistent, const char* where) override {
     return messages_->make_set(std::move(sends), std::move(receives), persistent, where);
   }
-  std::unique_ptr<DirectLinks> connect(const std::vector<TypedEnd>& sends, const std::vector<TypedEnd>& receives,
-                                       std::vector<DirectRoute>& routes, std::vector<DirectReceive>& direct_receives,
-                                       const char* where) override;
+  // The handshake with each message's peer decides which go direct (KokkosDDT_Routes.hpp's rule: Typed, or Landed
+  // for cells in short runs); the others go to the message transport, chosen now (every process knows whether any
+  // has some), and are its routes.
+  Routes route(const std::vector<TypedEnd>& sends, const std::vector<TypedEnd>& receives, const StagingSource& staging,
+               const char* where) override;
 
  private:
   std::shared_ptr<MpiTransport> control_;  // the handshakes
-  MessageTransport choose_;                // picks messages_ at connect()
+  MessageTransport choose_;                // picks messages_ at route()
   std::shared_ptr<Transport> messages_;    // the messages that do not go direct
   std::int64_t node_ = 0;                  // alike on the processes of one node (node_leader)
 };
 
-// The registry's line: "peer" (the messages that do not go direct: MPI on the control plane).
+// The registry's lines: "peer" (the messages that do not go direct: MPI on the control plane), and "auto" (they go
+// to the registry's best_message_transport: NCCL where it is built and every process has a GPU of its own).
 TransportEntry peer_transport_entry();
+TransportEntry auto_transport_entry();
 
 }  // namespace KokkosDDT::Impl

@@ -43,6 +43,10 @@ class KokkosDdt(CMakePackage, CudaPackage):
         "templates, every translation unit instantiates what it uses",
     )
 
+    # The transports beyond MPI (mpi/transports/<name>/transport.cmake: one option each), in CUDA builds.
+    variant("nccl", default=True, when="+cuda+mpi", description="The NCCL transport, where NCCL is found (NCCL_ROOT)")
+    variant("peer", default=True, when="+cuda+mpi", description="The CUDA-IPC peer transport and auto's routes")
+
     depends_on("cxx", type="build")
     depends_on("cmake@3.25:", type="build")
     depends_on("kokkos@4.5:")
@@ -83,6 +87,9 @@ class KokkosDdt(CMakePackage, CudaPackage):
             self.define_from_variant("KokkosDDT_ENABLE_KOKKOS_KERNELS", "kernels"),
             self.define_from_variant("KokkosDDT_ENABLE_ETI", "eti"),
         ]
+        if spec.satisfies("+cuda+mpi"):  # (the transports' variants exist there)
+            args.append(self.define_from_variant("KokkosDDT_ENABLE_NCCL", "nccl"))
+            args.append(self.define_from_variant("KokkosDDT_ENABLE_PEER", "peer"))
         if self.run_tests and spec.satisfies("^openmpi") and os.geteuid() == 0:
             # The multi-rank tests as root (containers, CI machines): Open MPI's mpiexec refuses unless told.
             args.append(self.define("KokkosDDT_MPIEXEC_PREFLAGS", "--oversubscribe --allow-run-as-root"))
