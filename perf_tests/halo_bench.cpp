@@ -16,7 +16,7 @@
 // default, with peer routes within a node and NCCL between nodes, where KOKKOSDDT_NODE_SIZE=k makes groups of k
 // ranks nodes of their own; "nccl"; "peer", ...; a transport that refuses this run, as NCCL refuses ranks that share
 // a GPU, says why and has no rows):
-//   plan_<t>    the plan over transport t
+//   plan_<t>    the plan over transport t: start, wait and a fence (a whole step, like the first table's exchange())
 //   <t>_start   the host's time in the plan's start() (the step's calls enqueued: what the host adds to the step)
 //   floor       one empty launch plus the bytes a rank sends per step at the peer-copy bandwidth (this GPU to the next
 //               rank's, or a D2D copy when they share one), both measured in this run
@@ -502,11 +502,12 @@ int main(int argc, char* argv[]) {
           if (rank == 0 && n == sizes.front() && nf == field_counts.front())
             std::printf("(the plan over \"%s\", rank 0's routes:\n%s)\n", t.c_str(), plan->describe().c_str());
           std::vector<double> starts;  // the host's time in start(): the step's calls enqueued
-          auto run = [&] {
+          auto run = [&] {  // (a whole step, as exchange(): start, wait, the fence that waits for the GPU)
             const auto t0 = std::chrono::steady_clock::now();
             plan->start();
             starts.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
             plan->wait();
+            space.fence();
           };
           fill();
           run();
