@@ -57,6 +57,13 @@ struct GenericBackend {
   // Hosts have none: their launches are ordered by the calling thread.
   static void* native_stream(const ExecSpace&) { return nullptr; }
 
+  // Whether the work enqueued on the instance so far has completed, without waiting for it where the backend can tell
+  // (a wait with a deadline polls this). Hosts: their launches have returned, or the fence waits for them.
+  static bool idle(const ExecSpace& space) {
+    space.fence("KokkosDDT: is the instance idle");
+    return true;
+  }
+
   // Orders this thread's earlier writes, and those it has acquired, before its later writes, for observers anywhere
   // in the node (the host included): what publishes a fused launch's data before its host-visible completion flag.
   KOKKOS_FORCEINLINE_FUNCTION static void fence_acq_rel_node() {

@@ -25,6 +25,7 @@ struct BackendTraits<Kokkos::Cuda> : GenericBackend<Kokkos::Cuda> {
   }
 
   static void* native_stream(const Kokkos::Cuda& space) { return static_cast<void*>(space.cuda_stream()); }
+  static bool idle(const Kokkos::Cuda& space) { return cudaStreamQuery(space.cuda_stream()) != cudaErrorNotReady; }
   // An instance on a stream someone else owns (a transport's own stream), kept as long as that stream lives.
   static Kokkos::Cuda instance_on(void* stream) { return Kokkos::Cuda(static_cast<cudaStream_t>(stream)); }
 

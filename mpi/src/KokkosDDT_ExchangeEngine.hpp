@@ -40,11 +40,13 @@
 #include <Kokkos_Core.hpp>
 
 #include "KokkosDDT_Backend.hpp"
+#include "KokkosDDT_Communicators.hpp"
 #include "KokkosDDT_Config.hpp"
 #include "KokkosDDT_Datatype.hpp"
 #include "KokkosDDT_Error.hpp"
 #include "KokkosDDT_FusedBatch.hpp"
 #include "KokkosDDT_MPIStaging.hpp"
+#include "KokkosDDT_MpiTransport.hpp"
 #include "KokkosDDT_Routes.hpp"
 #include "KokkosDDT_Transport.hpp"
 #include "KokkosDDT_Transports.hpp"
@@ -123,8 +125,11 @@ class ExchangeEngine {
  public:
   // Everything a step needs, built once: `me` is this process's rank in the transport's communicator. The messages
   // were matched with their peers' before (ExchangeMatch.hpp); every buffer and type is checked here as a pack is.
-  ExchangeEngine(const ExecSpace& space, std::shared_ptr<Transport> transport, const std::vector<PlannedMessage>& sends,
-                 const std::vector<PlannedMessage>& recvs, int me, const char* where);
+  // `timeout`: seconds a wait may take (0: none), then Error(Timeout) and the plan has failed.
+  // `control`: the plan's control plane (its MPI duplicate).
+  ExchangeEngine(const ExecSpace& space, std::shared_ptr<Transport> transport, std::shared_ptr<MpiTransport> control,
+                 const std::vector<PlannedMessage>& sends, const std::vector<PlannedMessage>& recvs, int me,
+                 const char* where, double timeout = 0);
   ExchangeEngine(const ExchangeEngine&) = delete;
   ExchangeEngine& operator=(const ExchangeEngine&) = delete;
   // A started step: its sends are left to the transport (their buffer kept until exit), its receives cancelled.
@@ -132,11 +137,15 @@ class ExchangeEngine {
 
   void start(const ExecSpace& space, const char* where);
   void progress();
-  void wait();
+  void wait(const char* where);
   void wait_host(const char* where) {
-    wait();
+    wait(where);
     // (a synchronous host backend has finished the unpacks when their launch returns)
-    if constexpr (!BackendTraits<ExecSpace>::synchronous) step_space_.fence(where);
+    if constexpr (!BackendTraits<ExecSpace>::synchronous) {
+      if (timeout_ > 0 && !wait_until([&] { return BackendTraits<ExecSpace>::idle(step_space_); }, Deadline(timeout_)))
+        fail(where, "the step did not complete on the execution space");
+      step_space_.fence(where);  // (without a deadline: the backend's own blocking wait)
+    }
   }
 
   const ExecSpace& space() const { return space_; }
@@ -186,7 +195,8 @@ class ExchangeEngine {
 
   ExecSpace space_, step_space_;  // the plan's instance; the current (or last) step's
   std::shared_ptr<Transport> transport_;
-  std::unique_ptr<Step> step_;   // the transport's step of every route
+  std::shared_ptr<MpiTransport> control_;  // the plan's control plane (settle() at destroy)
+  std::unique_ptr<Step> step_;             // the transport's step of every route
   bool host_sends_ = false;      // the host posts the messages once it sees the packs done (step_->host_sends())
   bool kernel_signals_ = false;  // the writing kernel writes the step's "written" counters itself
   bool forked_ = false;          // the writes run on the step's own stream (writes_space_)
@@ -199,18 +209,35 @@ class ExchangeEngine {
   std::vector<mpi::Route> routes_;
   std::int64_t send_bytes_ = 0;
   bool started_ = false, sends_posted_ = false;
+  double timeout_ = 0;
+  std::int64_t steps_ = 0;  // steps started
+  std::string failure_;     // why the plan failed (a timeout), "" while it has not
+
+  // A wait passed the deadline: the step is given up (the transport's step abandoned: nothing waits on it any
+  // longer), the plan has failed, and Error(Timeout) says which step, its routes and the peers it did not hear from.
+  [[noreturn]] void fail(const char* where, const std::string& what);
+
+  // At destroy, after the step: whether every process completed the same steps (one allreduce on the control plane,
+  // within the deadline). If not, a message of a step begun on one process and not on another may still arrive on
+  // the control plane's duplicate, and MPI reuses a freed communicator's context for later ones: the duplicate is
+  // then kept until MPI_Finalize, so that no later plan receives it.
+  void settle();
 };
 
 template <class ExecSpace>
 ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_ptr<Transport> transport,
+                                          std::shared_ptr<MpiTransport> control,
                                           const std::vector<PlannedMessage>& sends,
-                                          const std::vector<PlannedMessage>& recvs, int me, const char* where)
+                                          const std::vector<PlannedMessage>& recvs, int me, const char* where,
+                                          double timeout)
     : space_(space),
       step_space_(space),
       transport_(std::move(transport)),
+      control_(std::move(control)),
       packs_(space),
       writes_(space),
-      unpacks_(space) {
+      unpacks_(space),
+      timeout_(timeout) {
   // A message to this process itself is a copy and needs no route; the transport routes the others.
   const std::vector<int> pair = local_pairs(sends, recvs, me);
   std::vector<bool> local(sends.size(), false);
@@ -301,6 +328,7 @@ Routes ExchangeEngine<ExecSpace>::route(const std::vector<PlannedMessage>& sends
 
 template <class ExecSpace>
 void ExchangeEngine<ExecSpace>::start(const ExecSpace& space, const char* where) {
+  if (!failure_.empty()) throw_error(ErrorCode::Timeout, where, "plan", "failed earlier: " + failure_);
   if (started_) throw_error(ErrorCode::InvalidArgument, where, "plan", "was started and not waited for");
   // The last step's unpacks read the buffers this step fills: ordered on one instance; on another, waited for.
   if (space.impl_instance_id() != step_space_.impl_instance_id())
@@ -308,6 +336,7 @@ void ExchangeEngine<ExecSpace>::start(const ExecSpace& space, const char* where)
   step_space_ = space;
   const StreamRef stream{BackendTraits<ExecSpace>::native_stream(space)};
   if (host_sends_) unpacks_.wait();  // (completion flags: the last step's unpacks have read the receive buffers)
+  ++steps_;
   const StreamRef writing = step_->begin(stream);
   // Host sends: from here on, wait() completes the receives, also after an error below. Stream-ordered: once the
   // messages are enqueued (not when they failed to: wait() then unpacks nothing).
@@ -340,13 +369,21 @@ void ExchangeEngine<ExecSpace>::progress() {
 }
 
 template <class ExecSpace>
-void ExchangeEngine<ExecSpace>::wait() {
+void ExchangeEngine<ExecSpace>::wait(const char* where) {
+  if (!failure_.empty()) throw_error(ErrorCode::Timeout, where, "plan", "failed earlier: " + failure_);
   if (!started_) return;
-  wait_until([&] {  // the packs' flags (a device's), polling the messages meanwhile
-    progress();
-    if (!sends_posted_) (void)step_->test();
-    return sends_posted_;
-  });
+  const Deadline deadline(timeout_);
+  const bool sent = wait_until(
+      [&] {  // the packs' flags (a device's), polling the messages meanwhile
+        progress();
+        if (!sends_posted_) (void)step_->test();
+        return sends_posted_;
+      },
+      deadline);
+  if (!sent) fail(where, "this process's packs did not complete");
+  // (with a deadline, host-completed messages are polled here: the step's own wait then blocks no longer)
+  if (!deadline.none() && !wait_until([&] { return step_->test(); }, deadline))
+    fail(where, "its messages did not all arrive");
   started_ = false;
   step_->wait(StreamRef{BackendTraits<ExecSpace>::native_stream(step_space_)});
   // On the step's instance: ordered after the messages and the peers' writes. Flagged when the host posts the next
@@ -358,17 +395,60 @@ void ExchangeEngine<ExecSpace>::wait() {
 }
 
 template <class ExecSpace>
+void ExchangeEngine<ExecSpace>::fail(const char* where, const std::string& what) {
+  std::string routes;
+  for (const mpi::Route& r : routes_)
+    if (routes.find(r.route) == std::string::npos) routes += (routes.empty() ? "" : ", ") + r.route;
+  std::string text = "step " + std::to_string(steps_) + " (" + routes + "): " + what + " within " +
+                     std::to_string(timeout_) + " s (options.timeout or KOKKOSDDT_TIMEOUT_S)";
+  const std::vector<int> late = step_->late_peers();
+  for (std::size_t i = 0; i < late.size(); ++i)
+    text += (i == 0 ? "; nothing arrived from rank " : ", ") + std::to_string(late[i]);
+  failure_ = text;
+  started_ = false;
+  step_->abandon(true, timeout_);  // (this process's streams and messages stop waiting for the late peers)
+  throw_error(ErrorCode::Timeout, where, "timeout", text);
+}
+
+template <class ExecSpace>
 ExchangeEngine<ExecSpace>::~ExchangeEngine() {
   try {
     if (started_ && !sends_posted_) {  // (the step's sends go, as MPI's would: the peers wait for them)
       packs_.wait();
       step_->send(StreamRef{BackendTraits<ExecSpace>::native_stream(step_space_)});
     }
+    // The peers' waits on this process end (a step begun anywhere ends; its cells are undefined); with a deadline,
+    // this process's own waits too once it passed, so that neither the fence below nor a peer's destroy hangs.
+    step_->abandon(false, timeout_);
+    if constexpr (!BackendTraits<ExecSpace>::synchronous)
+      if (timeout_ > 0 && !wait_until([&] { return BackendTraits<ExecSpace>::idle(step_space_); }, Deadline(timeout_)))
+        step_->abandon(true, timeout_);
     step_space_.fence("KokkosDDT: a plan released");  // (the unpacks read the transport's buffers)
     writes_space_ = ExecSpace();  // (its instance goes while the step's stream, which it runs on, still lives)
     step_.reset();  // (after the fence: this process's writes into peers' cells are done before it unmaps them)
+    settle();
   } catch (...) {
   }
+}
+
+template <class ExecSpace>
+void ExchangeEngine<ExecSpace>::settle() {
+  if (!control_ || mpi_finalized()) return;
+  const std::int64_t completed = started_ || !failure_.empty() ? -1 : steps_;
+  std::int64_t bounds[2] = {completed, -completed};  // (the least, and minus the most)
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (MPI_Iallreduce(MPI_IN_PLACE, bounds, 2, MPI_INT64_T, MPI_MIN, control_->comm(), &request) != MPI_SUCCESS) {
+    control_->keep_until_finalize();
+    return;
+  }
+  const bool met = wait_until(
+      [&] {
+        int done = 0;
+        return MPI_Test(&request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || done != 0;
+      },
+      Deadline(timeout_));
+  // (past the deadline the allreduce's request stays pending: MPI frees no request of a nonblocking collective)
+  if (!met || bounds[0] != -bounds[1]) control_->keep_until_finalize();
 }
 
 // Compiled once per backend in the library (mpi/src/eti/KokkosDDT_ETI_ExchangeEngine.cpp).

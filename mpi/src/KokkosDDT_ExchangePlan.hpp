@@ -53,6 +53,7 @@ namespace KokkosDDT::mpi {
 
 struct ExchangeOptions {
   TransportChoice transport = "auto";  // each message its best route; or "mpi", "nccl" (nccl_from_raw), "peer"
+  double timeout = 0;  // seconds a wait may take, then Error(Timeout) (0: KOKKOSDDT_TIMEOUT_S if set, else none)
 };
 
 template <class ExecSpace>
@@ -128,7 +129,7 @@ class ExchangePlan {
   }
   // Completes the messages and enqueues the unpacks (one launch) on the step's instance.
   void wait() {
-    if (engine_) engine_->wait();
+    if (engine_) engine_->wait("KokkosDDT::mpi::ExchangePlan::wait");
   }
   // wait(), then waits for the unpacks too: the received data are current for the host.
   void wait_host() {
@@ -208,7 +209,9 @@ void ExchangePlan<ExecSpace>::commit() {
   if (!valid_) Impl::throw_error(ErrorCode::InvalidArgument, where, "plan", "is empty (default-made or moved from)");
   if (engine_) Impl::throw_error(ErrorCode::InvalidArgument, where, "plan", "is committed already");
   // What every process must have alike, settled before the matching (whose messages depend on it).
-  const std::string error = Impl::transport_refusal<ExecSpace>(options_.transport);
+  std::string error = Impl::transport_refusal<ExecSpace>(options_.transport);
+  if (error.empty() && !(options_.timeout >= 0))
+    error = "options.timeout is " + std::to_string(options_.timeout) + "; must be >= 0 seconds (0: none)";
   auto control = Impl::MpiTransport::duplicate(comm_, where);  // (the plan's control plane: all its setup runs there)
   {
     Impl::Agreement verdict(control->comm(), !error.empty(), {Impl::fingerprint(options_.transport)}, where);
@@ -223,8 +226,8 @@ void ExchangePlan<ExecSpace>::commit() {
                             "messages");
   std::shared_ptr<Impl::Transport> transport =
       Impl::library_transport(Impl::resolved<ExecSpace>(options_.transport), control, where);
-  auto engine =
-      std::make_unique<Impl::ExchangeEngine<ExecSpace>>(space_, std::move(transport), sends_, recvs_, me, where);
+  auto engine = std::make_unique<Impl::ExchangeEngine<ExecSpace>>(space_, std::move(transport), control, sends_, recvs_,
+                                                                  me, where, Impl::timeout_seconds(options_.timeout));
   control_ = std::move(control);
   engine_ = std::move(engine);
 }

@@ -62,6 +62,7 @@ struct HaloOptions {
   HaloNeighbors neighbors = HaloNeighbors::Faces;
   int tag = 0x4b44;                    // tags [tag, tag + 3^rank) are the plan's, on its own communicator
   TransportChoice transport = "auto";  // each message its best route; or "mpi", "nccl" (nccl_from_raw), "peer"
+  double timeout = 0;  // seconds a wait may take, then Error(Timeout) (0: KOKKOSDDT_TIMEOUT_S if set, else none)
 };
 
 template <class ExecSpace>
@@ -87,7 +88,7 @@ class HaloPlan {
   // Completes the messages and enqueues the unpacks of every ghost region (one launch) on the step's instance: the
   // ghosts are current for work enqueued on it afterwards.
   void wait() {
-    if (engine_) engine_->wait();
+    if (engine_) engine_->wait("KokkosDDT::mpi::HaloPlan::wait");
   }
   // wait(), then waits for the unpacks too: the ghosts are current for the host.
   void wait_host() {
@@ -225,6 +226,8 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
     throw_error(ErrorCode::InvalidArgument, where, "cart", error);  // (no collective is possible)
   const int g = options.ghost;
   if (error.empty() && g < 1) error = "options.ghost is " + std::to_string(g) + "; must be >= 1";
+  if (error.empty() && !(options.timeout >= 0))
+    error = "options.timeout is " + std::to_string(options.timeout) + "; must be >= 0 seconds (0: none)";
   if (error.empty() && fields.empty()) error = "there are no fields";
   const std::array<std::int64_t, 4> n = fields.empty() ? std::array<std::int64_t, 4>{} : fields.front().extents;
   for (const HaloField& f : fields)
@@ -335,8 +338,8 @@ HaloPlan<ExecSpace> HaloPlan<ExecSpace>::build(const ExecSpace& space, std::shar
   plan.transport_ = options.transport;
   std::shared_ptr<Impl::Transport> transport =
       Impl::library_transport(Impl::resolved<ExecSpace>(options.transport), plan.control_, where);
-  plan.engine_ =
-      std::make_unique<Impl::ExchangeEngine<ExecSpace>>(space, std::move(transport), sends, recvs, me, where);
+  plan.engine_ = std::make_unique<Impl::ExchangeEngine<ExecSpace>>(
+      space, std::move(transport), plan.control_, sends, recvs, me, where, Impl::timeout_seconds(options.timeout));
   return plan;
 }
 

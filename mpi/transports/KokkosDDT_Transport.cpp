@@ -83,6 +83,8 @@ class MessageStep final : public Step {
     (void)set_->test();  // an error the transport has seen so far throws here, before anything is unpacked
     set_->join(stream);
   }
+  std::vector<int> late_peers() override { return set_->late_peers(); }
+  void abandon(bool failed, double timeout) override { set_->abandon(failed, timeout); }
 
  private:
   std::unique_ptr<MessageSet> set_;

@@ -94,6 +94,15 @@ class MessageSet {
   virtual void join(StreamRef stream) = 0;
   // Receive i (in the order given to make_set), once complete.
   virtual Arrival arrival(std::size_t receive) const = 0;
+  // Completion::Host: the peers of the receives not complete yet (a timeout names them). Others: none known.
+  virtual std::vector<int> late_peers() { return {}; }
+  // Before the set is destroyed (Step::abandon): `failed` (a timeout), its messages are given up, so that nothing of
+  // the transport waits for them any longer (NCCL: the library's communicator is aborted); else a step begun and not
+  // completed gets `timeout` seconds (0: none) to complete before it is given up so.
+  virtual void abandon(bool failed, double timeout) {
+    (void)failed;
+    (void)timeout;
+  }
 };
 
 // One typed end of a persistent message, offered to route(): `count` of `type` at `buf` (or, `absolute`, at the type's
@@ -166,6 +175,18 @@ class Step {
   virtual void written(StreamRef writing) { (void)writing; }
   virtual bool test() = 0;
   virtual void wait(StreamRef stream) = 0;
+  // The peers whose part of the step has not arrived (host messages not received; counters below the step), for a
+  // timeout's message. May be incomplete (a transport that cannot tell names none).
+  virtual std::vector<int> late_peers() { return {}; }
+  // Before the step is destroyed, and after a timeout (`failed`): every counter a peer's stream may wait on gets a
+  // terminal value, ordered after this process's own writes into peers' memory, so that a peer's begun step ends
+  // (its cells then hold this step's or the last one's values); `failed`: also this process's own streams stop
+  // waiting for peers, and its messages are given up. The destroy that follows waits at most `timeout` seconds for
+  // the other processes (0: as long as it takes).
+  virtual void abandon(bool failed, double timeout) {
+    (void)failed;
+    (void)timeout;
+  }
 };
 
 // What route() returns: a route per offered send and receive (in their order), and their step.

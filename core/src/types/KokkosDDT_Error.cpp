@@ -27,6 +27,8 @@ const char* to_string(ErrorCode code) noexcept {
       return "transport error";
     case ErrorCode::Backend:
       return "backend error";
+    case ErrorCode::Timeout:
+      return "timeout";
     case ErrorCode::Internal:
       return "internal error";
   }

@@ -21,6 +21,7 @@ enum class ErrorCode {
   MPI,              // an MPI call failed
   Transport,        // another transport failed (an NCCL call, or an error NCCL reported asynchronously)
   Backend,          // the backend's runtime refused work (e.g. a CUDA kernel launch failed)
+  Timeout,          // a wait passed its deadline (a plan's timeout): a peer is late, stalled or gone
   Internal          // an internal invariant failed: a bug in KokkosDDT (please report it with the message)
 };
 

@@ -4,6 +4,7 @@
 // collective's rounds, queued sends) calls wait_until with its own test.
 
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 
 namespace KokkosDDT::Impl {
@@ -22,6 +23,53 @@ void wait_until(const Done& done) {
     else if (i % 64 == 0)
       late = std::chrono::steady_clock::now() - start > std::chrono::microseconds(20);
   }
+}
+
+// A point in time a wait may not pass, or none (the default: wait as long as it takes).
+class Deadline {
+ public:
+  Deadline() = default;
+  explicit Deadline(double seconds) : none_(!(seconds > 0)), seconds_(seconds) {
+    if (!none_)
+      at_ = std::chrono::steady_clock::now() +
+            std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+  }
+  bool none() const { return none_; }
+  bool passed() const { return !none_ && std::chrono::steady_clock::now() >= at_; }
+  double seconds() const { return seconds_; }
+
+ private:
+  bool none_ = true;
+  double seconds_ = 0;
+  std::chrono::steady_clock::time_point at_{};
+};
+
+// wait_until with a deadline: whether done() came true before the deadline passed (without one: true, eventually).
+template <class Done>
+bool wait_until(const Done& done, const Deadline& deadline) {
+  if (deadline.none()) {
+    wait_until(done);
+    return true;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  bool late = false;
+  for (int i = 1; !done(); ++i) {
+    if (late)
+      std::this_thread::yield();
+    else if (i % 64 == 0)
+      late = std::chrono::steady_clock::now() - start > std::chrono::microseconds(20);
+    if ((late || i % 64 == 0) && deadline.passed()) return false;
+  }
+  return true;
+}
+
+// The seconds a plan's waits may take: `option` when positive, else KOKKOSDDT_TIMEOUT_S when set and positive, else
+// none (0).
+inline double timeout_seconds(double option) {
+  if (option > 0) return option;
+  const char* env = std::getenv("KOKKOSDDT_TIMEOUT_S");
+  const double seconds = env ? std::strtod(env, nullptr) : 0;
+  return seconds > 0 ? seconds : 0;
 }
 
 }  // namespace KokkosDDT::Impl

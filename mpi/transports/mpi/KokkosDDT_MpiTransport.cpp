@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "KokkosDDT_MpiTransport.hpp"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -73,6 +74,21 @@ class MpiMessageSet final : public MessageSet {
         mpi_check(rc, where_, m.send ? "MPI_Wait (send)" : "MPI_Wait (receive)");
       }
     }
+  }
+
+  std::vector<int> late_peers() override {
+    std::vector<int> late;
+    for (std::size_t i = sends_; i < messages_.size(); ++i) {
+      Message& m = messages_[i];
+      if (!m.active) continue;
+      int flag = 0;
+      if (MPI_Test(&m.request, &flag, &m.status) == MPI_SUCCESS && flag) {
+        m.active = false;
+        continue;
+      }
+      if (std::find(late.begin(), late.end(), m.wire.peer) == late.end()) late.push_back(m.wire.peer);
+    }
+    return late;
   }
 
   void enqueue(StreamRef) override { refuse_stream(); }

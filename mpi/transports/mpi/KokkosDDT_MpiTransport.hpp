@@ -31,6 +31,9 @@ class MpiTransport final : public Transport {
   MpiTransport& operator=(const MpiTransport&) = delete;
 
   MPI_Comm comm() const { return comm_; }
+  // The duplicate is not freed with this (MPI_Finalize releases it): messages of a step some process abandoned may
+  // still arrive on it, and a later duplicate could reuse its context and receive them.
+  void keep_until_finalize() { owned_ = false; }
 
   const char* name() const override { return "MPI"; }
   Completion completion() const override { return Completion::Host; }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "KokkosDDT_Error.hpp"
+#include "KokkosDDT_Wait.hpp"
 #include "KokkosDDT_Communicators.hpp"
 #include "KokkosDDT_MPIAgreement.hpp"
 #include "KokkosDDT_MPIError.hpp"
@@ -78,6 +79,15 @@ class NcclCommunicator {
   ncclComm_t comm() const { return comm_; }
   cudaStream_t stream() const { return stream_; }
   bool aborted() const { return aborted_; }
+
+  // A timeout: the library's communicator is aborted, so that its operations in flight end (ncclCommDestroy would
+  // wait for them); the cache makes a new one for later plans. A user's is left to the user.
+  void abort() {
+    if (owned_ && !aborted_) {
+      ncclCommAbort(comm_);
+      aborted_ = true;
+    }
+  }
 
   // An error NCCL found asynchronously: the library's communicator is aborted (so that nothing waits on it), then it
   // throws.
@@ -195,6 +205,13 @@ class NcclMessageSet final : public MessageSet {
   void join(StreamRef stream) override {
     if (!own_stream() || !enqueued_) return;  // (on the caller's stream the group is already in its order)
     cuda_check(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream.native), done_, 0), where_, "cudaStreamWaitEvent");
+  }
+
+  void abandon(bool failed, double timeout) override {
+    if (!failed && (timeout <= 0 || !enqueued_ || !own_stream() ||
+                    wait_until([&] { return cudaEventQuery(done_) != cudaErrorNotReady; }, Deadline(timeout))))
+      return;
+    comm_.abort();  // (its group of a step begun and never completed would hold the communicator's stream forever)
   }
 
   Arrival arrival(std::size_t receive) const override {

@@ -20,6 +20,7 @@
 #include "KokkosDDT_MPIAgreement.hpp"
 #include "KokkosDDT_MPIError.hpp"
 #include "KokkosDDT_Routes.hpp"
+#include "KokkosDDT_Wait.hpp"
 
 namespace KokkosDDT::Impl {
 
@@ -231,7 +232,11 @@ enum Answer : int { aRefusal, aNode, aPid, aFlags, aFlagsBase = aFlags + kHandle
 struct Pair {              // one peer's counters: the step this process waits for, and the peer's it writes
   CUdeviceptr local = 0;   // in this process's flags (the peer writes it)
   CUdeviceptr remote = 0;  // in the peer's flags, mapped (this process writes it)
+  int peer = 0;            // (its rank in the control plane: a timeout names it)
 };
+
+// A counter's terminal value: every wait of a step (GEQ, compared as (int64)(counter - step) >= 0) is satisfied by it.
+constexpr cuuint64_t kTerminal = cuuint64_t{1} << 62;
 
 // The step's links: per pair of processes, a rising step count in each direction (the sender's "written" in the
 // receiver's memory, the receiver's "free" in the sender's). begin(): this process's receive cells may be written
@@ -242,10 +247,33 @@ class PeerLinks final {
  public:
   PeerLinks(std::shared_ptr<MpiTransport> control, bool flush) : control_(std::move(control)), flush_(flush) {}
   ~PeerLinks() {
-    if (stream_) (void)cudaStreamSynchronize(stream_);  // (this process's writes into peers' cells are done)
+    // This process's writes into peers' cells are done before it unmaps them. A process whose peers' counters never
+    // come (a timeout: waited for `timeout_` seconds) ends its own waits itself.
+    if (stream_) {
+      if (!wait_until([&] { return cudaStreamQuery(stream_) != cudaErrorNotReady; }, Deadline(timeout_)))
+        end_own_waits();
+      (void)cudaStreamSynchronize(stream_);
+    }
     for (const MappingKey& k : mapped_) unmap_peer(k);
-    // No peer frees what this process mapped before every process unmapped (destroying a plan is collective).
-    if (!mpi_finalized()) MPI_Barrier(control_->comm());
+    // No peer frees what this process mapped before every process unmapped (destroying a plan is collective). After a
+    // timeout the barrier waits as long: a process that does not come may still write here, so the counters and
+    // landing buffers are then left allocated.
+    bool met = true;
+    if (!mpi_finalized()) {
+      MPI_Request barrier = MPI_REQUEST_NULL;
+      if (MPI_Ibarrier(control_->comm(), &barrier) == MPI_SUCCESS)
+        met = wait_until(
+            [&] {
+              int done = 0;
+              MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
+              return done != 0;
+            },
+            Deadline(timeout_));
+    }
+    if (!met) {  // (the barrier's request stays pending: MPI frees no request of a nonblocking collective)
+      flags_ = landing_ = nullptr;  // (left to the process: a late peer may still write them)
+      (void)cudaGetLastError();
+    }
     if (flags_) (void)cudaFree(flags_);
     if (landing_) (void)cudaFree(landing_);
     if (forked_) (void)cudaEventDestroy(forked_);
@@ -276,6 +304,7 @@ class PeerLinks final {
   // Each call enqueues its counters' operations as one batch (one driver call, not one per peer: the host's share of a
   // step).
   void begin(StreamRef stream) {
+    writing_ = stream;
     ++step_;
     ops_.clear();
     for (const Pair& p : upstream_) write(p.remote);  // "my cells are free for this step"
@@ -298,6 +327,45 @@ class PeerLinks final {
     return at;
   }
   std::uint64_t step() const { return step_; }
+
+  // Step::abandon: the peers' waits on this process end (their "free" at once, from a stream of its own; their
+  // "written" after this process's writes, on the stream they ran on); `failed`: this process's own waits too.
+  void abandon(bool failed, double timeout) {
+    timeout_ = timeout;
+    if (abandoned_ || (upstream_.empty() && downstream_.empty())) return;
+    abandoned_ = true;
+    cudaStream_t side = nullptr;
+    if (cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return;
+    }
+    ops_.clear();
+    for (const Pair& p : upstream_) terminal(p.remote);
+    if (failed) end_own_waits_ops();
+    enqueue_quietly(side);
+    ops_.clear();
+    for (const Pair& p : downstream_) terminal(p.remote);
+    enqueue_quietly(writing_.native ? static_cast<cudaStream_t>(writing_.native) : side);
+    (void)cudaStreamSynchronize(side);
+    (void)cudaStreamDestroy(side);
+    (void)cudaGetLastError();
+  }
+
+  // The upstream peers whose "written" counter is below the current step (read from a stream of its own).
+  std::vector<int> late_peers() {
+    std::vector<int> late;
+    cudaStream_t side = nullptr;
+    if (upstream_.empty() || cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking) != cudaSuccess) return late;
+    std::vector<std::uint64_t> seen(upstream_.size(), 0);
+    for (std::size_t i = 0; i < upstream_.size(); ++i)
+      (void)cudaMemcpyAsync(&seen[i], reinterpret_cast<void*>(upstream_[i].local), 8, cudaMemcpyDeviceToHost, side);
+    (void)cudaStreamSynchronize(side);
+    (void)cudaStreamDestroy(side);
+    (void)cudaGetLastError();
+    for (std::size_t i = 0; i < upstream_.size(); ++i)
+      if (seen[i] < step_) late.push_back(upstream_[i].peer);
+    return late;
+  }
 
   std::shared_ptr<MpiTransport> control_;  // (the teardown's barrier)
   bool flush_;
@@ -333,9 +401,39 @@ class PeerLinks final {
                    "cuStreamBatchMemOp");
     }
   }
+  void terminal(CUdeviceptr at) {
+    CUstreamBatchMemOpParams op{};
+    op.writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_64;
+    op.writeValue.address = at;
+    op.writeValue.value64 = kTerminal;
+    op.writeValue.flags = CU_STREAM_WRITE_VALUE_DEFAULT;
+    ops_.push_back(op);
+  }
+  void end_own_waits_ops() {
+    for (const Pair& p : upstream_) terminal(p.local);
+    for (const Pair& p : downstream_) terminal(p.local);
+  }
+  void end_own_waits() {  // (from a stream of its own: this process's streams may be the ones waiting)
+    cudaStream_t side = nullptr;
+    if (cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking) != cudaSuccess) return;
+    ops_.clear();
+    end_own_waits_ops();
+    enqueue_quietly(side);
+    (void)cudaStreamSynchronize(side);
+    (void)cudaStreamDestroy(side);
+    (void)cudaGetLastError();
+  }
+  void enqueue_quietly(cudaStream_t s) {  // (teardown: nothing throws)
+    for (std::size_t at = 0; at < ops_.size(); at += kBatch)
+      (void)cuStreamBatchMemOp(reinterpret_cast<CUstream>(s), static_cast<unsigned>(std::min(kBatch, ops_.size() - at)),
+                               ops_.data() + at, 0);
+  }
   static constexpr std::size_t kBatch = 256;
   std::vector<CUstreamBatchMemOpParams> ops_;
   cuuint64_t step_ = 0;
+  StreamRef writing_{};  // the stream the last step's writes ran on
+  double timeout_ = 0;   // how long the destroy waits for the other processes (0: as long as it takes)
+  bool abandoned_ = false;
 };
 
 // A send the handshake routed direct: write `count` of `type` at `origin` (the receiver's cells, mapped here); landed:
@@ -387,6 +485,16 @@ class PeerStep final : public Step {
     messages_->wait(stream);
     if (links_->own_stream().native) links_->join(stream);  // (this process's writes)
     links_->arrived(stream);
+  }
+  std::vector<int> late_peers() override {
+    std::vector<int> late = messages_->late_peers();
+    for (int p : links_->late_peers())
+      if (std::find(late.begin(), late.end(), p) == late.end()) late.push_back(p);
+    return late;
+  }
+  void abandon(bool failed, double timeout) override {
+    messages_->abandon(failed, timeout);
+    links_->abandon(failed, timeout);
   }
 
  private:
@@ -545,7 +653,7 @@ Routes PeerTransport::route(const std::vector<TypedEnd>& sends, const std::vecto
           char* theirs = map_peer(flags_key, flags, where);
           links->mapped_.push_back(flags_key);
           links->downstream_.push_back({reinterpret_cast<CUdeviceptr>(links->flags_ + out_slot[s.peer]),
-                                        reinterpret_cast<CUdeviceptr>(theirs + w[kSlot])});
+                                        reinterpret_cast<CUdeviceptr>(theirs + w[kSlot]), s.peer});
           downstream[s.peer] = true;
         }
       } catch (const Error& e) {
@@ -586,7 +694,7 @@ Routes PeerTransport::route(const std::vector<TypedEnd>& sends, const std::vecto
       char* theirs = map_peer(flags_key, flags, where);
       links->mapped_.push_back(flags_key);
       links->upstream_.push_back({reinterpret_cast<CUdeviceptr>(links->flags_ + in_slot[r.peer]),
-                                  reinterpret_cast<CUdeviceptr>(theirs + a[aSlot])});
+                                  reinterpret_cast<CUdeviceptr>(theirs + a[aSlot]), r.peer});
     } catch (const Error& e) {
       failure = e.what();
     }

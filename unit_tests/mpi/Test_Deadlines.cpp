@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// What a plan does when a peer does not keep up (issue 46): with a deadline (options.timeout), a wait that passes it
+// throws Error(Timeout) naming the step, its routes and the ranks it heard nothing from, and the plan has failed
+// (every later call throws); destroying a plan after a timeout, or after a start() its neighbour never matched,
+// returns on every process. On the transport under test (KOKKOSDDT_TEST_TRANSPORT; "auto" otherwise), under the
+// watchdog: a hang fails the test instead of CI.
+#include <string>
+#include <vector>
+
+#include <KokkosDDT_MPI.hpp>
+
+#include "support/Catch.hpp"
+#include "support/MpiWorld.hpp"
+#include "support/TestSpace.hpp"
+#include "support/Watchdog.hpp"
+
+using namespace KokkosDDT;
+using Test::ExecSpace;
+using Test::World;
+
+namespace {
+
+using Cells = Kokkos::View<double*, ExecSpace::memory_space>;
+constexpr int kCells = 1000;
+constexpr double kTimeout = 1.0;  // seconds
+
+// A ring: each rank sends kCells doubles to the next and receives as many from the previous.
+struct Ring {
+  Cells out{"out", kCells}, in{"in", kCells};
+  mpi::ExchangePlan<ExecSpace> plan;
+  explicit Ring(double timeout) : plan(ExecSpace(), MPI_COMM_WORLD, {Test::halo_transport(), timeout}) {
+    World w;
+    const Datatype doubles = contiguous(kCells, primitive<double>()).commit();
+    plan.send(out, 1, doubles, w.next(), 7);
+    plan.recv(in, 1, doubles, w.prev(), 7);
+    plan.commit();
+  }
+  // One whole step with new contents; whether the cells from the previous rank arrived.
+  bool step(int round) {
+    World w;
+    Kokkos::deep_copy(out, 1000.0 * w.rank + round);
+    plan.start();
+    plan.wait_host();
+    auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), in);
+    for (int i = 0; i < kCells; ++i)
+      if (got(i) != 1000.0 * w.prev() + round) return false;
+    return true;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("deadlines: a rank that skips a step: its neighbour times out naming it, and every destroy returns",
+          "[exchange][deadline]") {
+  World w;
+  if (w.size < 2) return;  // (needs a neighbour that is another process)
+  Test::Watchdog dog("a skipped step under a deadline", 60);
+  const int late = 1, victim = (late + 1) % w.size;  // rank 1 skips; the rank after it waits for it
+  {
+    Ring ring(kTimeout);
+    CHECK(ring.step(1));
+    if (w.rank != late) {
+      Kokkos::deep_copy(ring.out, -1.0);
+      ring.plan.start();
+      bool timed_out = false;
+      try {
+        ring.plan.wait_host();
+      } catch (const Error& e) {
+        timed_out = true;
+        CHECK(e.code() == ErrorCode::Timeout);
+        const std::string what = e.what();
+        CHECK(what.find("step 2") != std::string::npos);
+        if (what.find("rank " + std::to_string(late)) == std::string::npos) WARN("the timeout names no rank: " + what);
+        // The plan has failed: every later call throws.
+        try {
+          ring.plan.start();
+          FAIL("a failed plan started");
+        } catch (const Error& again) {
+          CHECK(again.code() == ErrorCode::Timeout);
+        }
+      }
+      if (w.rank == victim) CHECK(timed_out);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);  // (every rank's wait has ended: the late rank destroys with the others)
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+TEST_CASE("deadlines: a start never matched (its neighbour skips the step) and a destroy without wait return",
+          "[exchange][deadline]") {
+  World w;
+  if (w.size < 2) return;
+  Test::Watchdog dog("a destroy after an unmatched start", 60);
+  {
+    Ring ring(kTimeout);
+    CHECK(ring.step(1));
+    if (w.rank == 0) ring.plan.start();  // (and no wait: the plan is destroyed with the step in flight)
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  Ring again(0);  // the processes still make and run plans together afterwards
+  CHECK(again.step(3));
+}
+
+TEST_CASE("deadlines: options.timeout is checked on every rank, and none changes nothing", "[exchange][deadline]") {
+  Test::Watchdog dog("timeout options", 60);
+  World w;
+  mpi::ExchangePlan<ExecSpace> bad(ExecSpace(), MPI_COMM_WORLD, {Test::halo_transport(), w.rank == 0 ? -1.0 : 0.0});
+  try {
+    bad.commit();
+    FAIL("a negative timeout was taken");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::InvalidArgument);
+    CHECK(e.argument() == "options");
+  }
+  Ring ring(0);
+  for (int round = 1; round <= 3; ++round) CHECK(ring.step(round));
+}
