@@ -217,10 +217,11 @@ class ExchangeEngine {
   // longer), the plan has failed, and Error(Timeout) says which step, its routes and the peers it did not hear from.
   [[noreturn]] void fail(const char* where, const std::string& what);
 
-  // At destroy, after the step: whether every process completed the same steps (one allreduce on the control plane,
-  // within the deadline). If not, a message of a step begun on one process and not on another may still arrive on
-  // the control plane's duplicate, and MPI reuses a freed communicator's context for later ones: the duplicate is
-  // then kept until MPI_Finalize, so that no later plan receives it.
+  // At destroy, before the step goes: whether every process completed the same steps (one allreduce on the control
+  // plane, within the deadline). If not, a message of a step begun on one process and not on another may still arrive
+  // on the control plane's duplicate, and MPI reuses a freed communicator's context for later ones: the duplicate is
+  // then kept until MPI_Finalize, so that no later plan receives it; and the step is given up on every process
+  // (NCCL: a communicator one process aborted is aborted everywhere, never destroyed).
   void settle();
 };
 
@@ -424,9 +425,9 @@ ExchangeEngine<ExecSpace>::~ExchangeEngine() {
       if (timeout_ > 0 && !wait_until([&] { return BackendTraits<ExecSpace>::idle(step_space_); }, Deadline(timeout_)))
         step_->abandon(true, timeout_);
     step_space_.fence("KokkosDDT: a plan released");  // (the unpacks read the transport's buffers)
+    settle();
     writes_space_ = ExecSpace();  // (its instance goes while the step's stream, which it runs on, still lives)
     step_.reset();  // (after the fence: this process's writes into peers' cells are done before it unmaps them)
-    settle();
   } catch (...) {
   }
 }
@@ -448,7 +449,9 @@ void ExchangeEngine<ExecSpace>::settle() {
       },
       Deadline(timeout_));
   // (past the deadline the allreduce's request stays pending: MPI frees no request of a nonblocking collective)
-  if (!met || bounds[0] != -bounds[1]) control_->keep_until_finalize();
+  if (met && bounds[0] == -bounds[1]) return;
+  control_->keep_until_finalize();
+  step_->abandon(true, timeout_);  // (on every process: NCCL's communicator aborted everywhere, not only where late)
 }
 
 // Compiled once per backend in the library (mpi/src/eti/KokkosDDT_ETI_ExchangeEngine.cpp).

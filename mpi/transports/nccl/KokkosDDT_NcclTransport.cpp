@@ -393,14 +393,26 @@ std::shared_ptr<Transport> nccl_transport(MPI_Comm comm, const char* where) {
                   : r;
   Cache& c = cache();
   std::shared_ptr<NcclCommunicator> found;
+  bool aborted = false;  // (this process aborted its communicator of the group: a timeout)
   if (cacheable) {
     std::lock_guard<std::mutex> lock(c.mutex);
     auto at = c.library.find(key);
-    if (at != c.library.end() && !at->second->aborted()) found = at->second;
+    if (at != c.library.end()) {
+      if (at->second->aborted())
+        aborted = true;
+      else
+        found = at->second;
+    }
   }
-  // Every process reuses its communicator, or every process makes a new one (one had none: freed, or new).
-  Agreement everyone(comm, false, {found ? 1 : 0}, where);
+  // Every process reuses its communicator, or every process makes a new one (one had none: freed, or new). Where one
+  // process aborted the group's communicator, the others abort theirs too: ncclCommDestroy may hang or fail on a
+  // communicator a peer aborted, and it is of no use any longer.
+  Agreement everyone(comm, false, {found ? 1 : 0, aborted ? 1 : 0}, where);
   everyone.wait();
+  if (everyone.max(1) == 1 && found) {
+    found->abort();
+    found.reset();
+  }
   if (everyone.min(0) == 1) return std::make_shared<NcclTransport>(found, nccl_rank, rank);
   require_one_gpu_each(comm, rank, size, where);
   auto made = std::make_shared<NcclCommunicator>(make_nccl(comm, rank, nccl_rank, where), true, where);
