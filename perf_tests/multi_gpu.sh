@@ -111,7 +111,14 @@ tests() {
     check env KOKKOSDDT_TEST_TRANSPORT=PEER KOKKOSDDT_PEER_LANDING=always mpiexec -n "$n" \
       "$bin"/unit_tests/kokkosddt_mpi_tests_Cuda "[halo],[exchange],[transport]"
     check mpiexec -n "$n" "$bin"/unit_tests/kokkosddt_collectives_tests_Cuda
+    # Deadlines and teardown (issue 46). Not over NCCL yet: at 2 ranks the plan made after an aborted communicator
+    # crashes, and across emulated nodes the teardown hangs (perf_tests/results/deadlines-2026-11-27.md).
+    for transport in MPI PEER AUTO; do
+      check env KOKKOSDDT_TEST_TRANSPORT=$transport mpiexec -n "$n" "$bin"/unit_tests/kokkosddt_mpi_tests_Cuda "[deadline]"
+    done
   done
+  check env CUDA_VISIBLE_DEVICES=0 KOKKOSDDT_TEST_TRANSPORT=PEER mpiexec -n 2 "$bin"/unit_tests/kokkosddt_mpi_tests_Cuda \
+    "[deadline]"
   # The peer transport between processes sharing one GPU (CUDA IPC within a device).
   check env CUDA_VISIBLE_DEVICES=0 KOKKOSDDT_TEST_TRANSPORT=PEER mpiexec -n 2 "$bin"/unit_tests/kokkosddt_mpi_tests_Cuda \
     "[halo],[exchange],[transport]"

@@ -3,7 +3,8 @@
 // throws Error(Timeout) naming the step, its routes and the ranks it heard nothing from, and the plan has failed
 // (every later call throws); destroying a plan after a timeout, or after a start() its neighbour never matched,
 // returns on every process. On the transport under test (KOKKOSDDT_TEST_TRANSPORT; "auto" otherwise), under the
-// watchdog: a hang fails the test instead of CI.
+// watchdog: a hang fails the test instead of CI. Hidden from the default run ("[.]": each waits for its timeouts):
+// ctest's deadline passes and multi_gpu.sh run them by their tag, "[deadline]".
 #include <string>
 #include <vector>
 
@@ -51,7 +52,7 @@ struct Ring {
 }  // namespace
 
 TEST_CASE("deadlines: a rank that skips a step: its neighbour times out naming it, and every destroy returns",
-          "[exchange][deadline]") {
+          "[.][deadline]") {
   World w;
   if (w.size < 2) return;  // (needs a neighbour that is another process)
   Test::Watchdog dog("a skipped step under a deadline", 60);
@@ -87,7 +88,7 @@ TEST_CASE("deadlines: a rank that skips a step: its neighbour times out naming i
 }
 
 TEST_CASE("deadlines: a start never matched (its neighbour skips the step) and a destroy without wait return",
-          "[exchange][deadline]") {
+          "[.][deadline]") {
   World w;
   if (w.size < 2) return;
   Test::Watchdog dog("a destroy after an unmatched start", 60);
@@ -101,7 +102,7 @@ TEST_CASE("deadlines: a start never matched (its neighbour skips the step) and a
   CHECK(again.step(3));
 }
 
-TEST_CASE("deadlines: options.timeout is checked on every rank, and none changes nothing", "[exchange][deadline]") {
+TEST_CASE("deadlines: options.timeout is checked on every rank, and none changes nothing", "[.][deadline]") {
   Test::Watchdog dog("timeout options", 60);
   World w;
   mpi::ExchangePlan<ExecSpace> bad(ExecSpace(), MPI_COMM_WORLD, {Test::halo_transport(), w.rank == 0 ? -1.0 : 0.0});
