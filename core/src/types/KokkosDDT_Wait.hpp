@@ -9,22 +9,6 @@
 
 namespace KokkosDDT::Impl {
 
-// Calls done() until it returns true: back to back for the first 20 us (a small fused launch or a short message
-// completes within that, and a yield is a system call that can delay noticing it by a microsecond), then yielding the
-// core between calls, so that oversubscribed processes (more ranks than cores) let the ones they wait for run, as MPI's
-// own waits do. done() may throw; the wait ends with it.
-template <class Done>
-void wait_until(const Done& done) {
-  const auto start = std::chrono::steady_clock::now();
-  bool late = false;
-  for (int i = 1; !done(); ++i) {
-    if (late)
-      std::this_thread::yield();
-    else if (i % 64 == 0)
-      late = std::chrono::steady_clock::now() - start > std::chrono::microseconds(20);
-  }
-}
-
 // A point in time a wait may not pass, or none (the default: wait as long as it takes).
 class Deadline {
  public:
@@ -44,13 +28,13 @@ class Deadline {
   std::chrono::steady_clock::time_point at_{};
 };
 
-// wait_until with a deadline: whether done() came true before the deadline passed (without one: true, eventually).
+// Calls done() until it returns true, or until `deadline` has passed (none: as long as it takes); whether done() came
+// true. Back to back for the first 20 us (a small fused launch or a short message completes within that, and a yield
+// is a system call that can delay noticing it by a microsecond), then yielding the core between calls, so that
+// oversubscribed processes (more ranks than cores) let the ones they wait for run, as MPI's own waits do. done() may
+// throw; the wait ends with it.
 template <class Done>
 bool wait_until(const Done& done, const Deadline& deadline) {
-  if (deadline.none()) {
-    wait_until(done);
-    return true;
-  }
   const auto start = std::chrono::steady_clock::now();
   bool late = false;
   for (int i = 1; !done(); ++i) {
@@ -61,6 +45,11 @@ bool wait_until(const Done& done, const Deadline& deadline) {
     if ((late || i % 64 == 0) && deadline.passed()) return false;
   }
   return true;
+}
+
+template <class Done>
+void wait_until(const Done& done) {
+  (void)wait_until(done, Deadline());
 }
 
 // The seconds a plan's waits may take: `option` when positive, else KOKKOSDDT_TIMEOUT_S when set and positive, else

@@ -238,6 +238,25 @@ struct Pair {              // one peer's counters: the step this process waits f
 // A counter's terminal value: every wait of a step (GEQ, compared as (int64)(counter - step) >= 0) is satisfied by it.
 constexpr cuuint64_t kTerminal = cuuint64_t{1} << 62;
 
+// A stream of its own for teardown's and a timeout's operations (this process's streams may be the ones waiting),
+// synchronized and destroyed with this; null when CUDA refuses one (nothing throws there).
+struct SideStream {
+  cudaStream_t stream = nullptr;
+  SideStream() {
+    if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) stream = nullptr;
+    (void)cudaGetLastError();
+  }
+  ~SideStream() {
+    if (stream) {
+      (void)cudaStreamSynchronize(stream);
+      (void)cudaStreamDestroy(stream);
+    }
+    (void)cudaGetLastError();
+  }
+  SideStream(const SideStream&) = delete;
+  SideStream& operator=(const SideStream&) = delete;
+};
+
 // The step's links: per pair of processes, a rising step count in each direction (the sender's "written" in the
 // receiver's memory, the receiver's "free" in the sender's). begin(): this process's receive cells may be written
 // again (every upstream peer's "free" = step), and the stream waits until every downstream peer said the same of its
@@ -334,34 +353,28 @@ class PeerLinks final {
     timeout_ = timeout;
     if (abandoned_ || (upstream_.empty() && downstream_.empty())) return;
     abandoned_ = true;
-    cudaStream_t side = nullptr;
-    if (cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking) != cudaSuccess) {
-      (void)cudaGetLastError();
-      return;
-    }
+    const SideStream side;
+    if (!side.stream) return;
     ops_.clear();
     for (const Pair& p : upstream_) terminal(p.remote);
     if (failed) end_own_waits_ops();
-    enqueue_quietly(side);
+    enqueue_quietly(side.stream);
     ops_.clear();
     for (const Pair& p : downstream_) terminal(p.remote);
-    enqueue_quietly(writing_.native ? static_cast<cudaStream_t>(writing_.native) : side);
-    (void)cudaStreamSynchronize(side);
-    (void)cudaStreamDestroy(side);
-    (void)cudaGetLastError();
+    enqueue_quietly(writing_.native ? static_cast<cudaStream_t>(writing_.native) : side.stream);
   }
 
   // The upstream peers whose "written" counter is below the current step (read from a stream of its own).
   std::vector<int> late_peers() {
     std::vector<int> late;
-    cudaStream_t side = nullptr;
-    if (upstream_.empty() || cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking) != cudaSuccess) return late;
     std::vector<std::uint64_t> seen(upstream_.size(), 0);
-    for (std::size_t i = 0; i < upstream_.size(); ++i)
-      (void)cudaMemcpyAsync(&seen[i], reinterpret_cast<void*>(upstream_[i].local), 8, cudaMemcpyDeviceToHost, side);
-    (void)cudaStreamSynchronize(side);
-    (void)cudaStreamDestroy(side);
-    (void)cudaGetLastError();
+    {
+      const SideStream side;
+      if (!side.stream) return late;
+      for (std::size_t i = 0; i < upstream_.size(); ++i)
+        (void)cudaMemcpyAsync(&seen[i], reinterpret_cast<void*>(upstream_[i].local), 8, cudaMemcpyDeviceToHost,
+                              side.stream);
+    }  // (synchronized)
     for (std::size_t i = 0; i < upstream_.size(); ++i)
       if (seen[i] < step_) late.push_back(upstream_[i].peer);
     return late;
@@ -377,14 +390,16 @@ class PeerLinks final {
  private:
   cudaStream_t stream_ = nullptr;
   cudaEvent_t forked_ = nullptr, joined_ = nullptr;
-  void write(CUdeviceptr at) {
+  void write(CUdeviceptr at, cuuint64_t value) {
     CUstreamBatchMemOpParams op{};
     op.writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_64;
     op.writeValue.address = at;
-    op.writeValue.value64 = step_;
+    op.writeValue.value64 = value;
     op.writeValue.flags = CU_STREAM_WRITE_VALUE_DEFAULT;
     ops_.push_back(op);
   }
+  void write(CUdeviceptr at) { write(at, step_); }
+  void terminal(CUdeviceptr at) { write(at, kTerminal); }
   void wait(CUdeviceptr at) {
     CUstreamBatchMemOpParams op{};
     op.waitValue.operation = CU_STREAM_MEM_OP_WAIT_VALUE_64;
@@ -401,27 +416,16 @@ class PeerLinks final {
                    "cuStreamBatchMemOp");
     }
   }
-  void terminal(CUdeviceptr at) {
-    CUstreamBatchMemOpParams op{};
-    op.writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_64;
-    op.writeValue.address = at;
-    op.writeValue.value64 = kTerminal;
-    op.writeValue.flags = CU_STREAM_WRITE_VALUE_DEFAULT;
-    ops_.push_back(op);
-  }
   void end_own_waits_ops() {
     for (const Pair& p : upstream_) terminal(p.local);
     for (const Pair& p : downstream_) terminal(p.local);
   }
   void end_own_waits() {  // (from a stream of its own: this process's streams may be the ones waiting)
-    cudaStream_t side = nullptr;
-    if (cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking) != cudaSuccess) return;
+    const SideStream side;
+    if (!side.stream) return;
     ops_.clear();
     end_own_waits_ops();
-    enqueue_quietly(side);
-    (void)cudaStreamSynchronize(side);
-    (void)cudaStreamDestroy(side);
-    (void)cudaGetLastError();
+    enqueue_quietly(side.stream);
   }
   void enqueue_quietly(cudaStream_t s) {  // (teardown: nothing throws)
     for (std::size_t at = 0; at < ops_.size(); at += kBatch)
