@@ -502,7 +502,7 @@ int main(int argc, char* argv[]) {
           if (rank == 0 && n == sizes.front() && nf == field_counts.front())
             std::printf("(the plan over \"%s\", rank 0's routes:\n%s)\n", t.c_str(), plan->describe().c_str());
           std::vector<double> starts;  // the host's time in start(): the step's calls enqueued
-          auto run = [&] {  // (a whole step, as exchange(): start, wait, the fence that waits for the GPU)
+          auto run = [&] {             // (a whole step, as exchange(): start, wait, the fence that waits for the GPU)
             const auto t0 = std::chrono::steady_clock::now();
             plan->start();
             starts.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
