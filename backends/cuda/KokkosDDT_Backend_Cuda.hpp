@@ -6,6 +6,7 @@
 #include "KokkosDDT_BackendTraits.hpp"
 #include "KokkosDDT_CudaLaunch.hpp"
 #include "KokkosDDT_CudaPointer.hpp"
+#include "KokkosDDT_CudaInstances.hpp"
 
 namespace KokkosDDT::Impl {
 
@@ -26,8 +27,10 @@ struct BackendTraits<Kokkos::Cuda> : GenericBackend<Kokkos::Cuda> {
 
   static void* native_stream(const Kokkos::Cuda& space) { return static_cast<void*>(space.cuda_stream()); }
   static bool idle(const Kokkos::Cuda& space) { return cudaStreamQuery(space.cuda_stream()) != cudaErrorNotReady; }
-  // An instance on a stream someone else owns (a transport's own stream), kept as long as that stream lives.
-  static Kokkos::Cuda instance_on(void* stream) { return Kokkos::Cuda(static_cast<cudaStream_t>(stream)); }
+  // An instance on a stream someone else owns: a transport's own stream, which lives as long as the process
+  // (Step::own_stream). Making an instance costs ~0.4 ms (Kokkos's per-instance setup), so each stream's is made once
+  // and found again by later plans; Kokkos::finalize drops them.
+  static Kokkos::Cuda instance_on(void* stream) { return cuda_instance_on(static_cast<cudaStream_t>(stream)); }
 
   // desul's fences are sequentially consistent (MEMBAR.SC), stronger than the release a completion flag needs; CUDA's
   // acquire-release fence does it for less (perf_tests/results/fusion-2026-11-21.md).

@@ -48,6 +48,7 @@
 #include "KokkosDDT_MPIStaging.hpp"
 #include "KokkosDDT_MpiTransport.hpp"
 #include "KokkosDDT_Routes.hpp"
+#include "KokkosDDT_SetupClock.hpp"
 #include "KokkosDDT_Transport.hpp"
 #include "KokkosDDT_Transports.hpp"
 #include "KokkosDDT_Wait.hpp"
@@ -239,6 +240,7 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
       writes_(space),
       unpacks_(space),
       timeout_(timeout) {
+  SetupClock clock("engine");
   // A message to this process itself is a copy and needs no route; the transport routes the others.
   const std::vector<int> pair = local_pairs(sends, recvs, me);
   std::vector<bool> local(sends.size(), false);
@@ -246,6 +248,7 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
     if (i >= 0) local[i] = true;
   std::vector<std::size_t> send_at, recv_at;
   Routes routes = route(sends, recvs, pair, local, send_at, recv_at, where);
+  clock.mark("route");
   step_ = std::move(routes.step);
   host_sends_ = step_->host_sends();
   bool writes = false;  // (any route that writes a peer's memory)
@@ -269,6 +272,7 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
     else
       add<Direction::Pack>(r.kind == RouteKind::Landed ? writes_ : packs_, m, r.at);
   }
+  clock.mark("sends");
   for (std::size_t j = 0; j < recvs.size(); ++j) {
     const PlannedMessage& m = recvs[j];
     if (m.peer == MPI_PROC_NULL) continue;
@@ -283,6 +287,7 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
     count_route(false, m.peer, r.name, r.why, m.bytes());
     if (r.kind != RouteKind::Typed) add<Direction::Unpack>(unpacks_, m, r.at);  // (Typed: the sender writes it)
   }
+  clock.mark("receives");
   if constexpr (!BackendTraits<ExecSpace>::synchronous) {
     // Device completion: the writing kernel itself tells the downstream peers their cells are written (one stream
     // operation and one driver call fewer per step). KOKKOSDDT_DEVICE_COMPLETION=0 leaves it to the step (to measure).
@@ -300,6 +305,7 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
       }
     }
   }
+  clock.mark("signals");
 }
 
 template <class ExecSpace>

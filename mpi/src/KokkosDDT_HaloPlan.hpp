@@ -43,6 +43,7 @@
 #include "KokkosDDT_ExchangeMatch.hpp"
 #include "KokkosDDT_HaloGeometry.hpp"
 #include "KokkosDDT_MPIAgreement.hpp"
+#include "KokkosDDT_SetupClock.hpp"
 #include "KokkosDDT_MPIError.hpp"
 #include "KokkosDDT_MPIP2P.hpp"
 #include "KokkosDDT_MPIStaging.hpp"
@@ -246,11 +247,14 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
     kinds.push_back(static_cast<std::int64_t>(sig.hash));
     kinds.push_back(sig.length);
   }
+  SetupClock clock("halo plan");
   auto control = MpiTransport::duplicate(cart, where);  // (the plan's control plane: all its setup runs there)
+  clock.mark("control plane");
   agree_or_throw(control->comm(), error,
                  {{"options", fingerprint({g, static_cast<std::int64_t>(options.neighbors), options.tag,
                                            fingerprint(options.transport)})},
                   {"fields", fingerprint(kinds)}});
+  clock.mark("agreement");
 
   int me = 0;
   HaloGrid grid;
@@ -284,6 +288,7 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
       regions.push_back({peer, h.index, h.opposite, send, recv, first == 0});
     }
   }
+  clock.mark("types");
   return HaloPlan<ExecSpace>::build(space, std::move(control), options, std::move(regions), me);
 }
 
@@ -331,13 +336,16 @@ HaloPlan<ExecSpace> HaloPlan<ExecSpace>::build(const ExecSpace& space, std::shar
     recvs.push_back({nullptr, true, 1, r.recv, r.peer, options.tag + r.opposite});
     if (r.peer != MPI_PROC_NULL && r.first) plan.peers_.push_back(r.peer);
   }
+  Impl::SetupClock clock("halo plan build");
   Impl::agree_or_throw(
       plan.control_->comm(),
       Impl::match_messages(*plan.control_, sends, recvs, me,
                            " (the fields' extents, ghost widths or value types differ between the ranks)", where));
+  clock.mark("match");
   plan.transport_ = options.transport;
   std::shared_ptr<Impl::Transport> transport =
       Impl::library_transport(Impl::resolved<ExecSpace>(options.transport), plan.control_, where);
+  clock.mark("transport");
   plan.engine_ = std::make_unique<Impl::ExchangeEngine<ExecSpace>>(
       space, std::move(transport), plan.control_, sends, recvs, me, where, Impl::timeout_seconds(options.timeout));
   return plan;

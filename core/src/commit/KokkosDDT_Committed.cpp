@@ -2,6 +2,8 @@
 #include "KokkosDDT_Committed.hpp"
 
 #include <atomic>
+#include <list>
+#include <string>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -16,11 +18,23 @@ namespace KokkosDDT::Impl {
 namespace {
 
 // Device copies hold Kokkos allocations, which must go before Kokkos::finalize: a finalize hook empties the cache.
+// Copies are shared by content (a type's nodes and lookaside, as bytes): the types of a plan made again over the same
+// fields, or the same type committed by another process and received by a plan's handshake, find the copy that is
+// already there instead of allocating and copying their own. A copy no live type uses stays (idle, the least recently
+// used of kIdle dropped first), so that a plan re-made each time step uploads no descriptor.
 struct DescriptorCache {
+  struct Entry {
+    std::map<std::type_index, std::shared_ptr<const void>> copies;
+    int users = 0;                          // live types of this content that asked for a copy
+    std::list<std::string>::iterator idle;  // (users == 0) its place in `idle`
+  };
   std::mutex mutex;
-  std::map<std::uint64_t, std::map<std::type_index, std::shared_ptr<const void>>> entries;
+  std::map<std::string, Entry> entries;             // by content
+  std::map<std::uint64_t, std::string> content_of;  // CommittedType::id -> its content (types that asked)
+  std::list<std::string> idle;                      // least recently used first
   bool hook_installed = false;
 };
+constexpr std::size_t kIdle = 256;
 
 DescriptorCache& cache() {
   static DescriptorCache* c = new DescriptorCache;  // never destroyed: usable from any static destructor
@@ -30,6 +44,25 @@ DescriptorCache& cache() {
 std::atomic<std::uint64_t> next_id{1};
 std::atomic<std::uint64_t> generation{1};
 
+std::string content(const CommittedType& t) {
+  std::string bytes(reinterpret_cast<const char*>(t.nodes.data()), t.nodes.size() * sizeof(DescriptorNode));
+  bytes.append(reinterpret_cast<const char*>(t.lookaside.data()), t.lookaside.size() * sizeof(std::int64_t));
+  bytes.append(std::to_string(t.nodes.size()));  // (where the nodes end)
+  return bytes;
+}
+
+// The entry of type t's content, t counted among its users (under the lock).
+DescriptorCache::Entry& entry_of(DescriptorCache& c, const CommittedType& t) {
+  auto known = c.content_of.find(t.id);
+  if (known != c.content_of.end()) return c.entries[known->second];
+  const std::string key = content(t);
+  auto [it, made] = c.entries.try_emplace(key);
+  if (!made && it->second.users == 0) c.idle.erase(it->second.idle);
+  ++it->second.users;
+  c.content_of.emplace(t.id, key);
+  return it->second;
+}
+
 }  // namespace
 
 CommittedType::CommittedType() : id(next_id++) {}
@@ -37,21 +70,30 @@ CommittedType::CommittedType() : id(next_id++) {}
 CommittedType::~CommittedType() {
   DescriptorCache& c = cache();
   std::lock_guard<std::mutex> lock(c.mutex);
-  c.entries.erase(id);
+  auto known = c.content_of.find(id);
+  if (known == c.content_of.end()) return;
+  auto it = c.entries.find(known->second);
+  c.content_of.erase(known);
+  if (it == c.entries.end() || --it->second.users > 0) return;
+  it->second.idle = c.idle.insert(c.idle.end(), it->first);
+  while (c.idle.size() > kIdle) {
+    c.entries.erase(c.idle.front());
+    c.idle.pop_front();
+  }
 }
 
 std::uint64_t descriptor_generation() { return generation.load(std::memory_order_acquire); }
 
-std::shared_ptr<const void> find_descriptor(std::uint64_t id, std::type_index space) {
+std::shared_ptr<const void> find_descriptor(const CommittedType& type, std::type_index space) {
   DescriptorCache& c = cache();
   std::lock_guard<std::mutex> lock(c.mutex);
-  auto it = c.entries.find(id);
-  if (it == c.entries.end()) return nullptr;
-  auto entry = it->second.find(space);
-  return entry == it->second.end() ? nullptr : entry->second;
+  DescriptorCache::Entry& e = entry_of(c, type);
+  auto copy = e.copies.find(space);
+  return copy == e.copies.end() ? nullptr : copy->second;
 }
 
-std::shared_ptr<const void> store_descriptor(std::uint64_t id, std::type_index space, std::shared_ptr<const void> d) {
+std::shared_ptr<const void> store_descriptor(const CommittedType& type, std::type_index space,
+                                             std::shared_ptr<const void> d) {
   DescriptorCache& c = cache();
   std::lock_guard<std::mutex> lock(c.mutex);
   if (!c.hook_installed) {
@@ -60,11 +102,13 @@ std::shared_ptr<const void> store_descriptor(std::uint64_t id, std::type_index s
       generation.fetch_add(1);  // every fast_descriptor goes stale with the cache
       std::lock_guard<std::mutex> lock(c.mutex);
       c.entries.clear();
+      c.content_of.clear();
+      c.idle.clear();
       c.hook_installed = false;
     });
     c.hook_installed = true;
   }
-  return c.entries[id].emplace(space, std::move(d)).first->second;  // the first copy made wins
+  return entry_of(c, type).copies.emplace(space, std::move(d)).first->second;  // the first copy made wins
 }
 
 std::shared_ptr<const CommittedType> commit_type(const TypeNode& type) {

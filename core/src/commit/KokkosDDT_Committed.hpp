@@ -31,7 +31,7 @@ struct CommittedType {
   std::int64_t data_ub = 0;
   int word_single = 1;    // widest word for count == 1
   int word_repeated = 1;  // ... for count > 1 (the extent must be a multiple too)
-  std::uint64_t id = 0;   // unique for the process lifetime: the device-copy cache key
+  std::uint64_t id = 0;   // unique for the process lifetime (the device-copy cache knows a type by it)
 
   // The default memory space's copy, found without the cache's lock (valid while `fast_generation` matches
   // descriptor_generation(), which Kokkos::finalize bumps).
@@ -67,10 +67,12 @@ struct Descriptor {
   Kokkos::View<const std::int64_t*, MemSpace> lookaside;
 };
 
-// Type-erased cache of device copies, keyed by (CommittedType::id, memory space).
+// Type-erased cache of device copies, keyed by a type's content (its nodes and lookaside) and the memory space: types
+// of equal content share one copy (KokkosDDT_Committed.cpp).
 std::uint64_t descriptor_generation();
-std::shared_ptr<const void> find_descriptor(std::uint64_t id, std::type_index space);
-std::shared_ptr<const void> store_descriptor(std::uint64_t id, std::type_index space, std::shared_ptr<const void> d);
+std::shared_ptr<const void> find_descriptor(const CommittedType& type, std::type_index space);
+std::shared_ptr<const void> store_descriptor(const CommittedType& type, std::type_index space,
+                                             std::shared_ptr<const void> d);
 
 // The descriptor in MemSpace. The first use in a memory space copies it there on `space` and fences that instance only
 // (another instance may pick the cached copy up at once, so it must be complete when it is published).
@@ -91,7 +93,7 @@ Descriptor<MemSpace> descriptor(const CommittedType& type, const ExecSpace& spac
         return *static_cast<const Descriptor<MemSpace>*>(d);
     }
     const std::type_index key(typeid(MemSpace));
-    if (auto found = find_descriptor(type.id, key)) {
+    if (auto found = find_descriptor(type, key)) {
       if constexpr (fast) {
         type.fast_generation.store(descriptor_generation(), std::memory_order_release);
         type.fast_descriptor.store(found.get(), std::memory_order_release);
@@ -106,7 +108,7 @@ Descriptor<MemSpace> descriptor(const CommittedType& type, const ExecSpace& spac
     Kokkos::deep_copy(space, lookaside, host_lookaside);
     space.fence("KokkosDDT: descriptor copied");
     auto made = std::make_shared<const Descriptor<MemSpace>>(Descriptor<MemSpace>{nodes, lookaside});
-    return *static_cast<const Descriptor<MemSpace>*>(store_descriptor(type.id, key, made).get());
+    return *static_cast<const Descriptor<MemSpace>*>(store_descriptor(type, key, made).get());
   }
 }
 

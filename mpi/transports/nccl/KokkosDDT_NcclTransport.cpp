@@ -20,6 +20,7 @@
 #include "KokkosDDT_Wait.hpp"
 #include "KokkosDDT_Communicators.hpp"
 #include "KokkosDDT_MPIAgreement.hpp"
+#include "KokkosDDT_SetupClock.hpp"
 #include "KokkosDDT_MPIError.hpp"
 #include "KokkosDDT_MpiTransport.hpp"
 
@@ -353,6 +354,7 @@ std::atomic<long> communicators_made{0};
 
 // A new NCCL communicator over comm's processes, NCCL rank nccl_rank[r] for rank r. Collective over comm.
 ncclComm_t make_nccl(MPI_Comm comm, int rank, const std::vector<int>& nccl_rank, const char* where) {
+  SetupClock clock("NCCL communicator");
   struct {
     ncclUniqueId id;
     int ok;
@@ -368,9 +370,11 @@ ncclComm_t make_nccl(MPI_Comm comm, int rank, const std::vector<int>& nccl_rank,
     throw_error(ErrorCode::Transport, where, "transport",
                 rank == root ? std::string("ncclGetUniqueId failed: ") + ncclGetErrorString(got)
                              : "ncclGetUniqueId failed on rank " + std::to_string(root));
+  clock.mark("unique id");
   ncclComm_t made = nullptr;
   nccl_check(ncclCommInitRank(&made, static_cast<int>(nccl_rank.size()), root_says.id, nccl_rank[rank]), where,
              "ncclCommInitRank");
+  clock.mark("ncclCommInitRank");
   ++communicators_made;
   return made;
 }

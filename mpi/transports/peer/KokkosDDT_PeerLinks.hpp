@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// A peer plan's links: per pair of processes whose step writes one's cells from the other's kernel, two rising step
+// counters in GPU memory, each written by one process and waited for by the other with stream memory operations (no
+// host call waits):
+//
+//   "free"     in the sender's counters, written by the receiver: its cells may be written for step n;
+//   "written"  in the receiver's counters, written by the sender (or by its writing kernel: written_counters()):
+//              its writes of step n are done.
+//
+// begin(): this process says "free" (step n) to every upstream peer and its stream waits for every downstream peer's
+// "free"; written(): it says "written" to every downstream peer; arrived(): its stream waits for every upstream peer's
+// "written". abandon() ends every wait that may never be met with a terminal value (teardown, timeouts). Destroying
+// the links is the plan's collective end: this process's writes finish, it unmaps its peers' memory, meets the other
+// processes (a barrier within the deadline) and gives its counters and landing buffer back (KokkosDDT_PeerMemory.hpp).
+
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "KokkosDDT_MpiTransport.hpp"
+#include "KokkosDDT_PeerMemory.hpp"
+#include "KokkosDDT_Transport.hpp"
+
+namespace KokkosDDT::Impl {
+
+struct UpstreamPeer {       // a peer that writes this process's cells
+  CUdeviceptr written = 0;  // here: the peer's "written"
+  CUdeviceptr free = 0;     // there (mapped): this process's "free"
+  int peer = 0;             // its rank in the control plane (a timeout names it)
+};
+struct DownstreamPeer {     // a peer whose cells this process writes
+  CUdeviceptr free = 0;     // here: the peer's "free"
+  CUdeviceptr written = 0;  // there (mapped): this process's "written"
+  int peer = 0;
+};
+
+class PeerLinks final {
+ public:
+  PeerLinks(std::shared_ptr<MpiTransport> control, bool flush) : control_(std::move(control)), flush_(flush) {}
+  ~PeerLinks();
+  PeerLinks(const PeerLinks&) = delete;
+  PeerLinks& operator=(const PeerLinks&) = delete;
+
+  // What the handshake gives the links (they own it from then on).
+  CounterRun counters;                 // this process's: one per upstream peer, then one per downstream peer
+  LandingBuffer landing;               // the landed receives' buffer (none: base null)
+  std::vector<UpstreamPeer> upstream;  // (in the handshake's order)
+  std::vector<DownstreamPeer> downstream;
+  // Maps a peer's allocation for the links' lifetime.
+  char* map(std::int64_t owner, std::int64_t base, const cudaIpcMemHandle_t& handle, const char* where);
+
+  // The step's own stream, of the device's highest priority: the writing kernel runs beside the caller's work between
+  // start and wait (jacobi3d's interior sweep), as NCCL's messages do on theirs. It lives as long as the process (a
+  // pool): the engine keeps a Kokkos instance on it.
+  void make_stream(const char* where);
+  StreamRef own_stream() const { return StreamRef{own_.stream}; }
+  void fork(StreamRef caller);  // the own stream waits for the caller's work so far
+  void join(StreamRef caller);  // the caller's stream waits for the own stream's
+  void begin(StreamRef writing);
+  void written(StreamRef writing);
+  void arrived(StreamRef stream);
+  std::vector<std::uint64_t*> written_counters() const;
+  std::uint64_t step() const { return step_; }
+  // Step::abandon: the peers' waits on this process end (their "free" at once, from a stream of its own; their
+  // "written" after this process's writes, on the stream they ran on); `failed`: this process's own waits too.
+  void abandon(bool failed, double timeout);
+  // The upstream peers whose "written" is below the current step.
+  std::vector<int> late_peers();
+
+ private:
+  using Ops = std::vector<CUstreamBatchMemOpParams>;
+  void write(Ops& ops, CUdeviceptr at, cuuint64_t value) const;
+  void wait(Ops& ops, CUdeviceptr at) const;
+  void end_own_waits(Ops& ops) const;
+  static void enqueue(const Ops& ops, StreamRef stream);
+  static void enqueue_quietly(const Ops& ops, cudaStream_t stream);  // (teardown: nothing throws)
+  bool leave(double timeout);  // the destroy's barrier, within the deadline: whether every process came
+
+  std::shared_ptr<MpiTransport> control_;
+  bool flush_;  // waits flush remote writes (CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES)
+  std::vector<std::pair<std::int64_t, std::int64_t>> mapped_;
+  StepStream own_;  // (from the process's pool: KokkosDDT_PeerMemory.hpp)
+  Ops ops_;
+  cuuint64_t step_ = 0;
+  StreamRef writing_{};  // the stream the last step's writes ran on
+  double timeout_ = 0;   // how long the destroy waits for the other processes (0: as long as it takes)
+  bool abandoned_ = false;
+};
+
+}  // namespace KokkosDDT::Impl
