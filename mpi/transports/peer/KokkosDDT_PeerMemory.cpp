@@ -43,6 +43,7 @@ struct CounterChunk {
   std::vector<bool> used;
 };
 constexpr std::int64_t kChunkSlots = 8192;  // (64 KiB: one allocation for the counters of many plans)
+constexpr std::int64_t kLine = 16;          // (128 bytes)
 
 struct Export {
   cudaIpcMemHandle_t handle{};
@@ -140,12 +141,14 @@ CounterRun take_counters(std::int64_t slots, const char* where) {
   PeerMemory& m = memory();
   std::lock_guard<std::mutex> lock(m.mutex);
   const int device = current_device(where);
-  for (CounterChunk& c : m.chunks) {  // the first run of `slots` free slots in a chunk of this device
+  // The first run of `slots` free slots in a chunk of this device, from a line of its own (kLine slots: a plan's
+  // counters never share a cache line with another plan's, which its peers write at other times).
+  for (CounterChunk& c : m.chunks) {
     if (c.device != device) continue;
     const std::int64_t n = static_cast<std::int64_t>(c.used.size());
     for (std::int64_t first = 0, free = 0; first + free < n;) {
       if (c.used[first + free]) {
-        first += free + 1;
+        first = (first + free + kLine) / kLine * kLine;
         free = 0;
       } else if (++free == slots) {
         std::fill(c.used.begin() + first, c.used.begin() + first + slots, true);
