@@ -218,11 +218,12 @@ class ExchangeEngine {
   // longer), the plan has failed, and Error(Timeout) says which step, its routes and the peers it did not hear from.
   [[noreturn]] void fail(const char* where, const std::string& what);
 
-  // At destroy, before the step goes: whether every process completed the same steps (one allreduce on the control
-  // plane, within the deadline). If not, a message of a step begun on one process and not on another may still arrive
-  // on the control plane's duplicate, and MPI reuses a freed communicator's context for later ones: the duplicate is
-  // then kept until MPI_Finalize, so that no later plan receives it; and the step is given up on every process
-  // (NCCL: a communicator one process aborted is aborted everywhere, never destroyed).
+  // At destroy, before the fence: whether every process completed the same steps and none failed (one allreduce on
+  // the control plane, within the deadline). If not, a message of a step begun on one process and not on another may
+  // still arrive on the control plane's duplicate, and MPI reuses a freed communicator's context for later ones: the
+  // duplicate is then kept until MPI_Finalize, so that no later plan receives it; and the step is given up on every
+  // process at once (NCCL: the communicator is aborted everywhere, never destroyed; its abort completes only once all
+  // did).
   void settle();
 };
 
@@ -420,20 +421,29 @@ void ExchangeEngine<ExecSpace>::fail(const char* where, const std::string& what)
 template <class ExecSpace>
 ExchangeEngine<ExecSpace>::~ExchangeEngine() {
   try {
+    SetupClock clock("plan destroy");
     if (started_ && !sends_posted_) {  // (the step's sends go, as MPI's would: the peers wait for them)
       packs_.wait();
       step_->send(StreamRef{BackendTraits<ExecSpace>::native_stream(step_space_)});
     }
-    // The peers' waits on this process end (a step begun anywhere ends; its cells are undefined); with a deadline,
-    // this process's own waits too once it passed, so that neither the fence below nor a peer's destroy hangs.
+    clock.mark("sends");
+    // The peers' waits on this process end (a step begun anywhere ends; its cells are undefined). Then the processes
+    // settle together whether a step was left unmatched or failed anywhere, and if so give it up everywhere at once
+    // (NCCL's abort is only complete once every process of the communicator aborts); with a deadline, this process's
+    // own waits end too once it passed, so that neither the fence below nor a peer's destroy hangs.
     step_->abandon(false, timeout_);
+    clock.mark("abandon");
+    settle();
+    clock.mark("settle");
     if constexpr (!BackendTraits<ExecSpace>::synchronous)
       if (timeout_ > 0 && !wait_until([&] { return BackendTraits<ExecSpace>::idle(step_space_); }, Deadline(timeout_)))
         step_->abandon(true, timeout_);
+    clock.mark("idle");
     step_space_.fence("KokkosDDT: a plan released");  // (the unpacks read the transport's buffers)
-    settle();
+    clock.mark("fence");
     writes_space_ = ExecSpace();  // (its instance goes while the step's stream, which it runs on, still lives)
     step_.reset();  // (after the fence: this process's writes into peers' cells are done before it unmaps them)
+    clock.mark("step");
   } catch (...) {
   }
 }
@@ -442,9 +452,10 @@ template <class ExecSpace>
 void ExchangeEngine<ExecSpace>::settle() {
   if (!control_ || mpi_finalized()) return;
   const std::int64_t completed = started_ || !failure_.empty() ? -1 : steps_;
-  std::int64_t bounds[2] = {completed, -completed};  // (the least, and minus the most)
+  // (the least completed, minus the most, and minus whether any process failed)
+  std::int64_t bounds[3] = {completed, -completed, failure_.empty() ? 0 : -1};
   MPI_Request request = MPI_REQUEST_NULL;
-  if (MPI_Iallreduce(MPI_IN_PLACE, bounds, 2, MPI_INT64_T, MPI_MIN, control_->comm(), &request) != MPI_SUCCESS) {
+  if (MPI_Iallreduce(MPI_IN_PLACE, bounds, 3, MPI_INT64_T, MPI_MIN, control_->comm(), &request) != MPI_SUCCESS) {
     control_->keep_until_finalize();
     return;
   }
@@ -455,7 +466,7 @@ void ExchangeEngine<ExecSpace>::settle() {
       },
       Deadline(timeout_));
   // (past the deadline the allreduce's request stays pending: MPI frees no request of a nonblocking collective)
-  if (met && bounds[0] == -bounds[1]) return;
+  if (met && bounds[0] == -bounds[1] && bounds[2] == 0) return;
   control_->keep_until_finalize();
   step_->abandon(true, timeout_);  // (on every process: NCCL's communicator aborted everywhere, not only where late)
 }

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// Where a plan's setup time goes. With KOKKOSDDT_PROFILE_SETUP=1 each clock prints, on every process, the milliseconds
-// of its phases when it goes out of scope (one line on stderr: "KokkosDDT setup: rank 0: peer route: counters 0.01,
-// offers 0.03, ..., total 1.20 ms"); without it a clock reads no time and prints nothing (one getenv per process).
-// Plans' setup (make_halo_plan, the engine, the transports' route()) keep one each, so a user who asks why making a
-// plan costs what it does sees its parts, and so do our benchmarks (jacobi_bench's "make" column).
+// Where a plan's setup (and teardown) time goes. With KOKKOSDDT_PROFILE_SETUP=1 each clock prints, on every process,
+// the milliseconds of its phases when it goes out of scope (one line on stderr: "KokkosDDT setup: rank 0: peer route:
+// counters 0.01, offers 0.03, ..., total 1.20 ms"); without it a clock reads no time and prints nothing (one getenv per
+// process). Plans' setup (make_halo_plan, the engine, the transports' route()) keep one each, so a user who asks why
+// making a plan costs what it does sees its parts, and so do our benchmarks (jacobi_bench's "make" column).
 
 #include <mpi.h>
 
@@ -26,11 +26,7 @@ class SetupClock {
   SetupClock& operator=(const SetupClock&) = delete;
   ~SetupClock() {
     if (!enabled() || phases_.empty()) return;
-    int rank = -1, up = 0, down = 0;
-    MPI_Initialized(&up);
-    MPI_Finalized(&down);
-    if (up && !down) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    std::string line = "KokkosDDT setup: rank " + std::to_string(rank) + ": " + what_ + ":";
+    std::string line = "KokkosDDT setup: rank " + std::to_string(world_rank()) + ": " + what_ + ":";
     char text[64];
     for (const auto& [phase, ms] : phases_) {
       std::snprintf(text, sizeof text, " %s %.3f,", phase, ms);
@@ -40,11 +36,17 @@ class SetupClock {
     line += text;
     std::fputs(line.c_str(), stderr);
   }
-  // The phase that ends now (it began where the last one ended).
+  // The phase that ends now (it began where the last one ended). KOKKOSDDT_PROFILE_SETUP=trace prints it at once
+  // (where a teardown hangs, the last line says after what).
   void mark(const char* phase) {
     if (!enabled()) return;
     phases_.emplace_back(phase, ms_since(last_));
     last_ = Clock::now();
+    if (tracing()) {
+      std::fprintf(stderr, "KokkosDDT trace: rank %d: %s: %s done (%.3f ms)\n", world_rank(), what_, phase,
+                   phases_.back().second);
+      std::fflush(stderr);
+    }
   }
   static bool enabled() {
     static const bool on = [] {
@@ -53,9 +55,23 @@ class SetupClock {
     }();
     return on;
   }
+  static bool tracing() {
+    static const bool on = [] {
+      const char* env = std::getenv("KOKKOSDDT_PROFILE_SETUP");
+      return env && std::string(env) == "trace";
+    }();
+    return on;
+  }
 
  private:
   using Clock = std::chrono::steady_clock;
+  static int world_rank() {
+    int rank = -1, up = 0, down = 0;
+    MPI_Initialized(&up);
+    MPI_Finalized(&down);
+    if (up && !down) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    return rank;
+  }
   static double ms_since(Clock::time_point t) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
   }

@@ -99,7 +99,7 @@ TEST_CASE("peer memory: a re-made plan maps nothing new; a reallocated field is 
     CHECK(step(cart, f, w));
     const Impl::PeerMemoryStats second = Impl::peer_memory_stats();
     if (keeps_idle()) CHECK(second.opened == first.opened);  // (a plan over the same field: from the cache)
-    CHECK(second.counter_chunks == first.counter_chunks);
+    CHECK(second.counter_blocks == first.counter_blocks);
     CHECK(second.used == 0);  // (no plan lives)
   }
   // Freed and allocated again, likely at the same address: a new allocation, so a new handle and a new mapping.

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -37,6 +38,23 @@ void cuda_check(cudaError_t rc, const char* where, const char* call) {
   if (rc == cudaSuccess) return;
   cudaGetLastError();  // (clear it: the error is reported here)
   throw_error(ErrorCode::Transport, where, "transport", std::string(call) + " failed: " + cudaGetErrorString(rc));
+}
+
+// ncclCommAbort's first act stops this process's NCCL kernels (the communicator's abort flag); then it reclaims the
+// communicator's resources, which recent NCCL does together with the communicator's other processes on the node
+// (NVIDIA/nccl#863): a process that aborts while a neighbour is elsewhere (in its own wait, in a barrier) waits there
+// until that neighbour aborts too. So the abort runs on a thread of its own, and the caller goes on at once (its
+// streams free); the thread ends when the others have aborted (a plan's destroy makes them: ExchangeEngine::settle).
+// MPI's finalize waits a little for such threads (free_nccl_cache).
+std::atomic<int> aborting{0};
+void abort_detached(ncclComm_t comm) {
+  ++aborting;
+  std::thread([comm] {
+    SetupClock clock("NCCL communicator");
+    ncclCommAbort(comm);
+    clock.mark("ncclCommAbort");
+    --aborting;
+  }).detach();
 }
 
 // Whether groups run on the communicator's own stream (the default) or on the caller's (KOKKOSDDT_NCCL_STREAM=caller).
@@ -66,12 +84,15 @@ class NcclCommunicator {
     }
   }
   ~NcclCommunicator() {
+    SetupClock clock("NCCL communicator destroy");
     // Groups still running: on the own stream, or (KOKKOSDDT_NCCL_STREAM=caller) on the callers' streams.
     if (own_stream())
       cudaStreamSynchronize(stream_);
     else
       cudaDeviceSynchronize();
+    clock.mark("synchronize");
     if (owned_ && !aborted_) ncclCommDestroy(comm_);
+    clock.mark("ncclCommDestroy");
     cudaStreamDestroy(stream_);
   }
   NcclCommunicator(const NcclCommunicator&) = delete;
@@ -84,10 +105,8 @@ class NcclCommunicator {
   // A timeout: the library's communicator is aborted, so that its operations in flight end (ncclCommDestroy would
   // wait for them); the cache makes a new one for later plans. A user's is left to the user.
   void abort() {
-    if (owned_ && !aborted_) {
-      ncclCommAbort(comm_);
-      aborted_ = true;
-    }
+    if (owned_ && !aborted_) abort_detached(comm_);
+    aborted_ = aborted_ || owned_;
   }
 
   // An error NCCL found asynchronously: the library's communicator is aborted (so that nothing waits on it), then it
@@ -98,10 +117,7 @@ class NcclCommunicator {
     ncclResult_t state = ncclSuccess;
     nccl_check(ncclCommGetAsyncError(comm_, &state), where, "ncclCommGetAsyncError");
     if (state == ncclSuccess || state == ncclInProgress) return;
-    if (owned_) {
-      ncclCommAbort(comm_);
-      aborted_ = true;
-    }
+    abort();
     nccl_check(state, where, "an NCCL operation (reported asynchronously)");
   }
 
@@ -208,11 +224,11 @@ class NcclMessageSet final : public MessageSet {
     cuda_check(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream.native), done_, 0), where_, "cudaStreamWaitEvent");
   }
 
-  void abandon(bool failed, double timeout) override {
-    if (!failed && (timeout <= 0 || !enqueued_ || !own_stream() ||
-                    wait_until([&] { return cudaEventQuery(done_) != cudaErrorNotReady; }, Deadline(timeout))))
-      return;
-    comm_.abort();  // (its group of a step begun and never completed would hold the communicator's stream forever)
+  // A group of a step begun and never completed would hold the communicator's stream forever: `failed` (a timeout
+  // here, or a step the processes did not all complete: ExchangeEngine::settle, on every process) aborts the
+  // communicator. Without `failed` nothing is given up: NCCL's abort completes only once every process aborts.
+  void abandon(bool failed, double) override {
+    if (failed) comm_.abort();
   }
 
   Arrival arrival(std::size_t receive) const override {
@@ -475,7 +491,8 @@ void free_nccl_cache() {
     std::lock_guard<std::mutex> lock(c.mutex);
     dropped.swap(c.library);
   }
-  // (destroyed here, outside the lock: each waits for its stream)
+  dropped.clear();  // (here, outside the lock: each waits for its stream)
+  (void)wait_until([] { return aborting.load() == 0; }, Deadline(5.0));  // (aborts still reclaiming: a little while)
 }
 
 long nccl_communicators_made() { return communicators_made.load(); }

@@ -5,6 +5,7 @@
 
 #include "KokkosDDT_Communicators.hpp"
 #include "KokkosDDT_PeerCuda.hpp"
+#include "KokkosDDT_SetupClock.hpp"
 #include "KokkosDDT_Wait.hpp"
 
 namespace KokkosDDT::Impl {
@@ -21,6 +22,7 @@ constexpr const char* kStep = "KokkosDDT::mpi: a plan's step";
 PeerLinks::~PeerLinks() {
   // This process's writes into peers' cells are done before it unmaps them. A process whose peers' counters never
   // come (a timeout: waited for `timeout_` seconds) ends its own waits itself.
+  SetupClock clock("peer links destroy");
   bool idle = true;
   if (own_.stream) {
     if (!wait_until([&] { return cudaStreamQuery(own_.stream) != cudaErrorNotReady; }, Deadline(timeout_))) {
@@ -31,11 +33,14 @@ PeerLinks::~PeerLinks() {
     }
     idle = cudaStreamSynchronize(own_.stream) == cudaSuccess;
   }
+  clock.mark("drain");
   for (const auto& [owner, base] : mapped_) unmap_peer(owner, base);
   // No process gives back what its peers mapped before every process unmapped (destroying a plan is collective). A
   // process that does not come within the deadline may still write here: the counters and the landing buffer are then
   // left to the process, never handed to another plan.
-  if (leave(timeout_)) {
+  const bool left = leave(timeout_);
+  clock.mark("barrier");
+  if (left) {
     give_back_counters(counters);
     give_back_landing(landing);
   }

@@ -35,15 +35,18 @@ std::size_t idle_limit() {
   return limit;
 }
 
-// A chunk of this process's step counters; used[i]: slot i belongs to a plan.
-struct CounterChunk {
+// A block of this process's step counters: one allocation per plan's run (runs of several plans in one allocation
+// made jacobi_bench's 64^3 step 2-7 % slower on 4 x H100: perf_tests/results/peer-memory-2026-11-27.md), kept when the
+// plan goes for the next plan that needs as many counters or a few more, so that its peers' mappings of it stay valid.
+struct CounterBlock {
   int device = 0;
   char* base = nullptr;
   cudaIpcMemHandle_t handle{};
-  std::vector<bool> used;
+  std::int64_t slots = 0;
+  bool used = false;
 };
-constexpr std::int64_t kChunkSlots = 8192;  // (64 KiB: one allocation for the counters of many plans)
-constexpr std::int64_t kLine = 16;          // (128 bytes)
+constexpr std::int64_t kLine = 16;       // (slots per 128-byte line: a block is whole lines)
+constexpr std::size_t kIdleBlocks = 64;  // (more idle blocks are freed, the oldest first)
 
 struct Export {
   cudaIpcMemHandle_t handle{};
@@ -56,7 +59,7 @@ struct PeerMemory {
   std::map<std::pair<std::int64_t, std::int64_t>, Mapping> mappings;  // (owner, base)
   std::list<std::pair<std::int64_t, std::int64_t>> idle;              // least recently used first
   std::int64_t opened = 0;
-  std::vector<CounterChunk> chunks;
+  std::vector<CounterBlock> blocks;                         // (idle ones in the order they became idle)
   std::vector<std::pair<int, LandingBuffer>> idle_landing;  // (device, buffer)
   std::int64_t landing_buffers = 0;
   std::map<unsigned long long, Export> exports;     // by buffer id
@@ -141,56 +144,69 @@ CounterRun take_counters(std::int64_t slots, const char* where) {
   PeerMemory& m = memory();
   std::lock_guard<std::mutex> lock(m.mutex);
   const int device = current_device(where);
-  // The first run of `slots` free slots in a chunk of this device, from a line of its own (kLine slots: a plan's
-  // counters never share a cache line with another plan's, which its peers write at other times).
-  for (CounterChunk& c : m.chunks) {
-    if (c.device != device) continue;
-    const std::int64_t n = static_cast<std::int64_t>(c.used.size());
-    for (std::int64_t first = 0, free = 0; first + free < n;) {
-      if (c.used[first + free]) {
-        first = (first + free + kLine) / kLine * kLine;
-        free = 0;
-      } else if (++free == slots) {
-        std::fill(c.used.begin() + first, c.used.begin() + first + slots, true);
-        return {c.base, c.handle, 8 * first, slots};
-      }
+  const std::int64_t want = (slots + kLine - 1) / kLine * kLine;
+  for (CounterBlock& b : m.blocks)  // an idle block of this device that fits (zeroed when it was given back)
+    if (!b.used && b.device == device && b.slots >= want && b.slots <= 2 * want) {
+      b.used = true;
+      return {b.base, b.handle, 0, slots};
     }
-  }
-  CounterChunk c;  // a new chunk (zeroed: steps count from 1)
-  c.device = device;
-  const std::int64_t n = std::max(kChunkSlots, slots);
+  CounterBlock b;
+  b.device = device;
+  b.slots = want;
   void* base = nullptr;
-  cuda_check(cudaMalloc(&base, 8 * n), where, "cudaMalloc (step counters)");
-  c.base = static_cast<char*>(base);
+  cuda_check(cudaMalloc(&base, 8 * want), where, "cudaMalloc (step counters)");
+  b.base = static_cast<char*>(base);
   try {
     const SideStream side;  // (zeroed before a peer may write: synchronized when `side` goes)
     if (!side.stream) cuda_failed(where, "cudaStreamCreate", "no stream to zero the step counters on");
-    cuda_check(cudaMemsetAsync(c.base, 0, 8 * n, side.stream), where, "cudaMemsetAsync (step counters)");
-    cuda_check(cudaIpcGetMemHandle(&c.handle, c.base), where, "cudaIpcGetMemHandle (step counters)");
+    cuda_check(cudaMemsetAsync(b.base, 0, 8 * want, side.stream), where, "cudaMemsetAsync (step counters)");
+    cuda_check(cudaIpcGetMemHandle(&b.handle, b.base), where, "cudaIpcGetMemHandle (step counters)");
   } catch (...) {
-    (void)cudaFree(c.base);
+    (void)cudaFree(b.base);
     throw;
   }
-  c.used.assign(static_cast<std::size_t>(n), false);
-  std::fill(c.used.begin(), c.used.begin() + slots, true);
-  m.chunks.push_back(std::move(c));
-  return {m.chunks.back().base, m.chunks.back().handle, 0, slots};
+  b.used = true;
+  m.blocks.push_back(b);
+  return {b.base, b.handle, 0, slots};
 }
 
 void give_back_counters(const CounterRun& run) {
   if (!run.base || run.slots == 0) return;
+  PeerMemory& m = memory();
+  auto block = [&] {
+    return std::find_if(m.blocks.begin(), m.blocks.end(), [&](const CounterBlock& b) { return b.base == run.base; });
+  };
+  std::int64_t slots = 0;
   {
-    const SideStream side;  // (zeroed before any plan takes them again: synchronized here)
-    if (!side.stream || cudaMemsetAsync(run.at(), 0, 8 * run.slots, side.stream) != cudaSuccess) {
+    std::lock_guard<std::mutex> lock(m.mutex);
+    if (auto it = block(); it != m.blocks.end()) slots = it->slots;
+  }
+  {
+    const SideStream side;  // (zeroed before any plan takes it again: synchronized here)
+    if (!side.stream || cudaMemsetAsync(run.base, 0, 8 * slots, side.stream) != cudaSuccess) {
       (void)cudaGetLastError();
       return;  // (left taken: never handed out unzeroed)
     }
   }
-  PeerMemory& m = memory();
   std::lock_guard<std::mutex> lock(m.mutex);
-  for (CounterChunk& c : m.chunks)
-    if (c.base == run.base)
-      std::fill(c.used.begin() + run.offset / 8, c.used.begin() + run.offset / 8 + run.slots, false);
+  auto it = block();
+  if (it == m.blocks.end()) return;
+  CounterBlock b = *it;
+  b.used = false;
+  m.blocks.erase(it);
+  m.blocks.push_back(b);  // (the most recently idle last)
+  std::size_t idle = 0;
+  for (const CounterBlock& c : m.blocks) idle += c.used ? 0 : 1;
+  for (auto i = m.blocks.begin(); idle > kIdleBlocks && i != m.blocks.end();) {
+    if (i->used) {
+      ++i;
+      continue;
+    }
+    (void)cudaFree(i->base);
+    (void)cudaGetLastError();
+    i = m.blocks.erase(i);
+    --idle;
+  }
 }
 
 LandingBuffer take_landing(std::int64_t bytes, const char* where) {
@@ -312,7 +328,7 @@ PeerMemoryStats peer_memory_stats() {
   s.opened = m.opened;
   s.open = static_cast<std::int64_t>(m.mappings.size());
   for (const auto& [key, mapping] : m.mappings) s.used += mapping.users > 0 ? 1 : 0;
-  s.counter_chunks = static_cast<std::int64_t>(m.chunks.size());
+  s.counter_blocks = static_cast<std::int64_t>(m.blocks.size());
   s.landing_buffers = m.landing_buffers;
   return s;
 }

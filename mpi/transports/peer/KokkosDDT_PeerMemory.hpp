@@ -11,9 +11,9 @@
 //             handle differs from an open mapping's says that the owner freed that allocation: an idle mapping is then
 //             closed and the new allocation mapped; one that a live plan uses is an error (that plan would write the
 //             freed memory).
-//   counters  this process's step counters: 8-byte slots in chunks allocated once and exported; a plan takes a run
-//             of slots and gives it back, zeroed, at its destroy once every process has left the plan (no peer writes
-//             it any longer). Peers map a chunk once.
+//   counters  this process's step counters: a block of 8-byte counters per plan, allocated and exported once; a plan
+//             gives its block back, zeroed, at its destroy once every process has left the plan (no peer writes it
+//             any longer), and the next plan that needs as many takes it. Peers map a block once.
 //   landing   the landed receives' buffers: a destroyed plan's buffer stays allocated (a few of them) for the next plan
 //             that needs as many bytes or fewer, so peers' mappings of it stay valid.
 //   exports   this process's allocations' IPC handles, keyed by CUDA's buffer id (unique per allocation ever made).
@@ -65,10 +65,10 @@ bool export_range(int device, char* lo, char* hi, cudaIpcMemHandle_t& handle, ch
 
 // What a process holds (tests: a re-made plan maps nothing new; a loop of plans keeps the open mappings flat).
 struct PeerMemoryStats {
-  std::int64_t opened = 0;  // cudaIpcOpenMemHandle calls so far
-  std::int64_t open = 0;    // mappings open now
-  std::int64_t used = 0;    // of which a live plan uses
-  std::int64_t counter_chunks = 0;
+  std::int64_t opened = 0;           // cudaIpcOpenMemHandle calls so far
+  std::int64_t open = 0;             // mappings open now
+  std::int64_t used = 0;             // of which a live plan uses
+  std::int64_t counter_blocks = 0;   // allocated (in use or idle)
   std::int64_t landing_buffers = 0;  // allocated (in use or idle)
 };
 PeerMemoryStats peer_memory_stats();

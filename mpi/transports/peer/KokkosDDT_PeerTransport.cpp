@@ -389,8 +389,11 @@ class PeerStep final : public Step {
   PeerStep(std::unique_ptr<PeerLinks> links, std::unique_ptr<Step> messages)
       : links_(std::move(links)), messages_(std::move(messages)) {}
   ~PeerStep() override {
+    SetupClock clock("peer step destroy");
     messages_.reset();
+    clock.mark("message step");
     links_.reset();  // (synchronizes its stream, unmaps, meets the other processes)
+    clock.mark("links");
   }
   bool host_sends() const override { return messages_->host_sends(); }
   int messages() const override { return messages_->messages(); }
