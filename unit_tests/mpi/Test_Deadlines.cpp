@@ -4,7 +4,11 @@
 // (every later call throws); destroying a plan after a timeout, or after a start() its neighbour never matched,
 // returns on every process. On the transport under test (KOKKOSDDT_TEST_TRANSPORT; "auto" otherwise), under the
 // watchdog: a hang fails the test instead of CI. Hidden from the default run ("[.]": each waits for its timeouts):
-// ctest's deadline passes and multi_gpu.sh run them by their tag, "[deadline]".
+// ctest's deadline passes and multi_gpu.sh run them by their tag, "[deadline]"; a rank that dies ("[killed]") has a
+// pass of its own where the launcher can leave the survivors running (MPICH's hydra).
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -122,4 +126,45 @@ TEST_CASE("deadlines: options.timeout is checked on every rank, and none changes
   }
   Ring ring(0);
   for (int round = 1; round <= 3; ++round) CHECK(ring.step(round));
+}
+
+// A rank that dies after a good step (it leaves without finalizing: std::_Exit; MPICH 4.0's hydra takes every rank
+// down when one dies of a signal, even with -disable-auto-cleanup, but leaves them running after an exit), under a
+// launcher told not to take the others down (ctest's "a rank that dies" pass): the rank it sent to gets an error
+// within the deadline + 1 s, and every survivor's destroy returns within the deadline + 1 s. The survivors then leave
+// at once (MPI_Finalize is collective, and the dead rank never comes): each prints its verdict, which the pass reads.
+TEST_CASE("deadlines: a rank that dies: its neighbour gets an error within the deadline, every destroy returns",
+          "[.][killed]") {
+  World w;
+  if (w.size < 2) return;
+  Test::Watchdog dog("a rank that dies", 60);
+  using Clock = std::chrono::steady_clock;
+  auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
+  const int killed = 1, neighbour = (killed + 1) % w.size;
+  bool ok = true, failed = false;
+  std::string what = "no error";
+  double waited = 0;
+  Clock::time_point destroying;
+  {
+    Ring ring(kTimeout);
+    ok = ring.step(1);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (w.rank == killed) std::_Exit(3);
+    const auto t0 = Clock::now();
+    try {
+      (void)ring.step(2);
+    } catch (const Error& e) {
+      failed = true;
+      what = e.what();
+    }
+    waited = since(t0);
+    if (w.rank == neighbour) ok = ok && failed && waited <= kTimeout + 1;
+    destroying = Clock::now();
+  }
+  const double destroyed = since(destroying);
+  ok = ok && destroyed <= kTimeout + 1;
+  std::printf("a rank that dies: rank %d %s (waited %.2f s, destroyed in %.2f s): %s\n", w.rank,
+              ok ? "survived" : "FAILED", waited, destroyed, what.c_str());
+  std::fflush(stdout);
+  std::_Exit(ok ? 0 : 1);
 }
