@@ -3,6 +3,8 @@
 
 #include <cstdlib>
 
+#include "KokkosDDT_SetupDeadline.hpp"
+
 namespace KokkosDDT::Impl {
 
 bool mpi_finalized() {
@@ -13,7 +15,16 @@ bool mpi_finalized() {
 
 MPI_Comm duplicate_comm(MPI_Comm comm, const char* where) {
   MPI_Comm dup = MPI_COMM_NULL;
-  mpi_check(MPI_Comm_dup(comm, &dup), where, "MPI_Comm_dup");
+  if (SetupDeadline::seconds() > 0) {             // (a plan's setup: within its deadline)
+    auto* pending = new MPI_Comm(MPI_COMM_NULL);  // (MPI writes it when the duplicate completes: kept if it does not)
+    MPI_Request request = MPI_REQUEST_NULL;
+    mpi_check(MPI_Comm_idup(comm, pending, &request), where, "MPI_Comm_idup");
+    setup_wait(1, &request, where, "MPI_Comm_idup (the plan's control plane)");
+    dup = *pending;
+    delete pending;
+  } else {
+    mpi_check(MPI_Comm_dup(comm, &dup), where, "MPI_Comm_dup");
+  }
   const int rc = MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
   if (rc != MPI_SUCCESS) MPI_Comm_free(&dup);
   mpi_check(rc, where, "MPI_Comm_set_errhandler");

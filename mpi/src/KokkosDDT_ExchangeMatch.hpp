@@ -20,6 +20,7 @@
 #include "KokkosDDT_ExchangeEngine.hpp"
 #include "KokkosDDT_MPIError.hpp"
 #include "KokkosDDT_MpiTransport.hpp"
+#include "KokkosDDT_SetupDeadline.hpp"
 #include "KokkosDDT_Signature.hpp"
 
 namespace KokkosDDT::Impl {
@@ -84,7 +85,17 @@ inline std::string match_messages(MpiTransport& control, const std::vector<Plann
   std::vector<int> count(size, 0), incoming(size, 0);
   for (std::size_t i = 0; i < sends.size(); ++i)
     if (!send_local[i] && sends[i].peer != MPI_PROC_NULL) ++count[sends[i].peer];
-  mpi_check(MPI_Alltoall(count.data(), 1, MPI_INT, incoming.data(), 1, MPI_INT, control.comm()), where, "MPI_Alltoall");
+  {
+    // (within the setup's deadline: the buffers stay with MPI, and the process, if it passes)
+    auto *counts = new std::vector<int>(count), *received = new std::vector<int>(size, 0);
+    MPI_Request request = MPI_REQUEST_NULL;
+    mpi_check(MPI_Ialltoall(counts->data(), 1, MPI_INT, received->data(), 1, MPI_INT, control.comm(), &request), where,
+              "MPI_Ialltoall");
+    setup_wait(1, &request, where, "MPI_Ialltoall (the count of each process's messages)");
+    incoming = *received;
+    delete counts;
+    delete received;
+  }
   std::vector<std::vector<MessageShape>> mine(size), theirs(size);
   std::vector<WireMessage> out, in;
   constexpr int kTag = 0x4b45;  // (the plan's own duplicate: no other traffic)

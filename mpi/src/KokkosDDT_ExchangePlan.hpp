@@ -44,6 +44,7 @@
 #include "KokkosDDT_ExchangeEngine.hpp"
 #include "KokkosDDT_ExchangeMatch.hpp"
 #include "KokkosDDT_MPIAgreement.hpp"
+#include "KokkosDDT_SetupDeadline.hpp"
 #include "KokkosDDT_MPIError.hpp"
 #include "KokkosDDT_MpiTransport.hpp"
 #include "KokkosDDT_Transfer.hpp"
@@ -212,6 +213,8 @@ void ExchangePlan<ExecSpace>::commit() {
   std::string error = Impl::transport_refusal<ExecSpace>(options_.transport);
   if (error.empty() && !(options_.timeout >= 0))
     error = "options.timeout is " + std::to_string(options_.timeout) + "; must be >= 0 seconds (0: none)";
+  // Every wait for the other processes, until the plan is made, within the plan's timeout (none: as long as it takes).
+  const Impl::SetupDeadline deadline(Impl::timeout_seconds(options_.timeout));
   auto control = Impl::MpiTransport::duplicate(comm_, where);  // (the plan's control plane: all its setup runs there)
   {
     Impl::Agreement verdict(control->comm(), !error.empty(), {Impl::fingerprint(options_.transport)}, where);

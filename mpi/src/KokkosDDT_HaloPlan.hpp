@@ -44,6 +44,7 @@
 #include "KokkosDDT_HaloGeometry.hpp"
 #include "KokkosDDT_MPIAgreement.hpp"
 #include "KokkosDDT_SetupClock.hpp"
+#include "KokkosDDT_SetupDeadline.hpp"
 #include "KokkosDDT_MPIError.hpp"
 #include "KokkosDDT_MPIP2P.hpp"
 #include "KokkosDDT_MPIStaging.hpp"
@@ -248,6 +249,8 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
     kinds.push_back(sig.length);
   }
   SetupClock clock("halo plan");
+  const SetupDeadline deadline(
+      timeout_seconds(options.timeout));                // (every wait for the others, until the plan is made)
   auto control = MpiTransport::duplicate(cart, where);  // (the plan's control plane: all its setup runs there)
   clock.mark("control plane");
   agree_or_throw(control->comm(), error,

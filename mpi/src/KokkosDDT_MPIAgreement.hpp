@@ -20,10 +20,12 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "KokkosDDT_Error.hpp"
 #include "KokkosDDT_MPIError.hpp"
+#include "KokkosDDT_SetupDeadline.hpp"
 
 namespace KokkosDDT::Impl {
 
@@ -63,17 +65,30 @@ class Agreement {
     for (std::uint64_t s : sums) in_.push_back(static_cast<std::int64_t>(s));
     out_.resize(in_.size());
     const int n = static_cast<int>(in_.size());
-    if (blocking)
+    if (blocking && !(SetupDeadline::seconds() > 0)) {
       mpi_check(MPI_Allreduce(in_.data(), out_.data(), n, MPI_INT64_T, agreement_op(where), comm), where,
                 "MPI_Allreduce (agreement)");
-    else
-      mpi_check(MPI_Iallreduce(in_.data(), out_.data(), n, MPI_INT64_T, agreement_op(where), comm, &request_), where,
-                "MPI_Iallreduce (agreement)");
+      return;
+    }
+    mpi_check(MPI_Iallreduce(in_.data(), out_.data(), n, MPI_INT64_T, agreement_op(where), comm, &request_), where,
+              "MPI_Iallreduce (agreement)");
+    if (!blocking) return;
+    try {
+      wait();  // (within a plan's setup deadline)
+    } catch (...) {
+      keep_buffers();  // (no destructor runs for an object whose constructor throws)
+      throw;
+    }
   }
   Agreement(Agreement&&) = delete;  // MPI writes into out_ until the reduction completes
 
   ~Agreement() {
-    if (request_ != MPI_REQUEST_NULL) MPI_Wait(&request_, MPI_STATUS_IGNORE);  // (collective: the others contribute)
+    if (request_ == MPI_REQUEST_NULL) return;
+    if (!timed_out_) {
+      MPI_Wait(&request_, MPI_STATUS_IGNORE);  // (collective: the others contribute)
+      return;
+    }
+    keep_buffers();
   }
 
   bool test() {
@@ -82,8 +97,14 @@ class Agreement {
     mpi_check(MPI_Test(&request_, &flag, MPI_STATUS_IGNORE), where_, "MPI_Test (agreement)");
     return flag != 0;
   }
-  void wait() {
-    if (request_ != MPI_REQUEST_NULL) mpi_check(MPI_Wait(&request_, MPI_STATUS_IGNORE), where_, "MPI_Wait (agreement)");
+  void wait() {  // (within a plan's setup deadline: SetupDeadline)
+    if (request_ == MPI_REQUEST_NULL) return;
+    try {
+      setup_wait(1, &request_, where_, "an agreement of the plan's processes");
+    } catch (const Error& e) {
+      timed_out_ = e.code() == ErrorCode::Timeout;
+      throw;
+    }
   }
 
   // (after completion)
@@ -97,11 +118,19 @@ class Agreement {
 
  private:
   std::uint64_t sum_word(std::size_t j) const { return static_cast<std::uint64_t>(out_[k_ + j]); }
+  // A setup past its deadline: MPI may still write the buffers, which stay (their request too). Moving a vector
+  // keeps its storage.
+  void keep_buffers() {
+    if (!timed_out_) return;
+    (void)new std::vector<std::int64_t>(std::move(in_));
+    (void)new std::vector<std::int64_t>(std::move(out_));
+  }
 
   const char* where_ = "";
   std::int64_t k_ = 3;
   std::vector<std::int64_t> in_, out_;
   MPI_Request request_ = MPI_REQUEST_NULL;
+  bool timed_out_ = false;
 };
 
 // A 64-bit fingerprint of a sequence of values (FNV-1a over their bytes, then a splitmix finalizer): processes whose

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <KokkosDDT_MPI.hpp>
@@ -111,6 +112,30 @@ TEST_CASE("deadlines: a start never matched (its neighbour skips the step) and a
   MPI_Barrier(MPI_COMM_WORLD);
   Ring again(0);  // the processes still make and run plans together afterwards
   CHECK(again.step(3));
+}
+
+TEST_CASE("deadlines: a rank late to a plan's setup: the others throw Timeout within the deadline", "[.][deadline]") {
+  World w;
+  if (w.size < 2) return;
+  Test::Watchdog dog("a rank late to the setup", 60);
+  using Clock = std::chrono::steady_clock;
+  const int late = 1;
+  if (w.rank == late) std::this_thread::sleep_for(std::chrono::duration<double>(2.5 * kTimeout));
+  const auto t0 = Clock::now();
+  bool timed_out = false;
+  try {
+    Ring ring(kTimeout);
+  } catch (const Error& e) {
+    timed_out = e.code() == ErrorCode::Timeout;
+    if (!timed_out) FAIL(e.what());
+    CHECK(std::string(e.what()).find("setup") != std::string::npos);
+  }
+  const double waited = std::chrono::duration<double>(Clock::now() - t0).count();
+  CHECK(timed_out);  // (the late rank too: the others left before it came)
+  CHECK(waited <= kTimeout + 1);
+  MPI_Barrier(MPI_COMM_WORLD);
+  Ring again(0);  // the processes still make and run plans together afterwards
+  CHECK(again.step(5));
 }
 
 TEST_CASE("deadlines: options.timeout is checked on every rank, and none changes nothing", "[.][deadline]") {
