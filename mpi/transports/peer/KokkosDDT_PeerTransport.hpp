@@ -13,7 +13,9 @@
 // control plane.
 //
 // What the user keeps: every receive buffer's allocation, as long as the plan lives (peers hold mappings of it; a
-// reallocated field under a plan gets writes meant for the old one). Making and destroying a plan are collective.
+// reallocated field under a plan gets writes meant for the old one). A later plan maps a reallocated field anew; what
+// a process keeps across plans (mappings, counters, streams) is KokkosDDT_PeerMemory.hpp's. Making and destroying a
+// plan are collective.
 
 #include <mpi.h>
 
