@@ -249,8 +249,8 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
     kinds.push_back(sig.length);
   }
   SetupClock clock("halo plan");
-  const SetupDeadline deadline(
-      timeout_seconds(options.timeout));                // (every wait for the others, until the plan is made)
+  // Every wait for the other processes, until the plan is made, within the plan's timeout (none: as long as it takes).
+  const SetupDeadline deadline(timeout_seconds(options.timeout));
   auto control = MpiTransport::duplicate(cart, where);  // (the plan's control plane: all its setup runs there)
   clock.mark("control plane");
   agree_or_throw(control->comm(), error,
