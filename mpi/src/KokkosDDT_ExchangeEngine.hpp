@@ -26,6 +26,7 @@
 // GPU).
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
@@ -143,7 +144,8 @@ class ExchangeEngine {
     wait(where);
     // (a synchronous host backend has finished the unpacks when their launch returns)
     if constexpr (!BackendTraits<ExecSpace>::synchronous) {
-      if (timeout_ > 0 && !wait_until([&] { return BackendTraits<ExecSpace>::idle(step_space_); }, Deadline(timeout_)))
+      if (timeout_ > 0 &&
+          !wait_watching([&] { return BackendTraits<ExecSpace>::idle(step_space_); }, Deadline(timeout_), where))
         fail(where, "the step did not complete on the execution space");
       step_space_.fence(where);  // (without a deadline: the backend's own blocking wait)
     }
@@ -214,9 +216,16 @@ class ExchangeEngine {
   std::int64_t steps_ = 0;  // steps started
   std::string failure_;     // why the plan failed (a timeout), "" while it has not
 
-  // A wait passed the deadline: the step is given up (the transport's step abandoned: nothing waits on it any
-  // longer), the plan has failed, and Error(Timeout) says which step, its routes and the peers it did not hear from.
-  [[noreturn]] void fail(const char* where, const std::string& what);
+  // A wait passed the deadline (`timed_out`), or a peer's process ended: the step is given up (the transport's step
+  // abandoned: nothing waits on it any longer), the plan has failed, and Error(Timeout) says which step, its routes,
+  // the peers it did not hear from and those whose process ended.
+  [[noreturn]] void fail(const char* where, const std::string& what, bool timed_out = true);
+  // wait_until(done, deadline); with a deadline, it also asks the step every 50 ms whether a peer's process ended
+  // (a peer route knows), and fails the step at once if so.
+  template <class Done>
+  bool wait_watching(const Done& done, const Deadline& deadline, const char* where);
+  bool peer_ended();  // (asks the step at most every 50 ms)
+  std::chrono::steady_clock::time_point next_watch_{};
 
   // At destroy, before the fence: whether every process completed the same steps and none failed (one allreduce on
   // the control plane, within the deadline). If not, a message of a step begun on one process and not on another may
@@ -381,16 +390,16 @@ void ExchangeEngine<ExecSpace>::wait(const char* where) {
   if (!failure_.empty()) throw_error(ErrorCode::Timeout, where, "plan", "failed earlier: " + failure_);
   if (!started_) return;
   const Deadline deadline(timeout_);
-  const bool sent = wait_until(
+  const bool sent = wait_watching(
       [&] {  // the packs' flags (a device's), polling the messages meanwhile
         progress();
         if (!sends_posted_) (void)step_->test();
         return sends_posted_;
       },
-      deadline);
+      deadline, where);
   if (!sent) fail(where, "this process's packs did not complete");
   // (with a deadline, host-completed messages are polled here: the step's own wait then blocks no longer)
-  if (!deadline.none() && !wait_until([&] { return step_->test(); }, deadline))
+  if (!deadline.none() && !wait_watching([&] { return step_->test(); }, deadline, where))
     fail(where, "its messages did not all arrive");
   started_ = false;
   step_->wait(StreamRef{BackendTraits<ExecSpace>::native_stream(step_space_)});
@@ -403,15 +412,40 @@ void ExchangeEngine<ExecSpace>::wait(const char* where) {
 }
 
 template <class ExecSpace>
-void ExchangeEngine<ExecSpace>::fail(const char* where, const std::string& what) {
+template <class Done>
+bool ExchangeEngine<ExecSpace>::wait_watching(const Done& done, const Deadline& deadline, const char* where) {
+  if (deadline.none()) return wait_until(done, deadline);
+  return wait_until(
+      [&] {
+        if (done()) return true;
+        if (peer_ended()) fail(where, "a peer's process has ended", false);
+        return false;
+      },
+      deadline);
+}
+
+template <class ExecSpace>
+bool ExchangeEngine<ExecSpace>::peer_ended() {
+  const auto now = std::chrono::steady_clock::now();
+  if (now < next_watch_) return false;
+  next_watch_ = now + std::chrono::milliseconds(50);
+  return !step_->ended_peers().empty();
+}
+
+template <class ExecSpace>
+void ExchangeEngine<ExecSpace>::fail(const char* where, const std::string& what, bool timed_out) {
   std::string routes;
   for (const mpi::Route& r : routes_)
     if (routes.find(r.route) == std::string::npos) routes += (routes.empty() ? "" : ", ") + r.route;
-  std::string text = "step " + std::to_string(steps_) + " (" + routes + "): " + what + " within " +
-                     std::to_string(timeout_) + " s (options.timeout or KOKKOSDDT_TIMEOUT_S)";
+  std::string text = "step " + std::to_string(steps_) + " (" + routes + "): " + what;
+  if (timed_out) text += " within " + std::to_string(timeout_) + " s (options.timeout or KOKKOSDDT_TIMEOUT_S)";
   const std::vector<int> late = step_->late_peers();
   for (std::size_t i = 0; i < late.size(); ++i)
     text += (i == 0 ? "; nothing arrived from rank " : ", ") + std::to_string(late[i]);
+  const std::vector<int> ended = step_->ended_peers();
+  for (std::size_t i = 0; i < ended.size(); ++i)
+    text += (i == 0 ? "; the process of rank " : ", ") + std::to_string(ended[i]);
+  if (!ended.empty()) text += ended.size() == 1 ? " has ended" : " have ended";
   failure_ = text;
   started_ = false;
   step_->abandon(true, timeout_);  // (this process's streams and messages stop waiting for the late peers)
@@ -459,16 +493,22 @@ void ExchangeEngine<ExecSpace>::settle() {
     control_->keep_until_finalize();
     return;
   }
-  const bool met = wait_until(
-      [&] {
-        int done = 0;
-        return MPI_Test(&request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || done != 0;
-      },
-      Deadline(timeout_));
+  bool gone = false;  // (a peer's process ended: it will never come)
+  auto settled = [&] {
+    int done = 0;
+    if (MPI_Test(&request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || done != 0) return true;
+    gone = timeout_ > 0 && peer_ended();
+    return gone;
+  };
+  const bool met = wait_until(settled, Deadline(timeout_)) && !gone;
   // (past the deadline the allreduce's request stays pending: MPI frees no request of a nonblocking collective)
   if (met && bounds[0] == -bounds[1] && bounds[2] == 0) return;
   control_->keep_until_finalize();
-  step_->abandon(true, timeout_);  // (on every process: NCCL's communicator aborted everywhere, not only where late)
+  // Given up on every process (NCCL's communicator aborted everywhere, not only where late). A process that did not
+  // come to settle will not come to the step's own meeting at its destroy either (the peer links' barrier): waiting
+  // for it there again would double the destroy.
+  constexpr double kAlreadyLate = 1e-3;
+  step_->abandon(true, met ? timeout_ : kAlreadyLate);
 }
 
 // Compiled once per backend in the library (mpi/src/eti/KokkosDDT_ETI_ExchangeEngine.cpp).

@@ -178,6 +178,9 @@ class Step {
   // The peers whose part of the step has not arrived (host messages not received; counters below the step), for a
   // timeout's message. May be incomplete (a transport that cannot tell names none).
   virtual std::vector<int> late_peers() { return {}; }
+  // The peers whose process is known to have ended (a peer route checks its neighbours' pids on the node); a waiting
+  // step fails at once, naming them, instead of at its deadline. Others: none known.
+  virtual std::vector<int> ended_peers() { return {}; }
   // Before the step is destroyed, and after a timeout (`failed`): every counter a peer's stream may wait on gets a
   // terminal value, ordered after this process's own writes into peers' memory, so that a peer's begun step ends
   // (its cells then hold this step's or the last one's values); `failed`: also this process's own streams stop

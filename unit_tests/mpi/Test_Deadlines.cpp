@@ -7,6 +7,7 @@
 // ctest's deadline passes and multi_gpu.sh run them by their tag, "[deadline]"; a rank that dies ("[killed]") has a
 // pass of its own where the launcher can leave the survivors running (MPICH's hydra).
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -158,6 +159,8 @@ TEST_CASE("deadlines: options.timeout is checked on every rank, and none changes
 // launcher told not to take the others down (ctest's "a rank that dies" pass): the rank it sent to gets an error
 // within the deadline + 1 s, and every survivor's destroy returns within the deadline + 1 s. The survivors then leave
 // at once (MPI_Finalize is collective, and the dead rank never comes): each prints its verdict, which the pass reads.
+// KOKKOSDDT_TEST_DEATH=kill: the rank dies of SIGKILL instead (launchers that allow it); KOKKOSDDT_TEST_DEATH_S: the
+// deadline (default 1 s; a peer route reports a death sooner, which a longer one shows).
 TEST_CASE("deadlines: a rank that dies: its neighbour gets an error within the deadline, every destroy returns",
           "[.][killed]") {
   World w;
@@ -166,14 +169,18 @@ TEST_CASE("deadlines: a rank that dies: its neighbour gets an error within the d
   using Clock = std::chrono::steady_clock;
   auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
   const int killed = 1, neighbour = (killed + 1) % w.size;
+  const char* death = std::getenv("KOKKOSDDT_TEST_DEATH");
+  const char* seconds = std::getenv("KOKKOSDDT_TEST_DEATH_S");
+  const double timeout = seconds ? std::atof(seconds) : kTimeout;
   bool ok = true, failed = false;
   std::string what = "no error";
   double waited = 0;
   Clock::time_point destroying;
   {
-    Ring ring(kTimeout);
+    Ring ring(timeout);
     ok = ring.step(1);
     MPI_Barrier(MPI_COMM_WORLD);
+    if (w.rank == killed && death && std::string(death) == "kill") std::raise(SIGKILL);
     if (w.rank == killed) std::_Exit(3);
     const auto t0 = Clock::now();
     try {
@@ -183,11 +190,11 @@ TEST_CASE("deadlines: a rank that dies: its neighbour gets an error within the d
       what = e.what();
     }
     waited = since(t0);
-    if (w.rank == neighbour) ok = ok && failed && waited <= kTimeout + 1;
+    if (w.rank == neighbour) ok = ok && failed && waited <= timeout + 1;
     destroying = Clock::now();
   }
   const double destroyed = since(destroying);
-  ok = ok && destroyed <= kTimeout + 1;
+  ok = ok && destroyed <= timeout + 1;
   std::printf("a rank that dies: rank %d %s (waited %.2f s, destroyed in %.2f s): %s\n", w.rank,
               ok ? "survived" : "FAILED", waited, destroyed, what.c_str());
   std::fflush(stdout);

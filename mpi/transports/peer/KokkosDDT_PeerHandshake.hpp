@@ -27,11 +27,12 @@ namespace KokkosDDT::Impl {
 struct Offer {
   std::int64_t node = 0;  // alike on the processes of one node (node_leader)
   std::int64_t pid = 0;
-  std::int64_t gpu[2] = {0, 0};  // the receiver's GPU's UUID
-  std::int64_t counters = 0;     // 1: its step counters exist and are exported
-  std::int64_t exported = 0;     // 1: `cells` is an exported allocation holding the receive
-  std::int64_t landed = 0;       // 1: the sender packs `count` bytes at `origin` in the receiver's landing buffer
-  cudaIpcMemHandle_t cells{};    // the allocation (the mapping's key: pid and cells_base)
+  std::int64_t pid_namespace = 0;  // (KokkosDDT_PeerLiveness.hpp: whether `pid` is checkable on the other side)
+  std::int64_t gpu[2] = {0, 0};    // the receiver's GPU's UUID
+  std::int64_t counters = 0;       // 1: its step counters exist and are exported
+  std::int64_t exported = 0;       // 1: `cells` is an exported allocation holding the receive
+  std::int64_t landed = 0;         // 1: the sender packs `count` bytes at `origin` in the receiver's landing buffer
+  cudaIpcMemHandle_t cells{};      // the allocation (the mapping's key: pid and cells_base)
   std::int64_t cells_base = 0;
   std::int64_t origin = 0;             // the receive's origin (or landing slice) minus the allocation's base (wrapping)
   std::int64_t count = 0;              // instances of the type; landed: bytes
@@ -44,6 +45,7 @@ struct Answer {
   std::int64_t refusal = 0;  // PeerRefusal (None: the message goes direct)
   std::int64_t node = 0;
   std::int64_t pid = 0;
+  std::int64_t pid_namespace = 0;
   cudaIpcMemHandle_t counter_block{};  // the sender's counters' allocation
   std::int64_t counter_base = 0;
   std::int64_t free = 0;  // byte offset there of the counter the receiver writes when its cells may be written

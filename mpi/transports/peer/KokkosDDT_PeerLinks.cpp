@@ -5,6 +5,7 @@
 
 #include "KokkosDDT_Communicators.hpp"
 #include "KokkosDDT_PeerCuda.hpp"
+#include "KokkosDDT_PeerLiveness.hpp"
 #include "KokkosDDT_SetupClock.hpp"
 #include "KokkosDDT_Wait.hpp"
 
@@ -138,6 +139,16 @@ std::vector<int> PeerLinks::late_peers() {
   for (std::size_t i = 0; i < upstream.size(); ++i)
     if (seen[i] < step_) late.push_back(upstream[i].peer);
   return late;
+}
+
+std::vector<int> PeerLinks::ended_peers() const {
+  std::vector<int> ended;
+  auto check = [&](int peer, std::int64_t pid) {
+    if (std::find(ended.begin(), ended.end(), peer) == ended.end() && process_ended(pid)) ended.push_back(peer);
+  };
+  for (const UpstreamPeer& p : upstream) check(p.peer, p.pid);
+  for (const DownstreamPeer& p : downstream) check(p.peer, p.pid);
+  return ended;
 }
 
 void PeerLinks::write(Ops& ops, CUdeviceptr at, cuuint64_t value) const {

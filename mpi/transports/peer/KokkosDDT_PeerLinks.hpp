@@ -32,11 +32,13 @@ struct UpstreamPeer {       // a peer that writes this process's cells
   CUdeviceptr written = 0;  // here: the peer's "written"
   CUdeviceptr free = 0;     // there (mapped): this process's "free"
   int peer = 0;             // its rank in the control plane (a timeout names it)
+  std::int64_t pid = 0;     // its process, where checkable (KokkosDDT_PeerLiveness.hpp; 0: not)
 };
 struct DownstreamPeer {     // a peer whose cells this process writes
   CUdeviceptr free = 0;     // here: the peer's "free"
   CUdeviceptr written = 0;  // there (mapped): this process's "written"
   int peer = 0;
+  std::int64_t pid = 0;
 };
 
 class PeerLinks final {
@@ -69,8 +71,12 @@ class PeerLinks final {
   // Step::abandon: the peers' waits on this process end (their "free" at once, from a stream of its own; their
   // "written" after this process's writes, on the stream they ran on); `failed`: this process's own waits too.
   void abandon(bool failed, double timeout);
+  // How long the destroy waits for the other processes (a setup that failed: its deadline; 0: as long as it takes).
+  void leave_within(double seconds) { timeout_ = seconds; }
   // The upstream peers whose "written" is below the current step.
   std::vector<int> late_peers();
+  // The peers (either way) whose process has ended (KokkosDDT_PeerLiveness.hpp).
+  std::vector<int> ended_peers() const;
 
  private:
   using Ops = std::vector<CUstreamBatchMemOpParams>;

@@ -22,9 +22,11 @@
 #include "KokkosDDT_PeerCuda.hpp"
 #include "KokkosDDT_PeerHandshake.hpp"
 #include "KokkosDDT_PeerLinks.hpp"
+#include "KokkosDDT_PeerLiveness.hpp"
 #include "KokkosDDT_PeerMemory.hpp"
 #include "KokkosDDT_Routes.hpp"
 #include "KokkosDDT_SetupClock.hpp"
+#include "KokkosDDT_SetupDeadline.hpp"
 
 namespace KokkosDDT::Impl {
 
@@ -148,7 +150,9 @@ struct DirectReceive {
 // ---------------------------------------------------------------------------------------------------- handshake
 // One plan's handshake (KokkosDDT_PeerHandshake.hpp), a phase per call: allocate, offer, answer, take the answers,
 // finish. A failure on this process is kept (`failure`) and the handshake goes on, so that its peers are answered
-// and nobody waits; route() then fails the plan on every process.
+// and nobody waits; route() then fails the plan on every process. Each wait for a peer's message takes at most the
+// setup's deadline (KokkosDDT_SetupDeadline.hpp), then throws Timeout: the links made so far are destroyed within the
+// deadline, and the messages still in flight keep their buffers (never freed).
 class Handshake {
  public:
   Handshake(const std::vector<TypedEnd>& sends, const std::vector<TypedEnd>& receives,
@@ -159,12 +163,20 @@ class Handshake {
         me_(control->rank()),
         node_(node),
         pid_(static_cast<std::int64_t>(getpid())),
+        pid_namespace_(pid_namespace()),
         dev_(this_device(where)),
         where_(where),
         links(std::make_unique<PeerLinks>(control, dev_.flush)),
         routes(sends.size()),
         direct_receives(receives.size()),
         landed_at_(receives.size(), -1) {}
+  ~Handshake() {
+    if (links) links->leave_within(SetupDeadline::seconds());  // (a failed setup: the others may never come)
+    if (!sent_ && !out_.empty())
+      (void)new std::vector<std::vector<std::int64_t>>(std::move(out_));  // (MPI may read them)
+  }
+  Handshake(const Handshake&) = delete;
+  Handshake& operator=(const Handshake&) = delete;
 
   // This process's counters (one per peer that may write its cells, its "written"; then one per peer whose cells it
   // may write, its "free"), and the landed receives' buffer (a 256-byte-aligned slice each).
@@ -205,6 +217,7 @@ class Handshake {
       Offer o;
       o.node = node_;
       o.pid = pid_;
+      o.pid_namespace = pid_namespace_;
       std::memcpy(o.gpu, dev_.uuid, sizeof o.gpu);
       o.counters = counters_;
       char* base = nullptr;
@@ -240,7 +253,7 @@ class Handshake {
     for (std::size_t i = 0; i < sends_.size(); ++i) {
       const TypedEnd& s = sends_[i];
       MPI_Status status;
-      mpi_check(MPI_Probe(s.peer, s.tag, comm_, &status), where_, "MPI_Probe (peer offer)");
+      setup_probe(s.peer, s.tag, comm_, &status, where_, "MPI_Probe (peer offer)");
       int n = 0;
       mpi_check(MPI_Get_count(&status, MPI_INT64_T, &n), where_, "MPI_Get_count (peer offer)");
       std::vector<std::int64_t> words(static_cast<std::size_t>(n));
@@ -266,6 +279,7 @@ class Handshake {
       a.refusal = static_cast<std::int64_t>(refusal);
       a.node = node_;
       a.pid = pid_;
+      a.pid_namespace = pid_namespace_;
       a.counter_block = links->counters.handle;
       a.counter_base = reinterpret_cast<std::int64_t>(links->counters.base);
       a.free = links->counters.offset + free_[s.peer];
@@ -278,6 +292,8 @@ class Handshake {
     for (std::size_t j = 0; j < receives_.size(); ++j) {
       const TypedEnd& r = receives_[j];
       std::vector<std::int64_t> words(words_of<Answer>());
+      MPI_Status status;
+      setup_probe(r.peer, r.tag, comm_, &status, where_, "MPI_Probe (peer answer)");
       mpi_check(MPI_Recv(words.data(), words_of<Answer>(), MPI_INT64_T, r.peer, r.tag, comm_, MPI_STATUS_IGNORE),
                 where_, "MPI_Recv (peer answer)");
       const Answer a = from_words<Answer>(words);
@@ -288,7 +304,8 @@ class Handshake {
       if (!d.direct || !upstream_.insert(r.peer).second) continue;
       try {
         char* theirs = links->map(a.pid, a.counter_base, a.counter_block, where_);
-        links->upstream.push_back({address(links->counters.at() + written_[r.peer]), address(theirs + a.free), r.peer});
+        links->upstream.push_back({address(links->counters.at() + written_[r.peer]), address(theirs + a.free), r.peer,
+                                   checkable(a.pid, a.pid_namespace)});
       } catch (const Error& e) {
         failure = e.what();
       }
@@ -297,8 +314,8 @@ class Handshake {
 
   // The handshake's sends complete; the step's own stream (KOKKOSDDT_PEER_STREAM=caller: the caller's, to measure).
   void finish() {
-    mpi_check(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE), where_,
-              "MPI_Waitall (peer handshake)");
+    setup_wait(static_cast<int>(requests_.size()), requests_.data(), where_, "MPI_Waitall (peer handshake)");
+    sent_ = true;
     const char* on = std::getenv("KOKKOSDDT_PEER_STREAM");
     if (failure.empty() && (!links->upstream.empty() || !links->downstream.empty()) &&
         !(on && std::string(on) == "caller")) {
@@ -324,7 +341,7 @@ class Handshake {
   const std::vector<TypedEnd>& receives_;
   MPI_Comm comm_;
   int me_;
-  std::int64_t node_, pid_;
+  std::int64_t node_, pid_, pid_namespace_;
   Device dev_;
   const char* where_;
 
@@ -341,6 +358,10 @@ class Handshake {
   std::set<int> downstream_, upstream_;         // peers already linked
   std::vector<std::vector<std::int64_t>> out_;  // the handshake's messages in flight
   std::vector<MPI_Request> requests_;
+  bool sent_ = false;  // requests_ completed
+
+  // A peer's pid where this process can check it (KokkosDDT_PeerLiveness.hpp), else 0.
+  std::int64_t checkable(std::int64_t pid, std::int64_t ns) const { return ns != 0 && ns == pid_namespace_ ? pid : 0; }
 
   static CUdeviceptr address(char* at) { return reinterpret_cast<CUdeviceptr>(at); }
 
@@ -379,7 +400,8 @@ class Handshake {
     route.direct = true;
     if (!downstream_.insert(s.peer).second) return;
     char* theirs = links->map(o.pid, o.counter_base, o.counter_block, where_);
-    links->downstream.push_back({address(links->counters.at() + free_[s.peer]), address(theirs + o.written), s.peer});
+    links->downstream.push_back({address(links->counters.at() + free_[s.peer]), address(theirs + o.written), s.peer,
+                                 checkable(o.pid, o.pid_namespace)});
   }
 };
 
@@ -418,6 +440,7 @@ class PeerStep final : public Step {
     if (links_->own_stream().native) links_->join(stream);  // (this process's writes)
     links_->arrived(stream);
   }
+  std::vector<int> ended_peers() override { return links_->ended_peers(); }
   std::vector<int> late_peers() override {
     std::vector<int> late = messages_->late_peers();
     for (int p : links_->late_peers())
