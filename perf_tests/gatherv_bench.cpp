@@ -53,6 +53,7 @@
 
 namespace {
 
+using KokkosDDT::ArgumentCheck;
 using KokkosDDT::CollectiveOptions;
 using KokkosDDT::CollectiveSchedule;
 using KokkosDDT::Datatype;
@@ -186,10 +187,12 @@ Row run_case(const std::string& section, bool gather, const std::string& kind, s
     buf.up(false);
   };
   Space space;
-  CollectiveOptions autos, tree, linear;
-  autos.direct_threshold = tree.direct_threshold = linear.direct_threshold = cfg.threshold;
+  CollectiveOptions autos, tree, linear, unchecked;
+  autos.direct_threshold = tree.direct_threshold = linear.direct_threshold = unchecked.direct_threshold = cfg.threshold;
   tree.schedule = CollectiveSchedule::Tree;
   linear.schedule = CollectiveSchedule::Linear;
+  autos.check = tree.check = linear.check = ArgumentCheck::All;  // (whatever KOKKOSDDT_CHECK_ARGUMENTS says)
+  unchecked.check = ArgumentCheck::Local;                        // no agreement, as MPI's own
   auto ours = [&](const CollectiveOptions& o) {
     if (gather)
       KokkosDDT::gatherv(space, buf.mine, m[me], L.send, buf.all, m, displs, L.root, root, MPI_COMM_WORLD, o);
@@ -230,8 +233,9 @@ Row run_case(const std::string& section, bool gather, const std::string& kind, s
       KokkosDDT::scatterv(space, root_buf, m, displs, L.root, buf.mine, m[me], L.send, root, MPI_COMM_WORLD, o);
   };
   const std::vector<std::pair<const char*, std::function<void()>>> forms = {
-      {"auto", [&] { ours(autos); }},  {"tree", [&] { ours(tree); }},       {"linear", [&] { ours(linear); }},
-      {"persistent", ours_persistent}, {"auto_cold", [&] { cold(autos); }}, {"tree_cold", [&] { cold(tree); }}};
+      {"auto", [&] { ours(autos); }},         {"tree", [&] { ours(tree); }},       {"linear", [&] { ours(linear); }},
+      {"persistent", ours_persistent},        {"auto_cold", [&] { cold(autos); }}, {"tree_cold", [&] { cold(tree); }},
+      {"unchecked", [&] { ours(unchecked); }}};
   for (const auto& [name, call] : forms) {
     reset();
     flip = false;
@@ -395,7 +399,7 @@ void alpha_beta() {
 void print_and_write(const std::vector<Row>& rows, const Config& cfg, const std::string& csv) {
   std::printf(
       "p = %d, root = %d, %d timed calls (avg / min us, slowest process); x = ours (auto) / MPI v, xp = ours "
-      "persistent / MPI v (avg)\n",
+      "persistent / MPI v, xu = ours unchecked / MPI v (avg)\n",
       g_size, g_size / 2, cfg.reps);
   std::string section;
   for (const Row& r : rows) {
@@ -403,11 +407,12 @@ void print_and_write(const std::vector<Row>& rows, const Config& cfg, const std:
       section = r.section;
       std::printf("\n[%s]\n%-7s %-11s %6s |", section.c_str(), "op", "problem", "b");
       for (const auto& [name, s] : r.times) std::printf(" %17s |", name.c_str());
-      std::printf(" %5s %5s\n", "x", "xp");
+      std::printf(" %5s %5s %5s\n", "x", "xp", "xu");
     }
     std::printf("%-7s %-11s %6lld |", r.op.c_str(), r.kind.c_str(), static_cast<long long>(r.b));
     for (const auto& [name, s] : r.times) std::printf(" %8.1f %8.1f |", s.avg, s.min);
-    std::printf(" %5.2f %5.2f\n", r.of("kokkosddt_auto") / r.of("mpi_v"), r.of("kokkosddt_persistent") / r.of("mpi_v"));
+    std::printf(" %5.2f %5.2f %5.2f\n", r.of("kokkosddt_auto") / r.of("mpi_v"),
+                r.of("kokkosddt_persistent") / r.of("mpi_v"), r.of("kokkosddt_unchecked") / r.of("mpi_v"));
   }
   if (csv.empty()) return;
   FILE* out = std::fopen(csv.c_str(), "w");

@@ -76,17 +76,26 @@ inline CollectiveContext& collective_context(MPI_Comm comm, const char* where) {
   return attached<CollectiveContext>(comm, where);
 }
 
-// Tags of the next operation on comm: 4 kinds x 4096 operations in flight (MPI guarantees tags up to 32767). A
+// Tags of the next operation on comm: 4 kinds x 4095 operations in flight (MPI guarantees tags up to 32767). A
 // persistent operation keeps its tags for its life, in a range of their own (4096 alive at most): its rounds never
 // share tags with the operations started between them.
+constexpr std::uint64_t kTagRing = 4095;
 inline CollectiveTags next_collective_tags(CollectiveContext& ctx, bool persistent) {
   if (persistent) return {16384 + static_cast<int>(ctx.persistent++ % 4096) * 4, 0};
   const std::uint64_t sequence = ctx.sequence++;
-  return {static_cast<int>(sequence % 4096) * 4, sequence};
+  return {static_cast<int>(sequence % kTagRing) * 4, sequence};
+}
+
+// The linear schedule's tags of an unchecked call (ArgumentCheck::Local), the 4 left below the persistent range: one
+// per kind, the same for every such call, so that each process may run its cached schedule again or make a new one on
+// its own (no agreement decides it) and the messages still pair, in the order the processes call (as MPI's
+// collectives, which every process calls in the same order).
+inline CollectiveTags unchecked_collective_tags(bool gather) {
+  return {static_cast<int>(kTagRing) * 4 + (gather ? 1 : 0), 0};  // (its Data tag: 16382, 16383)
 }
 
 // Whether a schedule made by operation `made` may run again for operation `now` with its tags: no operation still in
-// flight (4096 at most, as above) can be using them.
-inline bool tags_reusable(std::uint64_t made, std::uint64_t now) { return now - made < 4096; }
+// flight (kTagRing at most, as above) can be using them.
+inline bool tags_reusable(std::uint64_t made, std::uint64_t now) { return now - made < kTagRing; }
 
 }  // namespace KokkosDDT::Impl

@@ -19,6 +19,11 @@
 // Persistent (gatherv_init ...): the agreement, the schedule, the tree's construction and every typed message are
 // done once, at init, where every process throws or none does; each start() only moves data.
 //
+// Unchecked (CollectiveOptions::check = ArgumentCheck::Local, or KOKKOSDDT_CHECK_ARGUMENTS=0; nonpersistent calls):
+// no agreement, as MPI's own collectives. Each process throws for its own bad arguments; the root checks what arrives
+// (LinearCollective: a message of another size than its counts is an Error, nothing written past the buffer); what
+// only the agreement caught (a root, counts or options that differ between processes) may hang instead.
+//
 // Nonpersistent calls keep their schedule on the communicator (KokkosDDT_CollectiveComm.hpp, one per gather and
 // scatter): the next call whose arguments are the same on every process (buffers, counts, displacements, types, root,
 // execution-space instance, options: a key per process) runs it again instead of making one, which the agreement
@@ -95,7 +100,6 @@ class ScheduledCollective final : public Operation {
       : where_(where), space_(space), a_(std::move(args)), persistent_(mode == CollectiveMode::Persistent) {
     CollectiveContext& ctx = collective_context(a_.comm, where_);
     transport_ = ctx.transport;
-    tags_ = next_collective_tags(ctx, persistent_);
     p_ = transport_->size();
     me_ = transport_->rank();
     requested_ = requested_schedule(options);
@@ -103,6 +107,11 @@ class ScheduledCollective final : public Operation {
     local_error_ = check_collective_arguments<Gather>(a_, me_, p_, where_, own_bytes_);
     if (local_error_) own_bytes_ = 0;
     const std::int64_t options_fp = options_fingerprint(requested_, model_, a_.threshold);
+    if (!persistent_ && !agreed_arguments(options)) {
+      start_unchecked(ctx, options_fp);
+      return;
+    }
+    tags_ = next_collective_tags(ctx, persistent_);
     std::uint64_t offer = 0;
     if (!persistent_ && !local_error_) offer = offer_cached(ctx, options_fp);
     const std::int64_t root_hash =
@@ -161,6 +170,35 @@ class ScheduledCollective final : public Operation {
     in_round_ = false;
   }
 
+  // An unchecked call (ArgumentCheck::Local), as MPI's: this process's own bad arguments throw here, on this process
+  // alone, and the schedule starts at once, without an agreement. The linear one runs on tags of its own
+  // (unchecked_collective_tags), so each process may run its cached schedule again (its arguments are those of the
+  // last such call) or make one, without asking the others; the tree (many processes) is made anew each call.
+  void start_unchecked(CollectiveContext& ctx, std::int64_t options_fp) {
+    if (local_error_) throw *local_error_;
+    if (a_.root < 0 || a_.root >= p_)
+      throw_error(ErrorCode::InvalidArgument, where_, "root",
+                  "is " + std::to_string(a_.root) + ", out of range for " + std::to_string(p_) + " processes");
+    unchecked_ = true;
+    if (choose_schedule(requested_, model_, p_) == CollectiveSchedule::Linear) {
+      tags_ = unchecked_collective_tags(Gather);
+      ctx_ = &ctx;
+      key_ = cache_key(options_fp);
+      CachedSchedule& slot = ctx.cached[Gather ? 1 : 0];
+      if (slot.schedule && slot.key == key_)
+        schedule_ = std::move(slot.schedule);
+      else
+        schedule_ =
+            std::make_shared<LinearCollective<ExecSpace, Gather>>(where_, space_, a_, own_bytes_, transport_, tags_);
+    } else {
+      tags_ = next_collective_tags(ctx, false);
+      schedule_ =
+          std::make_shared<TreeCollective<ExecSpace, Gather>>(where_, space_, a_, own_bytes_, transport_, tags_, false);
+    }
+    in_round_ = true;
+    schedule_->start();
+  }
+
   // Init of a persistent collective: everything but the data, blocking; every process throws here, or none does.
   void prepare_persistent() {
     agreement_->wait();
@@ -197,7 +235,8 @@ class ScheduledCollective final : public Operation {
         .add(a_.in_place ? 0 : address(&a_.own_type.impl_committed(where_)))
         .add(a_.in_place)
         .add(a_.root)
-        .add(options_fp);
+        .add(options_fp)
+        .add(unchecked_);
     if (me_ == a_.root)
       k.add(address(a_.root_buf)).add(address(&a_.root_type.impl_committed(where_))).add(a_.counts).add(a_.displs);
     return static_cast<std::uint64_t>(k.value());
@@ -281,7 +320,8 @@ class ScheduledCollective final : public Operation {
   CachedSchedule unused_slot_;
   std::uint64_t key_ = 0, made_ = 0;
   bool done_ = false;
-  bool in_round_ = false;  // started and not complete
+  bool in_round_ = false;   // started and not complete
+  bool unchecked_ = false;  // ArgumentCheck::Local
 };
 
 }  // namespace KokkosDDT::Impl

@@ -70,10 +70,24 @@ std::vector<CollectiveOptions> schedules() {
   return all;
 }
 
+// ... and the unchecked calls (ArgumentCheck::Local: no agreement) on the linear schedule and on the tree.
+std::vector<CollectiveOptions> checked_and_unchecked() {
+  std::vector<CollectiveOptions> all = schedules();
+  for (CollectiveSchedule s : {CollectiveSchedule::Linear, CollectiveSchedule::Tree}) {
+    all.emplace_back();
+    all.back().schedule = s;
+    all.back().direct_threshold = 16;
+    all.back().check = ArgumentCheck::Local;
+  }
+  return all;
+}
+
 std::string describe(const CollectiveOptions& o) {
-  return o.schedule == CollectiveSchedule::Tree     ? "tree, direct threshold " + std::to_string(o.direct_threshold)
-         : o.schedule == CollectiveSchedule::Linear ? std::string("linear")
-                                                    : std::string("auto");
+  const std::string unchecked = o.check == ArgumentCheck::Local ? ", unchecked" : "";
+  return (o.schedule == CollectiveSchedule::Tree     ? "tree, direct threshold " + std::to_string(o.direct_threshold)
+          : o.schedule == CollectiveSchedule::Linear ? std::string("linear")
+                                                     : std::string("auto")) +
+         unchecked;
 }
 
 // Displacements at the root: reverse rank order with a gap of `gap` instances after each block.
@@ -187,7 +201,7 @@ TEST_CASE("collectives: gatherv equals MPI_Gatherv on the seed's problem types",
       MPI_Gatherv(src.data(), static_cast<int>(m[me]), msend, ref.data(), to_int(m).data(), to_int(displs).data(),
                   mrecv, root, MPI_COMM_WORLD);
       const auto d_src = on_space(src);
-      for (const CollectiveOptions& o : schedules()) {
+      for (const CollectiveOptions& o : checked_and_unchecked()) {
         INFO(kind << " root " << root << " " << describe(o));
         auto ours = on_space(std::vector<int>(2 * total + 2, -1));
         gatherv(space, d_src.data(), m[me], send, ours.data(), m, displs, recv, root, MPI_COMM_WORLD, o);
@@ -218,7 +232,7 @@ TEST_CASE("collectives: scatterv equals MPI_Scatterv on the seed's problem types
       MPI_Scatterv(src.data(), to_int(m).data(), to_int(displs).data(), msend, ref.data(), static_cast<int>(m[me]),
                    mrecv, root, MPI_COMM_WORLD);
       const auto d_src = on_space(src);
-      for (const CollectiveOptions& o : schedules()) {
+      for (const CollectiveOptions& o : checked_and_unchecked()) {
         INFO(kind << " root " << root << " " << describe(o));
         auto ours = on_space(std::vector<int>(3 * m[me] + 3, -1));
         scatterv(space, d_src.data(), m, displs, send, ours.data(), m[me], recv, root, MPI_COMM_WORLD, o);
@@ -250,7 +264,7 @@ TEST_CASE("collectives: gather and scatter equal MPI_Gather and MPI_Scatter, als
   std::vector<double> want(12, -1);
   MPI_Scatter(table.data(), 2, mpair, want.data(), 2, mstrided, root, MPI_COMM_WORLD);
   const auto d_table = on_space(table);
-  for (const CollectiveOptions& o : schedules()) {
+  for (const CollectiveOptions& o : checked_and_unchecked()) {
     INFO(describe(o));
     auto ours = on_space(std::vector<double>(8 * p, -1));
     gather(space, d_src.data(), 2, strided, ours.data(), 2, pair, root, MPI_COMM_WORLD, o);

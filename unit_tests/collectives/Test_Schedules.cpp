@@ -10,6 +10,7 @@
 
 #include "support/Catch.hpp"
 #include "CollectiveTestSupport.hpp"
+#include "support/MpiWorld.hpp"
 #include "support/Watchdog.hpp"
 
 using namespace KokkosDDT;
@@ -271,4 +272,89 @@ TEST_CASE("collectives: a call with the same arguments as the last one runs its 
     CHECK(host(a) == want);
     CHECK(host(b) == want);
   }
+}
+
+// Unchecked calls (ArgumentCheck::Local): no agreement; each process throws for its own bad arguments, the receiver
+// of a message of another size than its counts say throws (nothing written past its buffer: guards), and a call with
+// this process's last arguments runs its schedule again, while checked and unchecked calls stay apart.
+TEST_CASE("collectives: unchecked calls check what arrives, write nothing past the buffer, and run again",
+          "[collectives]") {
+  const int p = world_size(), me = world_rank();
+  if (p < 2) return;
+  Test::Watchdog dog("unchecked collectives");
+  const Test::ReturningComm returning;  // (MPICH 4.0 raises a truncated receive on MPI_COMM_WORLD's handler)
+  Space space;
+  Datatype one = primitive<int>();
+  one.commit();
+  Datatype spread = resized(contiguous(1, primitive<int>()), 0, 8);  // (typed messages at the root: every other int)
+  spread.commit();
+  CollectiveOptions unchecked;
+  unchecked.check = ArgumentCheck::Local;
+  unchecked.schedule = CollectiveSchedule::Linear;
+  const int root = 0, odd = 1;  // (rank `odd` sends another count than the root expects)
+  const std::vector<std::int64_t> m(p, 2);
+  std::vector<std::int64_t> displs(p);
+  for (int j = 0; j < p; ++j) displs[j] = 2 * j;
+  const auto src = on_space(std::vector<int>{me, me, me});
+  for (const Datatype* at_root : {&one, &spread}) {
+    const std::int64_t ints = at_root == &one ? 2 * p : 4 * p;  // (the root's buffer, then 4 guards)
+    for (std::int64_t sent : {3, 1}) {                          // longer, then shorter than the root's counts
+      INFO((at_root == &one ? "contiguous" : "typed") << " root, rank 1 sends " << sent);
+      auto dst = on_space(std::vector<int>(ints + 4, -1));
+      bool threw = false;
+      try {
+        gatherv(space, src, me == odd ? sent : 2, one, dst, m, displs, *at_root, root, MPI_COMM_WORLD, unchecked);
+      } catch (const Error& e) {
+        threw = true;
+        CHECK(me == root);
+        CHECK(std::string(e.what()).find("another size") != std::string::npos);
+      }
+      if (me == root) CHECK(threw);
+      const std::vector<int> h = host(dst);
+      CHECK(std::vector<int>(h.begin() + ints, h.end()) == std::vector<int>(4, -1));
+      MPI_Barrier(MPI_COMM_WORLD);
+    }
+  }
+  // A bad argument of every process: each throws its own error, and nobody waits for the others.
+  auto none = on_space(std::vector<int>(2 * p, -1));
+  CHECK_THROWS_AS(gatherv(space, src, -1, one, none, m, displs, one, root, MPI_COMM_WORLD, unchecked), Error);
+  CHECK_THROWS_AS(gatherv(space, src, 2, one, none, m, displs, one, p, MPI_COMM_WORLD, unchecked), Error);
+  CHECK(host(none) == std::vector<int>(2 * p, -1));
+  // The same arguments again: the schedule runs again; a checked call between them neither takes nor breaks it.
+  const Impl::CachedSchedule& slot = Impl::collective_context(MPI_COMM_WORLD, "test").cached[1];
+  auto dst = on_space(std::vector<int>(2 * p, -1));
+  const Impl::Operation* first = nullptr;
+  for (int call = 0; call < 4; ++call) {
+    Kokkos::deep_copy(src, on_space(std::vector<int>{10 * call + me, 10 * call + me + 1, 0}));
+    if (call == 2) {
+      gatherv(space, src, 2, one, dst, m, displs, one, root, MPI_COMM_WORLD);  // (checked)
+    } else {
+      std::vector<mpi::Request> r;  // (two unchecked calls in flight, with a checked one between them)
+      r.push_back(igatherv(space, src, 2, one, dst, m, displs, one, root, MPI_COMM_WORLD, unchecked));
+      if (call == 3) r.push_back(igatherv(space, src, 2, one, dst, m, displs, one, root, MPI_COMM_WORLD));
+      if (call == 3) r.push_back(igatherv(space, src, 2, one, dst, m, displs, one, root, MPI_COMM_WORLD, unchecked));
+      mpi::wait_all(r);
+    }
+    if (me == root) {
+      std::vector<int> want(2 * p);
+      for (int j = 0; j < 2 * p; ++j) want[j] = 10 * call + j / 2 + j % 2;
+      CHECK(host(dst) == want);
+    }
+    if (call == 0) first = slot.schedule.get();
+    if (call == 1) CHECK(slot.schedule.get() == first);  // (this process's arguments of call 0: run again)
+  }
+  // Scatter: a receiver expecting more than the root sends throws; the root does not wait for it.
+  auto table = on_space(std::vector<int>(2 * p, 5));
+  auto mine = on_space(std::vector<int>(3 + 4, -1));
+  bool threw = false;
+  try {
+    scatterv(space, table, m, displs, one, mine, me == odd ? 3 : 2, one, root, MPI_COMM_WORLD, unchecked);
+  } catch (const Error& e) {
+    threw = true;
+    CHECK(me == odd);
+  }
+  CHECK(threw == (me == odd));
+  const std::vector<int> h = host(mine);
+  CHECK(std::vector<int>(h.begin() + 3, h.end()) == std::vector<int>(4, -1));
+  MPI_Barrier(MPI_COMM_WORLD);
 }
