@@ -125,14 +125,26 @@ inline std::string overlap_problem(const std::vector<std::int64_t>& counts, cons
     std::int64_t lo, hi;
     int rank;
   };
-  std::vector<Span> spans;
-  spans.reserve(counts.size());  // (one allocation per call)
   const std::int64_t ext = type.extent(), lb = type.true_lb(), true_ext = type.true_extent();
-  for (std::size_t j = 0; j < counts.size(); ++j) {
-    if (counts[j] == 0 || type.size() == 0) continue;
+  auto span_of = [&](std::size_t j) {
     const std::int64_t a = displs[j] * ext, b = (displs[j] + counts[j] - 1) * ext;
-    spans.push_back({std::min(a, b) + lb, std::max(a, b) + lb + true_ext, static_cast<int>(j)});
+    return Span{std::min(a, b) + lb, std::max(a, b) + lb + true_ext, static_cast<int>(j)};
+  };
+  // The common layouts first, without an allocation: blocks in rank order, or in reverse, each clear of the last.
+  if (type.size() == 0) return {};
+  bool up = true, down = true;
+  Span last{0, 0, -1};
+  for (std::size_t j = 0; j < counts.size() && (up || down); ++j) {
+    if (counts[j] == 0) continue;
+    const Span s = span_of(j);
+    if (last.rank >= 0) up = up && s.lo >= last.hi, down = down && s.hi <= last.lo;
+    last = s;
   }
+  if (up || down) return {};
+  std::vector<Span> spans;
+  spans.reserve(counts.size());
+  for (std::size_t j = 0; j < counts.size(); ++j)
+    if (counts[j] != 0) spans.push_back(span_of(j));
   std::sort(spans.begin(), spans.end(), [](const Span& x, const Span& y) { return x.lo < y.lo; });
   bool footprints_overlap = false;
   std::int64_t reach = spans.empty() ? 0 : spans[0].hi;

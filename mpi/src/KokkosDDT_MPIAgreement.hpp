@@ -133,25 +133,28 @@ class Agreement {
   bool timed_out_ = false;
 };
 
-// A 64-bit fingerprint of a sequence of values (FNV-1a over their bytes, then a splitmix finalizer): processes whose
-// arguments differ get different fingerprints, with probability 1 - 2^-64. Fed value by value (no container needed).
+// A 64-bit fingerprint of a sequence of values (each value mixed into the state by splitmix64's finalizer, a
+// bijection of 64 bits: a word at a time, not a byte, since collectives hash every rank's counts on every call):
+// processes whose arguments differ get different fingerprints, with probability about 1 - 2^-64. Fed value by value
+// (no container needed).
 class Fingerprint {
  public:
   Fingerprint& add(std::int64_t v) {
-    for (int b = 0; b < 8; ++b) h_ = (h_ ^ ((static_cast<std::uint64_t>(v) >> (8 * b)) & 0xff)) * 0x100000001b3ull;
+    h_ = mix(h_ ^ static_cast<std::uint64_t>(v));
     return *this;
   }
   Fingerprint& add(const std::vector<std::int64_t>& values) {
     for (std::int64_t v : values) add(v);
     return *this;
   }
-  std::int64_t value() const {
-    std::uint64_t h = (h_ ^ (h_ >> 30)) * 0xbf58476d1ce4e5b9ull;
-    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
-    return static_cast<std::int64_t>(h ^ (h >> 31));
-  }
+  std::int64_t value() const { return static_cast<std::int64_t>(mix(h_ + 0x9e3779b97f4a7c15ull)); }
 
  private:
+  static std::uint64_t mix(std::uint64_t h) {
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+    return h ^ (h >> 31);
+  }
   std::uint64_t h_ = 0xcbf29ce484222325ull;
 };
 

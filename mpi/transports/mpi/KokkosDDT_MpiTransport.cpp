@@ -149,15 +149,13 @@ MpiTransport::~MpiTransport() {
 bool MpiTransport::reaches_device_memory() const { return mpi::gpu_aware(); }
 
 int MpiTransport::rank() const {
-  int r = 0;
-  MPI_Comm_rank(comm_, &r);
-  return r;
+  if (rank_ < 0) MPI_Comm_rank(comm_, &rank_);
+  return rank_;
 }
 
 int MpiTransport::size() const {
-  int s = 1;
-  MPI_Comm_size(comm_, &s);
-  return s;
+  if (size_ < 0) MPI_Comm_size(comm_, &size_);
+  return size_;
 }
 
 std::unique_ptr<MessageSet> MpiTransport::make_set(std::vector<WireMessage> sends, std::vector<WireMessage> receives,

@@ -48,6 +48,7 @@ class MpiTransport final : public Transport {
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
   bool owned_ = false;
+  mutable int rank_ = -1, size_ = -1;  // (asked once: collectives ask on every call)
 };
 
 // The registry's line: "mpi", on the plan's control plane (its MPI duplicate) itself.
