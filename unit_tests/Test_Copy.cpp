@@ -19,39 +19,10 @@
 
 using namespace KokkosDDT;
 using Test::ExecSpace;
+using Test::rearranged;
+using Test::Side;
 
 namespace {
-
-struct Side {
-  Datatype type;
-  std::int64_t count;
-};
-
-// Another layout of `count` instances of `t` with the same signature: the type itself, its instances as one
-// contiguous type, spread out with gaps (hvector), or in reverse order (a struct). Committed.
-Side rearranged(const Datatype& t, std::int64_t count, Test::TypeGenerator& gen) {
-  const std::int64_t span = std::max<std::int64_t>(1, t.true_extent()) + gen.pick(0, 24);
-  Datatype d;
-  std::int64_t n = 1;
-  switch (count == 0 ? 0 : gen.pick(0, 3)) {
-    case 0:
-      d = t, n = count;
-      break;
-    case 1:
-      d = contiguous(count, t);
-      break;
-    case 2:
-      d = hvector(count, 1, gen.chance(0.3) ? -span : span, t);
-      break;
-    default: {
-      std::vector<std::int64_t> ones(count, 1), disps(count);
-      for (std::int64_t i = 0; i < count; ++i) disps[i] = (count - 1 - i) * span;
-      d = struct_type(ones, disps, std::vector<Datatype>(count, t));
-    }
-  }
-  d.commit();
-  return {d, n};
-}
 
 // copy(from -> to) on ExecSpace equals unpacking `to` from what packing `from` gives, whole and in partial ranges;
 // the destination's other bytes and every guard are untouched. Returns the bytes copied (0: nothing to check).

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The device layout of the kernel (wide teams, threads taking interleaved words) run on this backend, so that the
-// code path GPUs take is checked on every build: random types, whole and partial, against the host reference.
+// code path GPUs take is checked on every build: random types, whole and partial, packed, unpacked and copied typed to
+// typed, against the host reference.
 #include <algorithm>
 
+#include "support/Buffers.hpp"
 #include "support/Catch.hpp"
 #include "support/PackCheck.hpp"
 #include "support/RandomTypes.hpp"
+#include "support/Reference.hpp"
 #include "support/TestSpace.hpp"
 
 using namespace KokkosDDT;
@@ -112,4 +115,64 @@ TEMPLATE_TEST_CASE_SIG("device layout: carried and copied descriptors", "[pack]"
     INFO(t.describe());
     check_round_trip<Flat>(t, 3, 3, 0, 3 * t.size() / 2);
   }
+}
+
+namespace device_layout_test {
+
+// A typed-to-typed copy in the device layout (TypedCopy without the host walk: T threads per tile, interleaved words,
+// each stepping through both descriptors) of stream bytes [begin, end).
+void run_copy(const Test::Side& from, char* src, const Test::Side& to, char* dst, std::int64_t begin,
+              std::int64_t end) {
+  if (end <= begin) return;
+  const auto& s = from.type.impl_committed("test");
+  const auto& d = to.type.impl_committed("test");
+  const int word = Impl::copy_word(s, from.count, src, d, to.count, dst, begin, end - begin);
+  Test::ExecSpace space;
+  Impl::with_word_size(word, [&](auto w) {
+    constexpr int W = decltype(w)::value;
+    using Mem = Test::ExecSpace::memory_space;
+    const auto sd = Impl::descriptor<Mem>(s, space);
+    const auto dd = Impl::descriptor<Mem>(d, space);
+    Impl::TypedCopy<Test::ExecSpace, W, false> kernel{
+        {sd.nodes, sd.lookaside, src}, {dd.nodes, dd.lookaside, dst}, begin, end, W};
+    kernel.threads_per_team = DeviceLayout<true>::team_size();
+    kernel.per_team = Impl::Divisor::make(kernel.threads_per_team);
+    kernel.tile = DeviceLayout<true>::tile_bytes(space, end - begin, W);
+    Kokkos::parallel_for(
+        Kokkos::RangePolicy<Test::ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, kernel.items()), kernel);
+  });
+  space.fence();
+}
+
+}  // namespace device_layout_test
+
+TEST_CASE("device layout: typed-to-typed copies match the reference", "[copy][random]") {
+  using Mem = Test::ExecSpace::memory_space;
+  Test::TypeGenerator gen(4711);
+  int checked = 0;
+  for (int i = 0; i < Test::scaled(400); ++i) {
+    Datatype t = gen.next().type.commit();
+    const Test::Side from{t, gen.pick(1, 3)};
+    const Test::Side to = Test::rearranged(t, from.count, gen);
+    const std::int64_t total = from.count * t.size();
+    const auto sruns = Test::flatten(from.type, from.count), druns = Test::flatten(to.type, to.count);
+    if (total == 0 || !Test::runs_disjoint(druns)) continue;
+    INFO("from " << from.type.describe() << " x " << from.count << " to " << to.type.describe() << " x " << to.count);
+    const auto [slo, shi] = Test::footprint(sruns);
+    const auto [dlo, dhi] = Test::footprint(druns);
+    Test::GuardedBuffer<Mem> src(shi - slo, static_cast<int>(gen.pick(0, 15)));
+    Test::GuardedBuffer<Mem> dst(dhi - dlo, static_cast<int>(gen.pick(0, 15)));
+    src.fill_pattern(i);
+    std::vector<char> packed(total), want(dhi - dlo + 1, static_cast<char>(Test::kPoison));
+    Test::reference_pack(sruns, src.host() - slo, packed.data());
+    Test::reference_unpack(druns, packed.data(), want.data() - dlo);
+    const std::int64_t cut = gen.pick(0, total);  // two ranges, split anywhere
+    device_layout_test::run_copy(from, src.device() - slo, to, dst.device() - dlo, cut, total);
+    device_layout_test::run_copy(from, src.device() - slo, to, dst.device() - dlo, 0, cut);
+    dst.pull();
+    KOKKOSDDT_REQUIRE_BYTES(dst.host(), want.data(), dhi - dlo);
+    REQUIRE(dst.guards_intact());
+    ++checked;
+  }
+  CHECK(checked > Test::scaled(400) / 2);
 }

@@ -211,8 +211,8 @@ struct FusedKernel {
             tile};
   }
 
-  // Tile t of a copy: hosts walk it run by run on one thread; on devices each thread of the team takes one word at a
-  // time, neighbouring threads neighbouring words, locating it in both descriptors (in team scratch when cached).
+  // Tile t of a copy: hosts walk it run by run on one thread; on devices the team's threads take interleaved words,
+  // each stepping through both descriptors (in team scratch when cached) from its first word.
   KOKKOS_FUNCTION static void run_copy(const Member& team, const FusedRecord& r, std::int64_t t) {
     Arrays src{r.nodes, r.lookaside}, dst{r.dst_nodes, r.dst_lookaside};
     if constexpr (!Backend::walks_runs) {
@@ -227,10 +227,7 @@ struct FusedKernel {
       if constexpr (Backend::walks_runs) {
         copy_of<W>(r, r.tile, src, dst)(t);
       } else {
-        const TypedCopy<ExecSpace, W, false> kernel = copy_of<W>(r, W, src, dst);
-        const std::int64_t first = t * (r.tile / W), items = kernel.items();
-        const std::int64_t last = first + r.tile / W < items ? first + r.tile / W : items;
-        for (std::int64_t i = first + team.team_rank(); i < last; i += team.team_size()) kernel(i);
+        copy_of<W>(r, r.tile, src, dst).run_tile(t, team.team_rank(), team.team_size());
       }
     });
   }

@@ -2,7 +2,9 @@
 #pragma once
 // The device layout of the traversal (jenkins-tpds14, Algorithm 1): the threads of a team take interleaved words of
 // its tile (thread r: words r, r + T, r + 2T, ...) and each derives its typed-buffer address from the word's stream
-// position alone (locate()), so a warp's packed-side accesses coalesce and no thread depends on another.
+// position alone (locate()), so a warp's packed-side accesses coalesce and no thread depends on another. A thread
+// locates its first word only and steps to the next ones (Stepper: digit-wise additions where the type's levels are
+// regular, a locate per word where they are not).
 //
 // Launched as a TeamPolicy (descriptor in team scratch; the fused kernel) or flat (thread i is rank i % T of tile
 // i / T, descriptor read in place; single device launches, which measured as fast or faster at every size:
@@ -21,6 +23,7 @@
 
 #include "KokkosDDT_Config.hpp"
 #include "KokkosDDT_InlineDescriptor.hpp"
+#include "KokkosDDT_Stepper.hpp"
 #include "KokkosDDT_Traversal.hpp"
 #include "KokkosDDT_TraversalArgs.hpp"
 #include "KokkosDDT_Words.hpp"
@@ -124,19 +127,20 @@ struct DeviceInterleave {
     }
   }
 
-  // The typed buffer's address of stream byte q (the point-based traversal), the walk beginning at node `start`.
-  KOKKOS_FUNCTION char* typed_at(const DescriptorNode* desc, const DescriptorNode* start, std::int64_t q) const {
-    const std::int64_t* la = lookaside();
-    const Hit h = locate(desc, la, q - args.start_at, NoPath(), start);
-    return args.typed + (args.start_disp + block_span(h.node, la, h.block, h.base).offset + h.inner);
+  // The typed buffer's address at a walk's current position.
+  KOKKOS_FORCEINLINE_FUNCTION char* typed_at(const Stepper& walk) const {
+    return args.typed + (args.start_disp + walk.offset());
   }
 
   // Words p, p + step, ... before `stop`, one at a time (one word in flight per thread measured best on the H100:
   // fewer registers, more resident threads; perf_tests/results/gpu-2026-11-21-tuning.txt).
   KOKKOS_FUNCTION void interleave_words(const DescriptorNode* desc, const DescriptorNode* start, std::int64_t p,
                                         std::int64_t stop, std::int64_t step) const {
-    for (; p < stop; p += step) {
-      char* t = typed_at(desc, start, p);
+    if (p >= stop) return;
+    Stepper walk(desc, lookaside(), start, p - args.start_at);
+    const Stepper::Digits next = walk.digits(step);
+    for (; p < stop; p += step, walk.advance(next)) {
+      char* t = typed_at(walk);
       char* k = args.packed + (p - args.begin);
       if (packs())
         store_unit(k, load_unit(t));
@@ -145,27 +149,47 @@ struct DeviceInterleave {
     }
   }
 
+  // Packed words g, g + step, ...: each word's W-byte units are consecutive stream positions (the walk moves by W
+  // between them, then on to the next word).
   KOKKOS_FUNCTION void interleave_packed_words(const DescriptorNode* desc, const DescriptorNode* start, std::int64_t g,
                                                std::int64_t stop, std::int64_t step) const {
-    for (; g < stop; g += step) {
-      if (stop - g < PW) return interleave_words(desc, start, g, stop, W);  // the range's last partial word: by units
+    if (g >= stop) return;
+    Stepper walk(desc, lookaside(), start, g - args.start_at);
+    const Stepper::Digits unit = walk.digits(W), next = walk.digits(step - (PW - W));
+    for (; g < stop; g += step, walk.advance(next)) {
+      if (stop - g < PW) {  // the range's last partial word: by units
+        for (std::int64_t q = g; q < stop; q += W, walk.advance(unit)) store_unit_at(walk, q);
+        return;
+      }
       char* k = args.packed + (g - args.begin);
       if (packs()) {
         Word<PW> out;
         for (int j = 0; j < PW / W; ++j) {
-          const Word<W> w = load_word<W>(typed_at(desc, start, g + j * W));
+          if (j > 0) walk.advance(unit);
+          const Word<W> w = load_word<W>(typed_at(walk));
           for (int b = 0; b < W; ++b) out.bytes[j * W + b] = w.bytes[b];
         }
         store_word<PW>(k, out);
       } else {
         const Word<PW> in = load_word<PW>(k);
         for (int j = 0; j < PW / W; ++j) {
+          if (j > 0) walk.advance(unit);
           Word<W> w;
           for (int b = 0; b < W; ++b) w.bytes[b] = in.bytes[j * W + b];
-          store_word<W>(typed_at(desc, start, g + j * W), w);
+          store_word<W>(typed_at(walk), w);
         }
       }
     }
+  }
+
+  // One W-byte unit at stream position q, the walk standing on it.
+  KOKKOS_FUNCTION void store_unit_at(const Stepper& walk, std::int64_t q) const {
+    char* t = typed_at(walk);
+    char* k = args.packed + (q - args.begin);
+    if (packs())
+      store_unit(k, load_unit(t));
+    else
+      store_unit(t, load_unit(k));
   }
 
   // Rank r of T threads moves its share of stream bytes [first, stop).
