@@ -134,7 +134,7 @@ void run_copy(const Test::Side& from, char* src, const Test::Side& to, char* dst
     const auto sd = Impl::descriptor<Mem>(s, space);
     const auto dd = Impl::descriptor<Mem>(d, space);
     Impl::TypedCopy<Test::ExecSpace, W, false> kernel{
-        {sd.nodes, sd.lookaside, src}, {dd.nodes, dd.lookaside, dst}, begin, end, W};
+        {sd.nodes, sd.lookaside, src}, {dd.nodes, dd.lookaside, dst}, begin, end, W, 1, {}};
     kernel.threads_per_team = DeviceLayout<true>::team_size();
     kernel.per_team = Impl::Divisor::make(kernel.threads_per_team);
     kernel.tile = DeviceLayout<true>::tile_bytes(space, end - begin, W);

@@ -119,7 +119,7 @@ struct CopyWithWord {
     const auto s = descriptor<MemSpace>(*t.src_type, space);
     const auto d = descriptor<MemSpace>(*t.dst_type, space);
     TypedCopy<ExecSpace, W::value, BackendTraits<ExecSpace>::walks_runs> kernel{
-        {s.nodes, s.lookaside, t.src}, {d.nodes, d.lookaside, t.dst}, t.begin, t.end, W::value};
+        {s.nodes, s.lookaside, t.src}, {d.nodes, d.lookaside, t.dst}, t.begin, t.end, W::value, 1, {}};
     // Hosts walk tiles run by run, enough of them to balance the threads; devices interleave words in the tiles of a
     // single transfer (LaunchShape).
     if constexpr (BackendTraits<ExecSpace>::walks_runs) {

@@ -127,25 +127,34 @@ struct DeviceInterleave {
     }
   }
 
-  // The typed buffer's address at a walk's current position.
-  KOKKOS_FORCEINLINE_FUNCTION char* typed_at(const Stepper& walk) const {
-    return args.typed + (args.start_disp + walk.offset());
+  // The typed buffer's address of a walk's first position: the walk's offsets are relative to it.
+  KOKKOS_FORCEINLINE_FUNCTION char* typed_base(const Stepper& walk) const {
+    return args.typed + (args.start_disp + walk.fixed());
+  }
+
+  // One W-byte unit (W == 0: the run-time word) between typed address t and stream position q.
+  KOKKOS_FORCEINLINE_FUNCTION void move_unit(char* t, std::int64_t q) const {
+    char* k = args.packed + (q - args.begin);
+    if (packs())
+      store_unit(k, load_unit(t));
+    else
+      store_unit(t, load_unit(k));
   }
 
   // Words p, p + step, ... before `stop`, one at a time (one word in flight per thread measured best on the H100:
-  // fewer registers, more resident threads; perf_tests/results/gpu-2026-11-21-tuning.txt).
+  // fewer registers, more resident threads; perf_tests/results/gpu-2026-11-21-tuning.txt). The step's digits only
+  // where there is a second word (small transfers give each thread one).
   KOKKOS_FUNCTION void interleave_words(const DescriptorNode* desc, const DescriptorNode* start, std::int64_t p,
                                         std::int64_t stop, std::int64_t step) const {
     if (p >= stop) return;
     Stepper walk(desc, lookaside(), start, p - args.start_at);
+    char* base = typed_base(walk);
+    move_unit(base + walk.offset(), p);
+    if (p + step >= stop) return;
     const Stepper::Digits next = walk.digits(step);
-    for (; p < stop; p += step, walk.advance(next)) {
-      char* t = typed_at(walk);
-      char* k = args.packed + (p - args.begin);
-      if (packs())
-        store_unit(k, load_unit(t));
-      else
-        store_unit(t, load_unit(k));
+    for (p += step; p < stop; p += step) {
+      walk.advance(next);
+      move_unit(base + walk.offset(), p);
     }
   }
 
@@ -155,10 +164,11 @@ struct DeviceInterleave {
                                                std::int64_t stop, std::int64_t step) const {
     if (g >= stop) return;
     Stepper walk(desc, lookaside(), start, g - args.start_at);
+    char* base = typed_base(walk);
     const Stepper::Digits unit = walk.digits(W), next = walk.digits(step - (PW - W));
     for (; g < stop; g += step, walk.advance(next)) {
       if (stop - g < PW) {  // the range's last partial word: by units
-        for (std::int64_t q = g; q < stop; q += W, walk.advance(unit)) store_unit_at(walk, q);
+        for (std::int64_t q = g; q < stop; q += W, walk.advance(unit)) move_unit(base + walk.offset(), q);
         return;
       }
       char* k = args.packed + (g - args.begin);
@@ -166,7 +176,7 @@ struct DeviceInterleave {
         Word<PW> out;
         for (int j = 0; j < PW / W; ++j) {
           if (j > 0) walk.advance(unit);
-          const Word<W> w = load_word<W>(typed_at(walk));
+          const Word<W> w = load_word<W>(base + walk.offset());
           for (int b = 0; b < W; ++b) out.bytes[j * W + b] = w.bytes[b];
         }
         store_word<PW>(k, out);
@@ -176,20 +186,10 @@ struct DeviceInterleave {
           if (j > 0) walk.advance(unit);
           Word<W> w;
           for (int b = 0; b < W; ++b) w.bytes[b] = in.bytes[j * W + b];
-          store_word<W>(typed_at(walk), w);
+          store_word<W>(base + walk.offset(), w);
         }
       }
     }
-  }
-
-  // One W-byte unit at stream position q, the walk standing on it.
-  KOKKOS_FUNCTION void store_unit_at(const Stepper& walk, std::int64_t q) const {
-    char* t = typed_at(walk);
-    char* k = args.packed + (q - args.begin);
-    if (packs())
-      store_unit(k, load_unit(t));
-    else
-      store_unit(t, load_unit(k));
   }
 
   // Rank r of T threads moves its share of stream bytes [first, stop).

@@ -22,7 +22,7 @@
 
 // The levels' loops have a constant trip count and run-time guards, unrolled so that the per-level arrays stay in
 // registers (a GPU puts an array indexed at run time in local memory).
-#if defined(__CUDACC__) || defined(__clang__)
+#if defined(__CUDA_ARCH__) || defined(__clang__)
 #define KOKKOSDDT_UNROLL _Pragma("unroll")
 #elif defined(__GNUC__)
 #define KOKKOSDDT_UNROLL _Pragma("GCC unroll 4")
@@ -36,127 +36,131 @@ class Stepper {
  public:
   static constexpr int kLevels = 3;
 
-  // A stream distance in the walk's digits (regular walks), or as bytes (others: `inner` holds it).
+  // A step (under 2^31 bytes: a team's width of words) in the walk's digits (regular walks), or as bytes (others:
+  // `inner` holds it). 32-bit: they stay in registers beside the walk's own state.
   struct Digits {
-    std::int64_t block[kLevels];  // [0]: the terminal level
-    std::int64_t inner;
+    std::int32_t block[kLevels];  // per level, [0] the top
+    std::int32_t inner;
   };
 
   // The walk from node `start` (one of `nodes`, p relative to it: see locate()) at position p.
-  KOKKOS_INLINE_FUNCTION Stepper(const DescriptorNode* nodes, const std::int64_t* la, const DescriptorNode* start,
-                                 std::int64_t p)
-      : nodes_(nodes), la_(la), start_(start) {
-    // The chain of nodes from the start down, top first, while it stays regular and within kLevels.
-    const DescriptorNode* chain[kLevels] = {};
+  KOKKOS_FORCEINLINE_FUNCTION Stepper(const DescriptorNode* nodes, const std::int64_t* la, const DescriptorNode* start,
+                                      std::int64_t p)
+      : la_(la) {
+    // The levels from the start down while they stay regular, within kLevels. (Every index below is a constant once
+    // the loops are unrolled, so that the arrays stay in registers: a GPU puts an array indexed at run time in local
+    // memory.)
     const DescriptorNode* n = start;
-    int depth = 0;
-    bool complete = false;
     KOKKOSDDT_UNROLL
     for (int i = 0; i < kLevels; ++i) {
       if (!(n->kind == LayoutKind::Contig || regular(n))) break;
-      chain[i] = n;
-      depth = i + 1;
+      node_[i] = n;
       fixed_ += n->disp;
       if (n->kind == LayoutKind::Contig || n->child < 0) {
-        complete = true;
+        levels_ = i + 1;
         break;
       }
       n = nodes + n->child;
     }
-    if (!complete) {  // irregular or too deep: locate each position
-      p_ = p;
+    if (levels_ == 0) {  // irregular or too deep: locate each position
+      node_[0] = start;
+      node_[1] = nodes;
+      fixed_ = 0;
+      inner_ = p;
       return;
     }
-    levels_ = depth;
-    // Level l (0: the terminal) is chain[depth - 1 - l]; picked with constant indices so that both arrays stay in
-    // registers.
-    KOKKOSDDT_UNROLL
-    for (int l = 0; l < kLevels; ++l) {
-      KOKKOSDDT_UNROLL
-      for (int i = 0; i < kLevels; ++i)
-        if (i == depth - 1 - l) node_[l] = chain[i];
-    }
-    const Digits at = digits(p);
-    inner_ = at.inner;
-    KOKKOSDDT_UNROLL
-    for (int l = 0; l < kLevels; ++l) block_[l] = at.block[l];
+    inner_ = decompose(p, block_);
   }
 
-  // `delta` stream bytes as this walk's digits: the levels' block indices from the top down (each level's element is
-  // one instance of the level below, so the remainder at one level is the position within the next).
-  KOKKOS_INLINE_FUNCTION Digits digits(std::int64_t delta) const {
+  // A step of `delta` bytes as this walk's digits.
+  KOKKOS_FORCEINLINE_FUNCTION Digits digits(std::int64_t delta) const {
     Digits d{};
     if (levels_ == 0) {
-      d.inner = delta;
+      d.inner = static_cast<std::int32_t>(delta);
       return d;
     }
+    std::int64_t block[kLevels] = {};
+    d.inner = static_cast<std::int32_t>(decompose(delta, block));
     KOKKOSDDT_UNROLL
-    for (int l = kLevels - 1; l >= 0; --l) {
-      if (l >= levels_) continue;
-      const DescriptorNode* n = node_[l];
-      const std::int64_t b = n->kind == LayoutKind::Contig ? 0 : n->div_elem.divide(delta);
-      d.block[l] = b;
-      delta -= b * n->elem;
-    }
-    d.inner = delta;
+    for (int i = 0; i < kLevels; ++i) d.block[i] = static_cast<std::int32_t>(block[i]);
     return d;
   }
 
-  // Typed-buffer offset of the current position (relative to the start node's origin, its disp included).
-  KOKKOS_INLINE_FUNCTION std::int64_t offset() const {
+  // The part of every offset that does not change along the walk (the levels' disps): a caller adds it to its base
+  // address once.
+  KOKKOS_FORCEINLINE_FUNCTION std::int64_t fixed() const { return fixed_; }
+
+  // Typed-buffer offset of the current position, relative to the start node's origin, without fixed().
+  KOKKOS_FORCEINLINE_FUNCTION std::int64_t offset() const {
     if (levels_ == 0) {
-      const Hit h = locate(nodes_, la_, p_, NoPath(), start_);
+      const Hit h = locate(node_[1], la_, inner_, NoPath(), node_[0]);
       return block_span(h.node, la_, h.block, h.base).offset + h.inner;
     }
-    std::int64_t off = fixed_ + inner_;
+    std::int64_t off = inner_;
     KOKKOSDDT_UNROLL
-    for (int l = 0; l < kLevels; ++l) {
-      if (l >= levels_) break;
-      const DescriptorNode* level = node_[l];
-      if (level->kind == LayoutKind::Strided)
-        off += block_[l] * level->stride;
-      else if (level->kind == LayoutKind::IndexedBlock)
-        off += Lookaside::block_disps(level, la_)[block_[l]];
+    for (int i = 0; i < kLevels; ++i) {
+      if (i >= levels_) break;
+      const DescriptorNode* n = node_[i];
+      if (n->kind == LayoutKind::Strided)
+        off += block_[i] * n->stride;
+      else if (n->kind == LayoutKind::IndexedBlock)
+        off += Lookaside::block_disps(n, la_)[block_[i]];
     }
     return off;
   }
 
-  // Moves on by `d` (digits of this walk): digit-wise addition with carries, the top level taking the last carry.
-  KOKKOS_INLINE_FUNCTION void advance(const Digits& d) {
+  // Moves on by `d` (digits of this walk): digit-wise addition with carries from the terminal up, the top level
+  // taking the last carry.
+  KOKKOS_FORCEINLINE_FUNCTION void advance(const Digits& d) {
     if (levels_ == 0) {
-      p_ += d.inner;
+      inner_ += d.inner;
       return;
     }
-    const DescriptorNode* n = node_[0];
-    const std::int64_t unit = n->kind == LayoutKind::Contig ? n->size : n->elem;
-    inner_ += d.inner;
-    std::int64_t carry = inner_ >= unit ? 1 : 0;
-    inner_ -= carry * unit;
+    std::int64_t carry = 0;
     KOKKOSDDT_UNROLL
-    for (int l = 0; l < kLevels; ++l) {
-      if (l >= levels_) break;
-      block_[l] += d.block[l] + carry;
-      if (l + 1 == levels_) break;  // the top level: no wrap (positions stay inside the walk's range)
-      const std::int64_t count = node_[l]->count;
-      carry = block_[l] >= count ? 1 : 0;
-      block_[l] -= carry * count;
+    for (int i = kLevels - 1; i >= 0; --i) {
+      if (i >= levels_) continue;
+      const DescriptorNode* n = node_[i];
+      if (i == levels_ - 1) {  // the terminal: its bytes first
+        const std::int64_t unit = n->kind == LayoutKind::Contig ? n->size : n->elem;
+        inner_ += d.inner;
+        carry = inner_ >= unit ? 1 : 0;
+        inner_ -= carry * unit;
+      }
+      block_[i] += d.block[i] + carry;
+      if (i == 0) break;  // the top: no wrap (positions stay inside the walk's range)
+      carry = block_[i] >= n->count ? 1 : 0;
+      block_[i] -= carry * n->count;
     }
   }
 
  private:
+  // v stream bytes as block indices per level, from the top down (each level's element is one instance of the level
+  // below, so the remainder at one level is the position within the next); returns the bytes into the terminal block.
+  KOKKOS_FORCEINLINE_FUNCTION std::int64_t decompose(std::int64_t v, std::int64_t (&block)[kLevels]) const {
+    KOKKOSDDT_UNROLL
+    for (int i = 0; i < kLevels; ++i) {
+      if (i >= levels_) break;
+      const DescriptorNode* n = node_[i];
+      const std::int64_t b = n->kind == LayoutKind::Contig ? 0 : n->div_elem.divide(v);
+      block[i] = b;
+      v -= b * n->elem;
+    }
+    return v;
+  }
+
   KOKKOS_FORCEINLINE_FUNCTION static bool regular(const DescriptorNode* n) {
     return n->kind == LayoutKind::Strided || n->kind == LayoutKind::IndexedBlock;
   }
 
-  const DescriptorNode* nodes_;
   const std::int64_t* la_;
-  const DescriptorNode* start_;
-  const DescriptorNode* node_[kLevels] = {};  // level l's node, 0: the terminal
+  // Regular walks: the levels' nodes, [0] the start. Irregular walks: [0] the start, [1] the descriptor's first node
+  // (what locate() needs; shared, since GPU registers are what this class must save).
+  const DescriptorNode* node_[kLevels] = {};
   int levels_ = 0;                            // 0: an irregular walk
   std::int64_t fixed_ = 0;                    // the disps of the levels' nodes
   std::int64_t block_[kLevels] = {};
-  std::int64_t inner_ = 0;
-  std::int64_t p_ = 0;  // irregular walks: the position
+  std::int64_t inner_ = 0;  // bytes into the terminal block (irregular walks: the position)
 };
 
 }  // namespace KokkosDDT::Impl

@@ -31,9 +31,6 @@ struct CopySide {
   Kokkos::View<const std::int64_t*, MemSpace> lookaside;
   char* typed = nullptr;
 };
-}
-}
-;
 
 // Walk = true (the launchers of hosts, BackendTraits::walks_runs): each tile moved chunk by chunk through a small
 // bounce buffer, packed and unpacked by HostWalk; false (devices): T threads per tile, interleaved words.
@@ -51,7 +48,9 @@ struct TypedCopy {
     return Walk ? tiles : tiles * threads_per_team;
   }
 
-  static constexpr std::int64_t kBounce = 4096;  // (a multiple of every word size)
+  // The bounce buffer's bytes (hosts: on the stack, in the L1 cache; the fused kernel's copies on devices: in team
+  // scratch). A multiple of every word size.
+  static constexpr std::int64_t kBounce = 4096;
 
   // One side as a host walk's arguments: stream bytes [q, r) packed at `buffer`.
   KOKKOS_INLINE_FUNCTION static TraversalArgs<MemSpace> side_args(const CopySide<MemSpace>& side, char* buffer,
@@ -87,20 +86,24 @@ struct TypedCopy {
     }
   }
 
-  // Devices: rank r of T threads moves its words of tile t (the fused kernel calls this for its copies' tiles).
+  // Devices, single launches: rank r of T threads moves its words of tile t, stepping through both sides at once.
   KOKKOS_INLINE_FUNCTION void run_tile(std::int64_t t, std::int64_t r, std::int64_t T) const {
-    const std::int64_t first = begin + t * tile;
-    interleave(first + r * W, first + tile < end ? first + tile : end, T * W);
-  }
-
-  // Words p, p + step, ... before `stop`, each located on both sides by a walk of its own.
-  KOKKOS_INLINE_FUNCTION void interleave(std::int64_t p, std::int64_t stop, std::int64_t step) const {
+    const std::int64_t first = begin + t * tile, stop = first + tile < end ? first + tile : end;
+    std::int64_t p = first + r * W;
+    const std::int64_t step = T * W;
     if (p >= stop) return;
     Stepper from(src.nodes.data(), src.lookaside.data(), src.nodes.data(), p);
     Stepper to(dst.nodes.data(), dst.lookaside.data(), dst.nodes.data(), p);
+    const char* s = src.typed + from.fixed();
+    char* d = dst.typed + to.fixed();
+    store_word<W>(d + to.offset(), load_word<W>(s + from.offset()));
+    if (p + step >= stop) return;  // (one word per thread: no step to take)
     const Stepper::Digits from_next = from.digits(step), to_next = to.digits(step);
-    for (; p < stop; p += step, from.advance(from_next), to.advance(to_next))
-      store_word<W>(dst.typed + to.offset(), load_word<W>(src.typed + from.offset()));
+    for (p += step; p < stop; p += step) {
+      from.advance(from_next);
+      to.advance(to_next);
+      store_word<W>(d + to.offset(), load_word<W>(s + from.offset()));
+    }
   }
 };
 
