@@ -119,8 +119,8 @@ TEMPLATE_TEST_CASE_SIG("device layout: carried and copied descriptors", "[pack]"
 
 namespace device_layout_test {
 
-// A typed-to-typed copy in the device layout (TypedCopy without the host walk: T threads per tile, interleaved words,
-// each stepping through both descriptors) of stream bytes [begin, end).
+// A typed-to-typed copy in the device layout (TypedCopy without the host walk: a word per work item, located on both
+// sides) of stream bytes [begin, end).
 void run_copy(const Test::Side& from, char* src, const Test::Side& to, char* dst, std::int64_t begin,
               std::int64_t end) {
   if (end <= begin) return;
@@ -133,11 +133,8 @@ void run_copy(const Test::Side& from, char* src, const Test::Side& to, char* dst
     using Mem = Test::ExecSpace::memory_space;
     const auto sd = Impl::descriptor<Mem>(s, space);
     const auto dd = Impl::descriptor<Mem>(d, space);
-    Impl::TypedCopy<Test::ExecSpace, W, false> kernel{
-        {sd.nodes, sd.lookaside, src}, {dd.nodes, dd.lookaside, dst}, begin, end, W, 1, {}};
-    kernel.threads_per_team = DeviceLayout<true>::team_size();
-    kernel.per_team = Impl::Divisor::make(kernel.threads_per_team);
-    kernel.tile = DeviceLayout<true>::tile_bytes(space, end - begin, W);
+    const Impl::TypedCopy<Test::ExecSpace, W, false> kernel{
+        {sd.nodes, sd.lookaside, src}, {dd.nodes, dd.lookaside, dst}, begin, end, W};
     Kokkos::parallel_for(
         Kokkos::RangePolicy<Test::ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, kernel.items()), kernel);
   });

@@ -131,17 +131,14 @@ struct FusedKernel {
   // of a copy. Hosts cache a pack's nodes only, and walk a copy's runs on both descriptors in place.
   static std::int64_t scratch_bytes(const FusedRecord& r) {
     const bool copy = r.direction == static_cast<std::int8_t>(Direction::Copy);
-    if (r.cache == 0) return copy && !Backend::walks_runs ? bounce_scratch_bytes() : 0;
+    if (r.cache == 0) return 0;
     if constexpr (Backend::walks_runs) return copy ? 0 : descriptor_scratch_bytes(r.node_count);
     std::int64_t bytes = descriptor_scratch_bytes(r.node_count);
     if (r.cache > 1) bytes += lookaside_scratch_bytes(r.lookaside_count);
-    if (copy) bytes += descriptor_scratch_bytes(r.dst_node_count) + bounce_scratch_bytes();
+    if (copy) bytes += descriptor_scratch_bytes(r.dst_node_count);
     if (copy && r.cache > 1) bytes += lookaside_scratch_bytes(r.dst_lookaside_count);
     return bytes;
   }
-
-  // A device copy's bounce buffer (TypedCopy::run_tile_bounced), after the descriptors, 16-byte aligned.
-  static constexpr std::int64_t bounce_scratch_bytes() { return TypedCopy<ExecSpace, 1>::kBounce + 16; }
 
   KOKKOS_FUNCTION const FusedRecord& record(std::int64_t i) const {
     if (n <= kInline) return inline_records[i];
@@ -211,54 +208,31 @@ struct FusedKernel {
             {Nodes(dst.nodes, r.dst_node_count), Lookaside(dst.lookaside, r.dst_lookaside_count), r.packed},
             r.begin,
             r.end,
-            tile,
-            1,
-            {}};
+            tile};
   }
 
-  // Tile t of a copy. Hosts walk it run by run on one thread. Devices move it through a bounce buffer in team scratch,
-  // kBounce bytes at a time: the team packs a chunk from the source and, after a barrier, unpacks it into the
-  // destination, with the pack's and the unpack's own traversal (interleaved words, one walk per thread at a time:
-  // two walks at once exceed the kernel's register budget).
+  // Tile t of a copy: hosts walk it run by run on one thread; on devices each thread of the team takes one word at a
+  // time, neighbouring threads neighbouring words, locating it in both descriptors (in team scratch when cached).
   KOKKOS_FUNCTION static void run_copy(const Member& team, const FusedRecord& r, std::int64_t t) {
     Arrays src{r.nodes, r.lookaside}, dst{r.dst_nodes, r.dst_lookaside};
-    if constexpr (Backend::walks_runs) {
-      with_word_size(r.word, [&](auto w) { copy_of<decltype(w)::value>(r, r.tile, src, dst)(t); });
-    } else {
+    if constexpr (!Backend::walks_runs) {
       if (r.cache > 0) {
         src = cached(team, r, src, r.node_count, r.lookaside_count);
         dst = cached(team, r, dst, r.dst_node_count, r.dst_lookaside_count);
         team.team_barrier();
       }
-      constexpr std::int64_t chunk = TypedCopy<ExecSpace, 1>::kBounce;
-      char* bounce = static_cast<char*>(team.team_scratch(0).get_shmem_aligned(chunk, 16));
-      const std::int64_t first = r.begin + t * r.tile, stop = Kokkos::min(r.end, first + r.tile);
-      for (std::int64_t q = first; q < stop; q += chunk) {
-        const std::int64_t e = Kokkos::min(stop, q + chunk);
-        bounce_side(team, r, src, r.node_count, r.lookaside_count, r.typed, bounce, q, e, true);
-        team.team_barrier();
-        bounce_side(team, r, dst, r.dst_node_count, r.dst_lookaside_count, r.packed, bounce, q, e, false);
-        team.team_barrier();  // (before the next chunk overwrites the bounce buffer)
-      }
     }
-  }
-
-  // Stream bytes [q, e) of one side of a copy between its typed buffer and the bounce buffer, by the whole team.
-  KOKKOS_FUNCTION static void bounce_side(const Member& team, const FusedRecord& r, Arrays side, std::int64_t nodes,
-                                          std::int64_t lookaside, char* typed, char* bounce, std::int64_t q,
-                                          std::int64_t e, bool packing) {
-    TraversalArgs<MemSpace> args;
-    args.nodes = Kokkos::View<const DescriptorNode*, MemSpace>(side.nodes, nodes);
-    args.lookaside = Kokkos::View<const std::int64_t*, MemSpace>(side.lookaside, lookaside);
-    args.typed = typed;
-    args.packed = bounce;
-    args.begin = q;
-    args.end = e;
-    args.tile = e - q;
-    args.packing = packing;
-    args.word = r.word;
-    const DeviceInterleave<ExecSpace, Direction::Runtime, 0> kernel{args, team.team_size(), false, {}, {}, {}};
-    kernel.run_tile(team, side.nodes, 0);
+    with_word_size(r.word, [&](auto w) {
+      constexpr int W = decltype(w)::value;
+      if constexpr (Backend::walks_runs) {
+        copy_of<W>(r, r.tile, src, dst)(t);
+      } else {
+        const TypedCopy<ExecSpace, W, false> kernel = copy_of<W>(r, W, src, dst);
+        const std::int64_t first = t * (r.tile / W), items = kernel.items();
+        const std::int64_t last = first + r.tile / W < items ? first + r.tile / W : items;
+        for (std::int64_t i = first + team.team_rank(); i < last; i += team.team_size()) kernel(i);
+      }
+    });
   }
 
   // Hosts walk runs with copies specialized per direction and word size (their code size does not matter); devices

@@ -119,18 +119,12 @@ struct CopyWithWord {
     const auto s = descriptor<MemSpace>(*t.src_type, space);
     const auto d = descriptor<MemSpace>(*t.dst_type, space);
     TypedCopy<ExecSpace, W::value, BackendTraits<ExecSpace>::walks_runs> kernel{
-        {s.nodes, s.lookaside, t.src}, {d.nodes, d.lookaside, t.dst}, t.begin, t.end, W::value, 1, {}};
-    // Hosts walk tiles run by run, enough of them to balance the threads; devices interleave words in the tiles of a
-    // single transfer (LaunchShape).
+        {s.nodes, s.lookaside, t.src}, {d.nodes, d.lookaside, t.dst}, t.begin, t.end, W::value};
+    // Hosts walk tiles run by run, enough of them to balance the threads; devices take one word per thread.
     if constexpr (BackendTraits<ExecSpace>::walks_runs) {
       const std::int64_t threads = BackendTraits<ExecSpace>::threads(space);
       const std::int64_t tile = std::max<std::int64_t>(std::int64_t(64) << 10, (t.end - t.begin) / (4 * threads) + 1);
       kernel.tile = (tile + W::value - 1) / W::value * W::value;
-    } else {
-      using Shape = LaunchShape<ExecSpace>;
-      kernel.tile = Shape::tile_bytes(space, t.end - t.begin, W::value);
-      kernel.threads_per_team = Shape::team_size();
-      kernel.per_team = Divisor::make(kernel.threads_per_team);
     }
     Kokkos::parallel_for("KokkosDDT::copy",
                          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, kernel.items()),

@@ -2,9 +2,7 @@
 #pragma once
 // The device layout of the traversal (jenkins-tpds14, Algorithm 1): the threads of a team take interleaved words of
 // its tile (thread r: words r, r + T, r + 2T, ...) and each derives its typed-buffer address from the word's stream
-// position alone (locate()), so a warp's packed-side accesses coalesce and no thread depends on another. A thread
-// locates its first word only and steps to the next ones (Stepper: digit-wise additions where the type's levels are
-// regular, a locate per word where they are not).
+// position alone (locate()), so a warp's packed-side accesses coalesce and no thread depends on another.
 //
 // Launched as a TeamPolicy (descriptor in team scratch; the fused kernel) or flat (thread i is rank i % T of tile
 // i / T, descriptor read in place; single device launches, which measured as fast or faster at every size:
@@ -23,7 +21,6 @@
 
 #include "KokkosDDT_Config.hpp"
 #include "KokkosDDT_InlineDescriptor.hpp"
-#include "KokkosDDT_Stepper.hpp"
 #include "KokkosDDT_Traversal.hpp"
 #include "KokkosDDT_TraversalArgs.hpp"
 #include "KokkosDDT_Words.hpp"
@@ -127,66 +124,45 @@ struct DeviceInterleave {
     }
   }
 
-  // The typed buffer's address of a walk's first position: the walk's offsets are relative to it.
-  KOKKOS_FORCEINLINE_FUNCTION char* typed_base(const Stepper& walk) const {
-    return args.typed + (args.start_disp + walk.fixed());
-  }
-
-  // One W-byte unit (W == 0: the run-time word) between typed address t and stream position q.
-  KOKKOS_FORCEINLINE_FUNCTION void move_unit(char* t, std::int64_t q) const {
-    char* k = args.packed + (q - args.begin);
-    if (packs())
-      store_unit(k, load_unit(t));
-    else
-      store_unit(t, load_unit(k));
+  // The typed buffer's address of stream byte q (the point-based traversal), the walk beginning at node `start`.
+  KOKKOS_FUNCTION char* typed_at(const DescriptorNode* desc, const DescriptorNode* start, std::int64_t q) const {
+    const std::int64_t* la = lookaside();
+    const Hit h = locate(desc, la, q - args.start_at, NoPath(), start);
+    return args.typed + (args.start_disp + block_span(h.node, la, h.block, h.base).offset + h.inner);
   }
 
   // Words p, p + step, ... before `stop`, one at a time (one word in flight per thread measured best on the H100:
-  // fewer registers, more resident threads; perf_tests/results/gpu-2026-11-21-tuning.txt). The step's digits only
-  // where there is a second word (small transfers give each thread one).
+  // fewer registers, more resident threads; perf_tests/results/gpu-2026-11-21-tuning.txt).
   KOKKOS_FUNCTION void interleave_words(const DescriptorNode* desc, const DescriptorNode* start, std::int64_t p,
                                         std::int64_t stop, std::int64_t step) const {
-    if (p >= stop) return;
-    Stepper walk(desc, lookaside(), start, p - args.start_at);
-    char* base = typed_base(walk);
-    move_unit(base + walk.offset(), p);
-    if (p + step >= stop) return;
-    const Stepper::Digits next = walk.digits(step);
-    for (p += step; p < stop; p += step) {
-      walk.advance(next);
-      move_unit(base + walk.offset(), p);
+    for (; p < stop; p += step) {
+      char* t = typed_at(desc, start, p);
+      char* k = args.packed + (p - args.begin);
+      if (packs())
+        store_unit(k, load_unit(t));
+      else
+        store_unit(t, load_unit(k));
     }
   }
 
-  // Packed words g, g + step, ...: each word's W-byte units are consecutive stream positions (the walk moves by W
-  // between them, then on to the next word).
   KOKKOS_FUNCTION void interleave_packed_words(const DescriptorNode* desc, const DescriptorNode* start, std::int64_t g,
                                                std::int64_t stop, std::int64_t step) const {
-    if (g >= stop) return;
-    Stepper walk(desc, lookaside(), start, g - args.start_at);
-    char* base = typed_base(walk);
-    const Stepper::Digits unit = walk.digits(W), next = walk.digits(step - (PW - W));
-    for (; g < stop; g += step, walk.advance(next)) {
-      if (stop - g < PW) {  // the range's last partial word: by units
-        for (std::int64_t q = g; q < stop; q += W, walk.advance(unit)) move_unit(base + walk.offset(), q);
-        return;
-      }
+    for (; g < stop; g += step) {
+      if (stop - g < PW) return interleave_words(desc, start, g, stop, W);  // the range's last partial word: by units
       char* k = args.packed + (g - args.begin);
       if (packs()) {
         Word<PW> out;
         for (int j = 0; j < PW / W; ++j) {
-          if (j > 0) walk.advance(unit);
-          const Word<W> w = load_word<W>(base + walk.offset());
+          const Word<W> w = load_word<W>(typed_at(desc, start, g + j * W));
           for (int b = 0; b < W; ++b) out.bytes[j * W + b] = w.bytes[b];
         }
         store_word<PW>(k, out);
       } else {
         const Word<PW> in = load_word<PW>(k);
         for (int j = 0; j < PW / W; ++j) {
-          if (j > 0) walk.advance(unit);
           Word<W> w;
           for (int b = 0; b < W; ++b) w.bytes[b] = in.bytes[j * W + b];
-          store_word<W>(base + walk.offset(), w);
+          store_word<W>(typed_at(desc, start, g + j * W), w);
         }
       }
     }
