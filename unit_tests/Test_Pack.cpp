@@ -216,3 +216,28 @@ TEST_CASE("pack: View entry points", "[pack][view]") {
   CHECK(h(5, 2) == 11);
   CHECK(h(5, 3) == 53);
 }
+
+// completes_on_return: host backends whose launches run to completion return from pack, unpack and copy with every
+// byte moved, one tile or many, so a caller may read the results without a fence; devices only enqueue.
+TEST_CASE("pack: on Serial and OpenMP the instance-first forms return with every byte moved", "[pack]") {
+#if defined(KOKKOS_ENABLE_SERIAL)
+  static_assert(completes_on_return<Kokkos::Serial>);
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+  static_assert(completes_on_return<Kokkos::OpenMP>);
+#endif
+#if defined(KOKKOS_ENABLE_CUDA)
+  static_assert(!completes_on_return<Kokkos::Cuda>);
+#endif
+  if constexpr (completes_on_return<Test::ExecSpace>) {
+    const Datatype t = vector(40000, 3, 5, dbl()).commit();  // 960 KB: many tiles, a launch across every thread
+    std::vector<double> src(5 * 40000), back(5 * 40000, -1.0), packed(3 * 40000, -1.0);
+    std::iota(src.begin(), src.end(), 0.0);
+    const Test::ExecSpace space;
+    REQUIRE(pack(space, src.data(), 1, t, packed.data(), 8 * 3 * 40000) == 8 * 3 * 40000);
+    for (std::int64_t i = 0; i < 40000; ++i) REQUIRE(packed[3 * i + 2] == src[5 * i + 2]);  // (no fence)
+    REQUIRE(unpack(space, packed.data(), 8 * 3 * 40000, back.data(), 1, t) == 8 * 3 * 40000);
+    REQUIRE(copy(space, src.data(), 1, t, back.data(), 1, t) == 8 * 3 * 40000);
+    for (std::int64_t i = 0; i < 40000; ++i) REQUIRE((back[5 * i] == src[5 * i] && back[5 * i + 4] == -1.0));
+  }
+}

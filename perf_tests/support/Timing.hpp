@@ -30,22 +30,30 @@ double median_us(int reps, F&& f, int warmup = 3) {
 
 // Median wall time (us) of each function. The functions take turns, round after round, so that drift (frequency,
 // the other core's load, cache state) hits them alike; the number of rounds fills min_seconds (3 to max_rounds).
+// A sample times a batch of calls that lasts at least kMinSampleUs (one call for anything slower) and counts the
+// batch's time per call: a single call of tens of nanoseconds is below the clock's resolution and the timer's own
+// cost, which would otherwise dominate (and compress) the comparison of small packs.
+inline constexpr double kMinSampleUs = 5;
+
 inline std::vector<double> interleaved_medians_us(const std::vector<std::function<void()>>& fs, double min_seconds,
                                                   int max_rounds = 200) {
   double round = 0;
+  std::vector<int> batch;
   for (const auto& f : fs) {
     f();  // warm-up: page faults, caches, lazy initialization
     Kokkos::Timer once;
     f();
-    round += once.seconds();
+    const double us = once.seconds() * 1e6;
+    batch.push_back(static_cast<int>(std::clamp(kMinSampleUs / std::max(us, 1e-3), 1.0, 1000.0)));
+    round += us * batch.back();
   }
-  const int rounds = static_cast<int>(std::clamp(min_seconds / std::max(round, 1e-7), 3.0, double(max_rounds)));
+  const int rounds = static_cast<int>(std::clamp(min_seconds / std::max(round * 1e-6, 1e-7), 3.0, double(max_rounds)));
   std::vector<std::vector<double>> t(fs.size(), std::vector<double>(rounds));
   for (int r = 0; r < rounds; ++r)
     for (std::size_t i = 0; i < fs.size(); ++i) {
       Kokkos::Timer timer;
-      fs[i]();
-      t[i][r] = timer.seconds() * 1e6;
+      for (int k = 0; k < batch[i]; ++k) fs[i]();
+      t[i][r] = timer.seconds() * 1e6 / batch[i];
     }
   std::vector<double> medians;
   for (auto& v : t) medians.push_back(median(v));

@@ -101,23 +101,27 @@ void launch_traversal_words(const ExecSpace& space, const CommittedType& type, c
   static const std::string label = Dir == Direction::Pack ? "KokkosDDT::pack" : "KokkosDDT::unpack";
   const auto nodes = static_cast<std::int64_t>(type.nodes.size());
   if constexpr (Shape::walks_runs) {
-    const auto d = descriptor<MemSpace>(type, space);  // (the host arrays themselves)
-    // The functor holds the arguments (built in place: small transfers are host-time bound).
-    const HostWalk<ExecSpace, Dir, W> kernel{make_args<ExecSpace, Shape, W>(space, d, typed, packed, begin, end)};
     if constexpr (Shape::inline_single_team) {
-      if (end - begin <= kernel.args.tile) {  // one tile: the same walk on the calling thread, without a fork/join
+      // One tile: the same walk on the calling thread, without a fork/join. Small transfers are bound by the host's
+      // time, so nothing is built that the walk does not use (a contiguous type needs no descriptor at all).
+      if (end - begin <= Shape::tile_bytes(space, end - begin, W)) {
         const bool tools = Kokkos::Tools::profileLibraryLoaded();
         if (tools) Kokkos::Profiling::pushRegion(label);  // tools still see the operation
         if (type.nodes[0].kind == LayoutKind::Contig) {   // a contiguous type: the stream is the typed bytes
           char* run = typed + type.nodes[0].disp + begin;
           std::memcpy(Dir == Direction::Pack ? packed : run, Dir == Direction::Pack ? run : packed, end - begin);
         } else {
-          kernel.walk(d.nodes.data(), begin, end);
+          const HostWalk<ExecSpace, Dir, W> kernel{
+              make_args<ExecSpace, Shape, W>(space, descriptor<MemSpace>(type, space), typed, packed, begin, end)};
+          kernel.walk(type.nodes.data(), begin, end);
         }
         if (tools) Kokkos::Profiling::popRegion();
         return;
       }
     }
+    const auto d = descriptor<MemSpace>(type, space);  // (the host arrays themselves)
+    // The functor holds the arguments (built in place: small transfers are host-time bound).
+    const HostWalk<ExecSpace, Dir, W> kernel{make_args<ExecSpace, Shape, W>(space, d, typed, packed, begin, end)};
     Kokkos::TeamPolicy<ExecSpace> policy(
         space, static_cast<int>((end - begin + kernel.args.tile - 1) / kernel.args.tile), Shape::team_size());
     if (kernel.args.cache_descriptor) policy.set_scratch_size(0, Kokkos::PerTeam(descriptor_scratch_bytes(nodes)));

@@ -12,8 +12,10 @@
 // gives the same result as one call, so large messages can be pipelined.
 //
 // The instance-first forms only enqueue work on `space`; the forms without an instance use the default execution
-// space and fence before returning. Views are accepted wherever a pointer is; with Views the memory space is checked
-// against the execution space, and the typed View must contain every byte the type touches.
+// space and fence before returning. Where completes_on_return<ExecSpace> (Serial, OpenMP), the instance-first forms
+// return with every byte moved, as MPI_Pack does, and need no fence after them. Views are accepted wherever a pointer
+// is; with Views the memory space is checked against the execution space, and the typed View must contain every byte
+// the type touches.
 
 #include <cstdint>
 
@@ -25,6 +27,12 @@
 #include "KokkosDDT_ViewDatatype.hpp"
 
 namespace KokkosDDT {
+
+// True where pack, unpack and copy on an instance of ExecSpace return with every byte moved: on host backends whose
+// launches run to completion before they return (Serial, OpenMP), so that a caller needs no fence after them. False
+// on devices, whose launches only enqueue. (Fusion queue requests are not covered: a queue may hold them back.)
+template <class ExecSpace>
+inline constexpr bool completes_on_return = Impl::BackendTraits<ExecSpace>::synchronous;
 
 namespace Impl {
 

@@ -71,7 +71,9 @@ inline std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* wher
   return r;
 }
 
-inline void require_nonnegative(std::int64_t value, const char* where, const std::string& argument) {
+// (`argument`: a const char* or a std::string, turned into a string only when thrown: the check runs on every pack.)
+template <class Name>
+void require_nonnegative(std::int64_t value, const char* where, const Name& argument) {
   if (value < 0)
     throw_error(ErrorCode::InvalidArgument, where, argument,
                 "is " + std::to_string(value) + " but must be non-negative");
