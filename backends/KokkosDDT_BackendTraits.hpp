@@ -57,6 +57,21 @@ struct GenericBackend {
   // Hosts have none: their launches are ordered by the calling thread.
   static void* native_stream(const ExecSpace&) { return nullptr; }
 
+  // A recording of the work enqueued on an instance, replayed as one launch (CUDA graphs). Others record nothing:
+  // capture() returns why, and nothing was enqueued.
+  struct Graph {
+    bool captured() const { return false; }
+    template <class Enqueue>
+    std::string capture(const ExecSpace&, const Enqueue&) {
+      return std::string(ExecSpace::name()) + " has no graphs";
+    }
+    std::string launch(const ExecSpace&) const { return "no graph"; }
+  };
+  static constexpr bool has_graphs = false;
+
+  // Whether the instance's queue is being captured (a CUDA graph: what is enqueued is recorded, not run). Hosts: never.
+  static bool capturing(const ExecSpace&) { return false; }
+
   // Whether the work enqueued on the instance so far has completed, without waiting for it where the backend can tell
   // (a wait with a deadline polls this). Hosts: their launches have returned, or the fence waits for them.
   static bool idle(const ExecSpace& space) {

@@ -24,7 +24,9 @@
 // (start + wait back to back, no sweeps: "alone"), and what a user pays once: making it ("make", both plans) and its
 // first step ("first", start + wait + fence right after). --sync adds a fence after every iteration (a second row);
 // --phases a third row with the host time inside each call and, on CUDA, the GPU time between the calls' places in
-// the stream (events recorded after each call). Writes CSV (one row per exchange and mode).
+// the stream (events recorded after each call); --graph (CUDA) a row of iterations replayed from a CUDA graph of two
+// captured ones (one host call per two iterations; an exchange whose host posts messages between the kernels, the
+// MPI transport, refuses the capture and gets no row). Writes CSV (one row per exchange and mode).
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -343,6 +345,60 @@ Timing run(const Space& space, MPI_Comm cart, const Cells& cells, const Block& b
   return t;
 }
 
+// `iterations` of jacobi3d's loop replayed from a CUDA graph of two iterations (u -> v -> u) captured from the
+// instance's stream, one launch per two iterations. A negative time: the exchange (on some rank) refused the capture,
+// `why` says why.
+Timing run_graph([[maybe_unused]] const Space& space, [[maybe_unused]] MPI_Comm cart,
+                 [[maybe_unused]] const Cells& cells, [[maybe_unused]] const Block& b, [[maybe_unused]] Field& u,
+                 [[maybe_unused]] Field& v, [[maybe_unused]] Exchange& x, [[maybe_unused]] int iterations,
+                 std::string& why) {
+  Timing t;
+  t.us_per_iteration = -1;
+  [[maybe_unused]] int refused = 1;
+  why = "not a CUDA build";
+#if defined(KOKKOS_ENABLE_CUDA)
+  cudaStream_t s = space.cuda_stream();
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  space.fence();
+  if (cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal) == cudaSuccess) {
+    refused = 0;
+    try {
+      for (int it = 0; it < 2; ++it) {
+        const bool even = it % 2 == 0;
+        x.start(space, even);
+        jacobi::sweep_interior(space, cells, b, even ? u : v, even ? v : u);
+        x.wait(space, even);
+        jacobi::sweep_boundary(space, cells, b, even ? u : v, even ? v : u);
+      }
+    } catch (const std::exception& e) {
+      refused = 1;
+      why = e.what();
+    }
+    const cudaError_t ended = cudaStreamEndCapture(s, &graph);
+    if (!refused && (ended != cudaSuccess || cudaGraphInstantiate(&exec, graph, 0) != cudaSuccess)) {
+      refused = 1;
+      why = std::string("capture: ") + cudaGetErrorString(ended);
+    }
+    (void)cudaGetLastError();
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &refused, 1, MPI_INT, MPI_MAX, cart);
+  if (!refused) {
+    for (int warm = 0; warm < 2; ++warm) cudaGraphLaunch(exec, s);
+    space.fence();
+    MPI_Barrier(cart);
+    const auto t0 = Clock::now();
+    for (int it = 0; it < iterations; it += 2) cudaGraphLaunch(exec, s);
+    space.fence();
+    const double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / (iterations / 2 * 2);
+    t.us_per_iteration = slowest(us, cart);
+  }
+  if (exec) cudaGraphExecDestroy(exec);
+  if (graph) cudaGraphDestroy(graph);
+#endif
+  return t;
+}
+
 // run() `repeats` times: the run of the median time per iteration (every rank picks the same: the times are the
 // slowest rank's).
 Timing median_run(int repeats, const std::function<Timing()>& once) {
@@ -367,7 +423,7 @@ int main(int argc, char* argv[]) {
     if (kCuda || t == "mpi") exchanges.push_back("plan-" + t);  // (on hosts every choice is MPI)
   if (JACOBI_BENCH_NCCL && kCuda) exchanges.insert(exchanges.end(), {"hand-nccl", "nccl"});
   int per_rank = 0, iterations = 200, repeats = 3;
-  bool sync = false, phases = false, quick = false;
+  bool sync = false, phases = false, quick = false, graph = false;
   bench::Options args("jacobi_bench");
   args.option("--cells", "N|NXxNYxNZ", cells_text, "the global grid (default 64)")
       .option("--per-rank", "N", per_rank, "N^3 cells on every rank (weak scaling): the grid is the process grid x N")
@@ -379,6 +435,7 @@ int main(int argc, char* argv[]) {
       .option("--label", "TEXT", label, "the CSV's first column (the binding, the machine)")
       .flag("--sync", sync, "also a row with a fence after every iteration")
       .flag("--phases", phases, "also a row with host and GPU time per call")
+      .flag("--graph", graph, "also a row replayed from a CUDA graph of two captured iterations")
       .flag("--quick", quick, "16^3 cells per rank, 10 iterations")
       .option("--csv", "FILE", csv, "write the rows as CSV");
   if (const auto done = args.parse(argc, argv, rank == 0)) return *done;
@@ -444,7 +501,7 @@ int main(int argc, char* argv[]) {
   }();
   char grid_text[64];
   std::snprintf(grid_text, sizeof grid_text, "%dx%dx%d", cells[0], cells[1], cells[2]);
-  double sweeps_only = 0, sweeps_only_sync = 0;
+  double sweeps_only = 0, sweeps_only_sync = 0, sweeps_only_graph = 0;
   for (const std::string& name : exchanges) {
     MPI_Barrier(cart);
     const auto made = Clock::now();
@@ -488,16 +545,25 @@ int main(int argc, char* argv[]) {
         median_run(repeats, [&] { return run(space, cart, cells, b, u, v, *x, iterations, false, false, false); });
     struct Mode {
       const char* name;
-      bool sync, phases;
+      bool sync, phases, graph;
     };
-    std::vector<Mode> modes{{"ahead", false, false}};
-    if (sync) modes.push_back({"sync", true, false});
-    if (phases) modes.push_back({"phases", false, true});
+    std::vector<Mode> modes{{"ahead", false, false, false}};
+    if (sync) modes.push_back({"sync", true, false, false});
+    if (phases) modes.push_back({"phases", false, true, false});
+    if (graph) modes.push_back({"graph", false, false, true});
     for (const Mode& m : modes) {
-      const Timing t =
-          median_run(repeats, [&] { return run(space, cart, cells, b, u, v, *x, iterations, true, m.sync, m.phases); });
-      if (name == "none" && !m.phases) (m.sync ? sweeps_only_sync : sweeps_only) = t.us_per_iteration;
-      const double adds = t.us_per_iteration - (m.sync ? sweeps_only_sync : sweeps_only);
+      std::string why;
+      const Timing t = median_run(repeats, [&] {
+        return m.graph ? run_graph(space, cart, cells, b, u, v, *x, iterations, why)
+                       : run(space, cart, cells, b, u, v, *x, iterations, true, m.sync, m.phases);
+      });
+      if (t.us_per_iteration < 0) {
+        if (rank == 0) std::printf("%-10s %-6s | (not captured: %s)\n", name.c_str(), m.name, why.c_str());
+        continue;
+      }
+      double& base = m.graph ? sweeps_only_graph : m.sync ? sweeps_only_sync : sweeps_only;
+      if (name == "none" && !m.phases) base = t.us_per_iteration;
+      const double adds = t.us_per_iteration - base;
       if (rank == 0) {
         std::printf(
             "%-10s %-6s | %9.1f %9.1f %9.1f | %8.1f %8.1f | %6.1f %6.1f %6.1f %6.1f | %7.1f %7.1f %7.1f %7.1f\n",

@@ -4,6 +4,7 @@
 // fence before completion flags, and pointer queries through the CUDA runtime.
 
 #include "KokkosDDT_BackendTraits.hpp"
+#include "KokkosDDT_CudaGraph.hpp"
 #include "KokkosDDT_CudaLaunch.hpp"
 #include "KokkosDDT_CudaPointer.hpp"
 #include "KokkosDDT_CudaInstances.hpp"
@@ -27,6 +28,12 @@ struct BackendTraits<Kokkos::Cuda> : GenericBackend<Kokkos::Cuda> {
 
   static void* native_stream(const Kokkos::Cuda& space) { return static_cast<void*>(space.cuda_stream()); }
   static bool idle(const Kokkos::Cuda& space) { return cudaStreamQuery(space.cuda_stream()) != cudaErrorNotReady; }
+  using Graph = CudaGraph;
+  static constexpr bool has_graphs = true;
+  static bool capturing(const Kokkos::Cuda& space) {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    return cudaStreamIsCapturing(space.cuda_stream(), &status) == cudaSuccess && status != cudaStreamCaptureStatusNone;
+  }
   // An instance on a stream someone else owns: a transport's own stream, which lives as long as the process
   // (Step::own_stream). Making an instance costs ~0.4 ms (Kokkos's per-instance setup), so each stream's is made once
   // and found again by later plans; Kokkos::finalize drops them.

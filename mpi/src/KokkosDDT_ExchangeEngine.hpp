@@ -15,6 +15,11 @@
 //   wait      the step completes (messages, the peers' writes into this process's memory) before the work enqueued on
 //             the instance from now on; the unpacks are enqueued there.
 //
+// Asked to (options.graph), the engine records its first step, start through wait, as a graph of the backend's
+// (BackendTraits::Graph: CUDA graphs) and replays it at every start: one launch per step, the step whole at start
+// (nothing of it runs beside the work enqueued between start and wait). Where the backend has no graphs, or the host
+// posts messages between the kernels (host completion with messages: MPI), steps run as above.
+//
 // One message per peer and step (the transports of messages, Transport::route's default): a step's messages to one
 // peer are packed one after the other into one region of the staging buffer and travel as one message.
 //
@@ -129,9 +134,10 @@ class ExchangeEngine {
   // were matched with their peers' before (ExchangeMatch.hpp); every buffer and type is checked here as a pack is.
   // `timeout`: seconds a wait may take (0: none), then Error(Timeout) and the plan has failed.
   // `control`: the plan's control plane (its MPI duplicate).
+  // `graph`: steps replayed from a graph of the first (above), where they can be.
   ExchangeEngine(const ExecSpace& space, std::shared_ptr<Transport> transport, std::shared_ptr<MpiTransport> control,
                  const std::vector<PlannedMessage>& sends, const std::vector<PlannedMessage>& recvs, int me,
-                 const char* where, double timeout = 0);
+                 const char* where, double timeout = 0, bool graph = false);
   ExchangeEngine(const ExchangeEngine&) = delete;
   ExchangeEngine& operator=(const ExchangeEngine&) = delete;
   // A started step: its sends are left to the transport (their buffer kept until exit), its receives cancelled.
@@ -156,8 +162,18 @@ class ExchangeEngine {
   std::int64_t bytes_per_step() const { return send_bytes_; }
   std::int64_t launches() const { return packs_.launches() + writes_.launches() + unpacks_.launches(); }
   const std::vector<mpi::Route>& routes() const { return routes_; }
+  // Whether steps replay from a graph (options.graph, where they can), and why not where they cannot.
+  bool graph_wanted() const { return graph_wanted_; }
+  bool graphed() const { return graph_wanted_ && why_eager_.empty(); }
+  const std::string& why_eager() const { return why_eager_; }
 
  private:
+  using Backend = BackendTraits<ExecSpace>;
+  // A step's work, enqueued (start_step, wait_step), or replayed from the graph (recorded at the first start).
+  void start_step(const ExecSpace& space);
+  void wait_step();
+  void start_graph(const ExecSpace& space, const char* where);
+
   // The transport's routes of the messages that are not copies to this process itself (nor empty, nor to
   // MPI_PROC_NULL): route i of `at` is message at[i]'s.
   Routes route(const std::vector<PlannedMessage>& sends, const std::vector<PlannedMessage>& recvs,
@@ -213,13 +229,23 @@ class ExchangeEngine {
   std::int64_t send_bytes_ = 0;
   bool started_ = false, sends_posted_ = false;
   double timeout_ = 0;
-  std::int64_t steps_ = 0;  // steps started
-  std::string failure_;     // why the plan failed (a timeout), "" while it has not
+  std::int64_t steps_ = 0;         // steps started
+  std::string failure_;            // why the plan failed (a timeout), "" while it has not
+  bool graph_wanted_ = false;      // options.graph
+  std::string why_eager_;          // why steps cannot replay from a graph ("" if they can)
+  bool replayed_ = false;          // the step started was a replay (wait() has nothing to enqueue)
+  typename Backend::Graph graph_;  // the first step, recorded (options.graph)
 
   // A wait passed the deadline (`timed_out`), or a peer's process ended: the step is given up (the transport's step
   // abandoned: nothing waits on it any longer), the plan has failed, and Error(Timeout) says which step, its routes,
   // the peers it did not hear from and those whose process ended.
   [[noreturn]] void fail(const char* where, const std::string& what, bool timed_out = true);
+  std::string routes_text() const {  // the routes' names, each once ("peer, MPI")
+    std::string names;
+    for (const mpi::Route& r : routes_)
+      if (names.find(r.route) == std::string::npos) names += (names.empty() ? "" : ", ") + r.route;
+    return names;
+  }
   // wait_until(done, deadline); with a deadline, it also asks the step every 50 ms whether a peer's process ended
   // (a peer route knows), and fails the step at once if so.
   template <class Done>
@@ -241,7 +267,7 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
                                           std::shared_ptr<MpiTransport> control,
                                           const std::vector<PlannedMessage>& sends,
                                           const std::vector<PlannedMessage>& recvs, int me, const char* where,
-                                          double timeout)
+                                          double timeout, bool graph)
     : space_(space),
       step_space_(space),
       transport_(std::move(transport)),
@@ -249,7 +275,8 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
       packs_(space),
       writes_(space),
       unpacks_(space),
-      timeout_(timeout) {
+      timeout_(timeout),
+      graph_wanted_(graph) {
   SetupClock clock("engine");
   // A message to this process itself is a copy and needs no route; the transport routes the others.
   const std::vector<int> pair = local_pairs(sends, recvs, me);
@@ -315,6 +342,14 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
       }
     }
   }
+  if (!Backend::has_graphs)
+    why_eager_ = std::string(ExecSpace::name()) + " has no graphs";
+  else if (host_sends_ && step_->messages() > 0)
+    why_eager_ = "the host posts the messages of " + routes_text();
+  // Built now, not at the first step: a step captured in a CUDA graph must meet no allocation and no fence.
+  packs_.prepare();
+  writes_.prepare();
+  unpacks_.prepare();
   clock.mark("signals");
 }
 
@@ -347,13 +382,45 @@ template <class ExecSpace>
 void ExchangeEngine<ExecSpace>::start(const ExecSpace& space, const char* where) {
   if (!failure_.empty()) throw_error(ErrorCode::Timeout, where, "plan", "failed earlier: " + failure_);
   if (started_) throw_error(ErrorCode::InvalidArgument, where, "plan", "was started and not waited for");
+  // A step can be captured in a CUDA graph where its host posts no message between the kernels (every step then
+  // enqueues the same work: Transport.hpp's Step).
+  if (host_sends_ && step_->messages() > 0 && Backend::capturing(space))
+    throw_error(ErrorCode::Unsupported, where, "space",
+                "is capturing a CUDA graph, and this plan's host posts messages between its kernels (a host-completed "
+                "transport: " +
+                    routes_text() + "); capture a plan over \"peer\" or \"nccl\" (nothing was enqueued)");
   // The last step's unpacks read the buffers this step fills: ordered on one instance; on another, waited for.
   if (space.impl_instance_id() != step_space_.impl_instance_id())
     step_space_.fence("KokkosDDT: a plan's last step ran on another instance");
   step_space_ = space;
-  const StreamRef stream{BackendTraits<ExecSpace>::native_stream(space)};
-  if (host_sends_) unpacks_.wait();  // (completion flags: the last step's unpacks have read the receive buffers)
   ++steps_;
+  if (graphed() && !Backend::capturing(space))  // (a step the caller captures is enqueued into the caller's graph)
+    start_graph(space, where);
+  else
+    start_step(space);
+}
+
+// Records the first step whole (its start and its wait: every launch, memory operation and message of it) and replays
+// it; later steps replay it. The recording runs nothing, so its state (started_, sends_posted_) is set back after it.
+template <class ExecSpace>
+void ExchangeEngine<ExecSpace>::start_graph(const ExecSpace& space, const char* where) {
+  if (!graph_.captured()) {
+    const std::string error = graph_.capture(space, [&] {
+      start_step(space);
+      wait_step();
+    });
+    started_ = sends_posted_ = false;
+    if (!error.empty()) throw_error(ErrorCode::Backend, where, "options.graph", "recording the step: " + error);
+  }
+  if (const std::string error = graph_.launch(space); !error.empty())
+    throw_error(ErrorCode::Backend, where, "options.graph", error);
+  started_ = sends_posted_ = replayed_ = true;
+}
+
+template <class ExecSpace>
+void ExchangeEngine<ExecSpace>::start_step(const ExecSpace& space) {
+  const StreamRef stream{Backend::native_stream(space)};
+  if (host_sends_) unpacks_.wait();  // (completion flags: the last step's unpacks have read the receive buffers)
   const StreamRef writing = step_->begin(stream);
   // Host sends: from here on, wait() completes the receives, also after an error below. Stream-ordered: once the
   // messages are enqueued (not when they failed to: wait() then unpacks nothing).
@@ -370,7 +437,6 @@ void ExchangeEngine<ExecSpace>::start(const ExecSpace& space, const char* where)
     started_ = sends_posted_ = true;
   }
   if (writes_.size() > 0) {  // (on the step's own stream when it has one: beside the caller's work until wait)
-    writes_.set_signal(step_->count());
     writes_.launch_ordered(forked_ ? writes_space_ : space);
     if (!kernel_signals_) step_->written(writing);
   }
@@ -402,6 +468,16 @@ void ExchangeEngine<ExecSpace>::wait(const char* where) {
   if (!deadline.none() && !wait_watching([&] { return step_->test(); }, deadline, where))
     fail(where, "its messages did not all arrive");
   started_ = false;
+  if (replayed_) {  // (the graph holds the step's wait too; a stream-ordered transport's error, if any, throws here)
+    replayed_ = false;
+    (void)step_->test();
+    return;
+  }
+  wait_step();
+}
+
+template <class ExecSpace>
+void ExchangeEngine<ExecSpace>::wait_step() {
   step_->wait(StreamRef{BackendTraits<ExecSpace>::native_stream(step_space_)});
   // On the step's instance: ordered after the messages and the peers' writes. Flagged when the host posts the next
   // step's receives into the buffers they read.
@@ -434,10 +510,7 @@ bool ExchangeEngine<ExecSpace>::peer_ended() {
 
 template <class ExecSpace>
 void ExchangeEngine<ExecSpace>::fail(const char* where, const std::string& what, bool timed_out) {
-  std::string routes;
-  for (const mpi::Route& r : routes_)
-    if (routes.find(r.route) == std::string::npos) routes += (routes.empty() ? "" : ", ") + r.route;
-  std::string text = "step " + std::to_string(steps_) + " (" + routes + "): " + what;
+  std::string text = "step " + std::to_string(steps_) + " (" + routes_text() + "): " + what;
   if (timed_out) text += " within " + std::to_string(timeout_) + " s (options.timeout or KOKKOSDDT_TIMEOUT_S)";
   const std::vector<int> late = step_->late_peers();
   for (std::size_t i = 0; i < late.size(); ++i)

@@ -55,6 +55,10 @@ namespace KokkosDDT::mpi {
 struct ExchangeOptions {
   TransportChoice transport = "auto";  // each message its best route; or "mpi", "nccl" (nccl_from_raw), "peer"
   double timeout = 0;  // seconds a wait may take, then Error(Timeout) (0: KOKKOSDDT_TIMEOUT_S if set, else none)
+  // Each step replayed from a CUDA graph of the first (start through wait, recorded at the first start): start() is
+  // one launch and runs the step whole; wait() enqueues nothing. Where steps cannot be (no graphs on the execution
+  // space; MPI messages, which the host posts), they run as without it: graph_steps() says which, describe() why.
+  bool graph = false;
 };
 
 template <class ExecSpace>
@@ -153,7 +157,12 @@ class ExchangePlan {
   // How each message travels (a line per direction, peer and route; KokkosDDT_Routes.hpp), and as text. Committed
   // plans only (empty before).
   std::vector<Route> routes() const { return engine_ ? engine_->routes() : std::vector<Route>{}; }
-  std::string describe() const { return mpi::describe(routes()); }
+  std::string describe() const {
+    const bool eager = engine_ && engine_->graph_wanted() && !engine_->graphed();
+    return mpi::describe(routes()) + (eager ? "steps: not replayed from a graph (" + engine_->why_eager() + ")\n" : "");
+  }
+  // Whether steps replay from a graph (options.graph, where they can).
+  bool graph_steps() const { return engine_ && engine_->graphed(); }
 
  private:
   static constexpr const char* kStart = "KokkosDDT::mpi::ExchangePlan::start";
@@ -229,8 +238,9 @@ void ExchangePlan<ExecSpace>::commit() {
                             "messages");
   std::shared_ptr<Impl::Transport> transport =
       Impl::library_transport(Impl::resolved<ExecSpace>(options_.transport), control, where);
-  auto engine = std::make_unique<Impl::ExchangeEngine<ExecSpace>>(space_, std::move(transport), control, sends_, recvs_,
-                                                                  me, where, Impl::timeout_seconds(options_.timeout));
+  auto engine =
+      std::make_unique<Impl::ExchangeEngine<ExecSpace>>(space_, std::move(transport), control, sends_, recvs_, me,
+                                                        where, Impl::timeout_seconds(options_.timeout), options_.graph);
   control_ = std::move(control);
   engine_ = std::move(engine);
 }

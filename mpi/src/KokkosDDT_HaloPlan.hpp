@@ -65,6 +65,10 @@ struct HaloOptions {
   int tag = 0x4b44;                    // tags [tag, tag + 3^rank) are the plan's, on its own communicator
   TransportChoice transport = "auto";  // each message its best route; or "mpi", "nccl" (nccl_from_raw), "peer"
   double timeout = 0;  // seconds a wait may take, then Error(Timeout) (0: KOKKOSDDT_TIMEOUT_S if set, else none)
+  // Each step replayed from a CUDA graph of the first (start through wait, recorded at the first start): start() is
+  // one launch and runs the step whole; wait() enqueues nothing. Where steps cannot be (no graphs on the execution
+  // space; MPI messages, which the host posts), they run as without it: graph_steps() says which, describe() why.
+  bool graph = false;
 };
 
 template <class ExecSpace>
@@ -111,7 +115,12 @@ class HaloPlan {
   const TransportChoice& transport() const { return transport_; }                // as the options named it
   // How each message travels (a line per direction, neighbour and route; KokkosDDT_Routes.hpp), and as text.
   std::vector<Route> routes() const { return engine_ ? engine_->routes() : std::vector<Route>{}; }
-  std::string describe() const { return mpi::describe(routes()); }
+  std::string describe() const {
+    const bool eager = engine_ && engine_->graph_wanted() && !engine_->graphed();
+    return mpi::describe(routes()) + (eager ? "steps: not replayed from a graph (" + engine_->why_eager() + ")\n" : "");
+  }
+  // Whether steps replay from a graph (options.graph, where they can).
+  bool graph_steps() const { return engine_ && engine_->graphed(); }
 
   // (make_halo_plan's builder)
   struct Region {
@@ -349,8 +358,9 @@ HaloPlan<ExecSpace> HaloPlan<ExecSpace>::build(const ExecSpace& space, std::shar
   std::shared_ptr<Impl::Transport> transport =
       Impl::library_transport(Impl::resolved<ExecSpace>(options.transport), plan.control_, where);
   clock.mark("transport");
-  plan.engine_ = std::make_unique<Impl::ExchangeEngine<ExecSpace>>(
-      space, std::move(transport), plan.control_, sends, recvs, me, where, Impl::timeout_seconds(options.timeout));
+  plan.engine_ =
+      std::make_unique<Impl::ExchangeEngine<ExecSpace>>(space, std::move(transport), plan.control_, sends, recvs, me,
+                                                        where, Impl::timeout_seconds(options.timeout), options.graph);
   return plan;
 }
 

@@ -156,20 +156,20 @@ struct Route {
 //   send(stream)     host_sends(): the host saw the packs done; else right after they were enqueued on `stream`: the
 //                    messages go;
 //   written(w)       after the writes enqueued on w = begin()'s stream: the downstream peers are told (device
-//                    completion: a client whose writing kernel stores count() into each of written_counters(), at
+//                    completion: a client whose writing kernel stores 1 into each of written_counters(), at
 //                    system scope after its last write, skips it);
 //   wait(stream)     the work enqueued on `stream` from now on runs after every message and every upstream peer's
 //                    writes of this step (host completion: the host waits for the messages here).
 // No call waits for an execution space; a process runs at most one step ahead of a slow peer. test() throws Error on a
-// failed message and says, for host completion, whether every message completed.
+// failed message and says, for host completion, whether every message completed. Every step enqueues the same work
+// (no per-step values in it): a step whose host posts no message can be captured in a CUDA graph and replayed.
 class Step {
  public:
   virtual ~Step() = default;
   virtual bool host_sends() const = 0;
   virtual int messages() const = 0;  // messages per step (Staged routes travel as one message per peer)
   virtual StreamRef own_stream() const { return {}; }
-  virtual std::vector<std::uint64_t*> written_counters() const { return {}; }
-  virtual std::uint64_t count() const { return 0; }  // the step begin() began (1, 2, ...)
+  virtual std::vector<std::uint32_t*> written_counters() const { return {}; }
   virtual StreamRef begin(StreamRef stream) = 0;
   virtual void send(StreamRef stream) = 0;
   virtual void written(StreamRef writing) { (void)writing; }

@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// A peer plan's links: per pair of processes whose step writes one's cells from the other's kernel, two rising step
-// counters in GPU memory, each written by one process and waited for by the other with stream memory operations (no
+// A peer plan's links: per pair of processes whose step writes one's cells from the other's kernel, two counters in
+// GPU memory, each raised by one process and waited for, then reset, by the other, with stream memory operations (no
 // host call waits):
 //
-//   "free"     in the sender's counters, written by the receiver: its cells may be written for step n;
-//   "written"  in the receiver's counters, written by the sender (or by its writing kernel: written_counters()):
-//              its writes of step n are done.
+//   "free"     in the sender's counters, raised by the receiver: its cells may be written for this step;
+//   "written"  in the receiver's counters, raised by the sender (or by its writing kernel: written_counters()): its
+//              writes of this step are done.
 //
-// begin(): this process says "free" (step n) to every upstream peer and its stream waits for every downstream peer's
-// "free"; written(): it says "written" to every downstream peer; arrived(): its stream waits for every upstream peer's
-// "written". abandon() ends every wait that may never be met with a terminal value (teardown, timeouts). Destroying
-// the links is the plan's collective end: this process's writes finish, it unmaps its peers' memory, meets the other
-// processes (a barrier within the deadline) and gives its counters and landing buffer back (KokkosDDT_PeerMemory.hpp).
+// begin(): this process raises "free" at every upstream peer and its stream waits for, and resets, its own "free" of
+// every downstream peer; written(): it raises "written" at every downstream peer; arrived(): its stream waits for,
+// and resets, every upstream peer's "written". A counter is raised again only after its reset (the next step's raise
+// follows, through the other counter, the wait before it), and every step enqueues the same operations, so that a
+// step captured in a CUDA graph replays as it ran. abandon() ends every wait that may never be met (teardown,
+// timeouts), for good: a reset does not undo it. Destroying the links is the plan's collective end: this process's
+// writes finish, it unmaps its peers' memory, meets the other processes (a barrier within the deadline) and gives its
+// counters and landing buffer back (KokkosDDT_PeerMemory.hpp).
 
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -66,22 +69,24 @@ class PeerLinks final {
   void begin(StreamRef writing);
   void written(StreamRef writing);
   void arrived(StreamRef stream);
-  std::vector<std::uint64_t*> written_counters() const;
-  std::uint64_t step() const { return step_; }
+  std::vector<std::uint32_t*> written_counters() const;  // (the words a writing kernel raises to 1)
   // Step::abandon: the peers' waits on this process end (their "free" at once, from a stream of its own; their
   // "written" after this process's writes, on the stream they ran on); `failed`: this process's own waits too.
   void abandon(bool failed, double timeout);
   // How long the destroy waits for the other processes (a setup that failed: its deadline; 0: as long as it takes).
   void leave_within(double seconds) { timeout_ = seconds; }
-  // The upstream peers whose "written" is below the current step.
+  // The upstream peers whose "written" is not raised (while a step is under way).
   std::vector<int> late_peers();
   // The peers (either way) whose process has ended (KokkosDDT_PeerLiveness.hpp).
   std::vector<int> ended_peers() const;
 
  private:
   using Ops = std::vector<CUstreamBatchMemOpParams>;
-  void write(Ops& ops, CUdeviceptr at, cuuint64_t value) const;
-  void wait(Ops& ops, CUdeviceptr at) const;
+  static void write(Ops& ops, CUdeviceptr at, cuuint32_t value);
+  static void raise(Ops& ops, CUdeviceptr at) { write(ops, at, 1); }
+  static void reset(Ops& ops, CUdeviceptr at) { write(ops, at, 0); }
+  static void end(Ops& ops, CUdeviceptr at);  // (its "ended" half)
+  void wait(Ops& ops, CUdeviceptr at) const;  // until raised or ended
   void end_own_waits(Ops& ops) const;
   static void enqueue(const Ops& ops, StreamRef stream);
   static void enqueue_quietly(const Ops& ops, cudaStream_t stream);  // (teardown: nothing throws)
@@ -91,10 +96,12 @@ class PeerLinks final {
   bool flush_;  // waits flush remote writes (CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES)
   std::vector<std::pair<std::int64_t, std::int64_t>> mapped_;
   StepStream own_;  // (from the process's pool: KokkosDDT_PeerMemory.hpp)
-  Ops ops_;
-  cuuint64_t step_ = 0;
-  StreamRef writing_{};  // the stream the last step's writes ran on
-  double timeout_ = 0;   // how long the destroy waits for the other processes (0: as long as it takes)
+  void build_ops();
+  Ops begin_ops_, written_ops_, arrived_ops_;  // (each step's: the same every step)
+  bool ops_built_ = false;
+  std::uint64_t step_ = 0;  // steps begun (late_peers: none before the first)
+  StreamRef writing_{};     // the stream the last step's writes ran on
+  double timeout_ = 0;      // how long the destroy waits for the other processes (0: as long as it takes)
   bool abandoned_ = false;
 };
 

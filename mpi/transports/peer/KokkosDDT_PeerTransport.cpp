@@ -420,8 +420,7 @@ class PeerStep final : public Step {
   bool host_sends() const override { return messages_->host_sends(); }
   int messages() const override { return messages_->messages(); }
   StreamRef own_stream() const override { return links_->own_stream(); }
-  std::vector<std::uint64_t*> written_counters() const override { return links_->written_counters(); }
-  std::uint64_t count() const override { return links_->step(); }
+  std::vector<std::uint32_t*> written_counters() const override { return links_->written_counters(); }
   StreamRef begin(StreamRef stream) override {
     (void)messages_->begin(stream);
     StreamRef writing = stream;
