@@ -12,6 +12,8 @@
 //   plan-<t>    a KokkosDDT halo plan over transport t, one row for each of the build's (mpi::transports(): plan-mpi,
 //               staged through pinned host memory where the MPI cannot read the GPU's; plan-auto, the default, peer
 //               within a node and NCCL (else MPI) between nodes; plan-nccl, plan-peer, ... as the build has them)
+//   graph-<t>   the plan over transport t made with options.graph: each step replayed from the plan's graph of it
+//               (one launch, the step whole at start), and its steps replayable in the caller's graph (--graph)
 //   hand-nccl   what an application writes without the library: one pack kernel over its faces, one NCCL group of
 //               send/recv, one unpack kernel; a face a rank sends itself (a periodic dimension of one rank) is copied
 //               by the unpack kernel straight from the send buffer                        (CUDA builds with NCCL)
@@ -81,9 +83,10 @@ struct NoExchange final : Exchange {
 struct PlanExchange final : Exchange {
   KokkosDDT::mpi::HaloPlan<Space> u, v;
   PlanExchange(const Space& space, MPI_Comm cart, const KokkosDDT::mpi::TransportChoice& kind, const Field& fu,
-               const Field& fv) {
+               const Field& fv, bool graph = false) {
     KokkosDDT::mpi::HaloOptions options;
     options.transport = kind;
+    options.graph = graph;
     u = KokkosDDT::mpi::make_halo_plan(space, cart, options, fu);
     v = KokkosDDT::mpi::make_halo_plan(space, cart, options, fv);
   }
@@ -430,7 +433,7 @@ int main(int argc, char* argv[]) {
       .option("--iterations", "N", iterations, "iterations per timed run")
       .option("--repeats", "N", repeats, "timed runs per row: the median's row is printed")
       .option("--exchanges", "LIST", exchanges,
-              "none, plan-<transport> (plan-mpi, plan-auto, ...), hand-nccl, nccl, nccl-remote")
+              "none, plan-<transport> (plan-mpi, plan-auto, ...), graph-<transport>, hand-nccl, nccl, nccl-remote")
       .option("--schedule", "auto|spin|yield|blocking", schedule, "how the host waits for the GPU (cudaSetDeviceFlags)")
       .option("--label", "TEXT", label, "the CSV's first column (the binding, the machine)")
       .flag("--sync", sync, "also a row with a fence after every iteration")
@@ -509,6 +512,8 @@ int main(int argc, char* argv[]) {
     if (name == "none") x = std::make_unique<NoExchange>();
     if (name.rfind("plan-", 0) == 0 && KokkosDDT::mpi::has_transport(name.substr(5)))
       x = std::make_unique<PlanExchange>(space, cart, name.substr(5), u, v);
+    if (name.rfind("graph-", 0) == 0 && KokkosDDT::mpi::has_transport(name.substr(6)))
+      x = std::make_unique<PlanExchange>(space, cart, name.substr(6), u, v, true);
 #if JACOBI_BENCH_NCCL
     if (name == "hand-nccl") x = std::make_unique<HandNcclExchange>(cart, b, u, v, true);
     if (name == "nccl") x = std::make_unique<HandNcclExchange>(cart, b, u, v, false);

@@ -18,7 +18,8 @@
 // Asked to (options.graph), the engine records its first step, start through wait, as a graph of the backend's
 // (BackendTraits::Graph: CUDA graphs) and replays it at every start: one launch per step, the step whole at start
 // (nothing of it runs beside the work enqueued between start and wait). Where the backend has no graphs, or the host
-// posts messages between the kernels (host completion with messages: MPI), steps run as above.
+// posts messages between the kernels (host completion with messages: MPI), steps run as above. The transport is asked
+// for replayable steps then (Step::replayable: the same work every step), so that a caller may capture them too.
 //
 // One message per peer and step (the transports of messages, Transport::route's default): a step's messages to one
 // peer are packed one after the other into one region of the staging buffer and travel as one message.
@@ -240,6 +241,10 @@ class ExchangeEngine {
   // abandoned: nothing waits on it any longer), the plan has failed, and Error(Timeout) says which step, its routes,
   // the peers it did not hear from and those whose process ended.
   [[noreturn]] void fail(const char* where, const std::string& what, bool timed_out = true);
+  std::string not_replayable() const {  // why a step is not Step::replayable
+    if (host_sends_ && step_->messages() > 0) return "the host posts the messages of " + routes_text();
+    return "its peer routes count steps (make the plan with options.graph)";
+  }
   std::string routes_text() const {  // the routes' names, each once ("peer, MPI")
     std::string names;
     for (const mpi::Route& r : routes_)
@@ -342,10 +347,8 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
       }
     }
   }
-  if (!Backend::has_graphs)
-    why_eager_ = std::string(ExecSpace::name()) + " has no graphs";
-  else if (host_sends_ && step_->messages() > 0)
-    why_eager_ = "the host posts the messages of " + routes_text();
+  if (!Backend::has_graphs) why_eager_ = std::string(ExecSpace::name()) + " has no graphs";
+  if (!step_->replayable()) why_eager_ = not_replayable();
   // Built now, not at the first step: a step captured in a CUDA graph must meet no allocation and no fence.
   packs_.prepare();
   writes_.prepare();
@@ -375,20 +378,18 @@ Routes ExchangeEngine<ExecSpace>::route(const std::vector<PlannedMessage>& sends
     }
   // Staging where the transport reaches it: this space's memory, or pinned host memory (the transport says which).
   auto staging = [](std::int64_t bytes, bool device) { return take_staging<ExecSpace>(bytes, device); };
-  return transport_->route(out, in, staging, where);
+  return transport_->route(out, in, staging, graph_wanted_, where);
 }
 
 template <class ExecSpace>
 void ExchangeEngine<ExecSpace>::start(const ExecSpace& space, const char* where) {
   if (!failure_.empty()) throw_error(ErrorCode::Timeout, where, "plan", "failed earlier: " + failure_);
   if (started_) throw_error(ErrorCode::InvalidArgument, where, "plan", "was started and not waited for");
-  // A step can be captured in a CUDA graph where its host posts no message between the kernels (every step then
-  // enqueues the same work: Transport.hpp's Step).
-  if (host_sends_ && step_->messages() > 0 && Backend::capturing(space))
+  // A step can be captured in a CUDA graph where it enqueues the same work every step (Step::replayable).
+  if (Backend::capturing(space) && !step_->replayable())
     throw_error(ErrorCode::Unsupported, where, "space",
-                "is capturing a CUDA graph, and this plan's host posts messages between its kernels (a host-completed "
-                "transport: " +
-                    routes_text() + "); capture a plan over \"peer\" or \"nccl\" (nothing was enqueued)");
+                "is capturing a CUDA graph, and this plan's steps cannot be replayed: " + not_replayable() +
+                    " (nothing was enqueued)");
   // The last step's unpacks read the buffers this step fills: ordered on one instance; on another, waited for.
   if (space.impl_instance_id() != step_space_.impl_instance_id())
     step_space_.fence("KokkosDDT: a plan's last step ran on another instance");
@@ -437,6 +438,7 @@ void ExchangeEngine<ExecSpace>::start_step(const ExecSpace& space) {
     started_ = sends_posted_ = true;
   }
   if (writes_.size() > 0) {  // (on the step's own stream when it has one: beside the caller's work until wait)
+    writes_.set_signal(step_->signal());
     writes_.launch_ordered(forked_ ? writes_space_ : space);
     if (!kernel_signals_) step_->written(writing);
   }

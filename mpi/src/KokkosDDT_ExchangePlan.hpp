@@ -55,10 +55,7 @@ namespace KokkosDDT::mpi {
 struct ExchangeOptions {
   TransportChoice transport = "auto";  // each message its best route; or "mpi", "nccl" (nccl_from_raw), "peer"
   double timeout = 0;  // seconds a wait may take, then Error(Timeout) (0: KOKKOSDDT_TIMEOUT_S if set, else none)
-  // Each step replayed from a CUDA graph of the first (start through wait, recorded at the first start): start() is
-  // one launch and runs the step whole; wait() enqueues nothing. Where steps cannot be (no graphs on the execution
-  // space; MPI messages, which the host posts), they run as without it: graph_steps() says which, describe() why.
-  bool graph = false;
+  bool graph = false;  // as HaloOptions::graph (alike on every process)
 };
 
 template <class ExecSpace>
@@ -226,7 +223,9 @@ void ExchangePlan<ExecSpace>::commit() {
   const Impl::SetupDeadline deadline(Impl::timeout_seconds(options_.timeout));
   auto control = Impl::MpiTransport::duplicate(comm_, where);  // (the plan's control plane: all its setup runs there)
   {
-    Impl::Agreement verdict(control->comm(), !error.empty(), {Impl::fingerprint(options_.transport)}, where);
+    Impl::Agreement verdict(control->comm(), !error.empty(),
+                            {Impl::fingerprint({Impl::fingerprint(options_.transport), options_.graph ? 1 : 0})},
+                            where);
     verdict.wait();
     if (!verdict.agreed(0))
       Impl::throw_error(ErrorCode::InvalidArgument, where, "options",

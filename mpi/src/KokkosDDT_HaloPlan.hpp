@@ -66,8 +66,10 @@ struct HaloOptions {
   TransportChoice transport = "auto";  // each message its best route; or "mpi", "nccl" (nccl_from_raw), "peer"
   double timeout = 0;  // seconds a wait may take, then Error(Timeout) (0: KOKKOSDDT_TIMEOUT_S if set, else none)
   // Each step replayed from a CUDA graph of the first (start through wait, recorded at the first start): start() is
-  // one launch and runs the step whole; wait() enqueues nothing. Where steps cannot be (no graphs on the execution
-  // space; MPI messages, which the host posts), they run as without it: graph_steps() says which, describe() why.
+  // one launch and runs the step whole; wait() enqueues nothing. Every step then enqueues the same work, so that the
+  // caller may also capture steps itself (over the peer transport only then: its counters are reset each step, a
+  // little slower). Where steps cannot replay (no graphs on the execution space; MPI messages, which the host posts),
+  // they run as without it: graph_steps() says which, describe() why. Alike on every rank.
   bool graph = false;
 };
 
@@ -264,7 +266,7 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
   clock.mark("control plane");
   agree_or_throw(control->comm(), error,
                  {{"options", fingerprint({g, static_cast<std::int64_t>(options.neighbors), options.tag,
-                                           fingerprint(options.transport)})},
+                                           fingerprint(options.transport), options.graph ? 1 : 0})},
                   {"fields", fingerprint(kinds)}});
   clock.mark("agreement");
 

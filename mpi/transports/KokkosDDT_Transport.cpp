@@ -61,6 +61,7 @@ class MessageStep final : public Step {
   }
   bool host_sends() const override { return host_; }
   int messages() const override { return messages_; }
+  bool replayable() const override { return !host_ || messages_ == 0; }
   StreamRef begin(StreamRef stream) override {
     if (host_) set_->post_receives();
     return stream;
@@ -97,7 +98,7 @@ class MessageStep final : public Step {
 }  // namespace
 
 Routes Transport::route(const std::vector<TypedEnd>& sends, const std::vector<TypedEnd>& receives,
-                        const StagingSource& staging, const char* where) {
+                        const StagingSource& staging, bool, const char* where) {
   const Layout out = lay_out(sends), in = lay_out(receives);
   const bool device = reaches_device_memory();
   Staging send_buffer = staging(out.total, device), recv_buffer = staging(in.total, device);

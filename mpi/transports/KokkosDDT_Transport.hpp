@@ -156,20 +156,23 @@ struct Route {
 //   send(stream)     host_sends(): the host saw the packs done; else right after they were enqueued on `stream`: the
 //                    messages go;
 //   written(w)       after the writes enqueued on w = begin()'s stream: the downstream peers are told (device
-//                    completion: a client whose writing kernel stores 1 into each of written_counters(), at
-//                    system scope after its last write, skips it);
+//                    completion: a client whose writing kernel stores signal() into each of written_counters(),
+//                    at system scope after its last write, skips it);
 //   wait(stream)     the work enqueued on `stream` from now on runs after every message and every upstream peer's
 //                    writes of this step (host completion: the host waits for the messages here).
 // No call waits for an execution space; a process runs at most one step ahead of a slow peer. test() throws Error on a
-// failed message and says, for host completion, whether every message completed. Every step enqueues the same work
-// (no per-step values in it): a step whose host posts no message can be captured in a CUDA graph and replayed.
+// failed message and says, for host completion, whether every message completed.
 class Step {
  public:
   virtual ~Step() = default;
   virtual bool host_sends() const = 0;
   virtual int messages() const = 0;  // messages per step (Staged routes travel as one message per peer)
   virtual StreamRef own_stream() const { return {}; }
-  virtual std::vector<std::uint32_t*> written_counters() const { return {}; }
+  virtual std::vector<std::uint64_t*> written_counters() const { return {}; }
+  virtual std::uint64_t signal() const { return 0; }  // what a writing kernel stores there for the step begun
+  // Whether every step enqueues the same work (no per-step values in it: a step can be captured in a CUDA graph and
+  // replayed), with the host posting no message between the kernels.
+  virtual bool replayable() const = 0;
   virtual StreamRef begin(StreamRef stream) = 0;
   virtual void send(StreamRef stream) = 0;
   virtual void written(StreamRef writing) { (void)writing; }
@@ -220,10 +223,12 @@ class Transport {
   // tag is the k-th receive there from this process with that tag). Staging comes from `staging`; what else a route
   // needs (mappings, landing buffers, counters) is the transport's, released with the step, and the receive cells
   // must stay allocated while it lives. A message may run once while the step is made (as make_set's persistent
-  // sets). Throws Error on every process when any fails. This one: every message Staged, a step's messages to one
-  // peer packed one after the other (16-byte aligned, ascending (tag, posting order)) into one message of a set.
+  // sets). `replayable`: every step must enqueue the same work (Step::replayable), where the transport can (the
+  // plan's processes ask alike). Throws Error on every process when any fails. This one: every message Staged, a
+  // step's messages to one peer packed one after the other (16-byte aligned, ascending (tag, posting order)) into one
+  // message of a set.
   virtual Routes route(const std::vector<TypedEnd>& sends, const std::vector<TypedEnd>& receives,
-                       const StagingSource& staging, const char* where);
+                       const StagingSource& staging, bool replayable, const char* where);
 };
 
 }  // namespace KokkosDDT::Impl

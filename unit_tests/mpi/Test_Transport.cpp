@@ -66,7 +66,7 @@ TEST_CASE("transport: the registry names the build's transports and what each ca
       auto owner = std::make_shared<std::vector<char>>(static_cast<std::size_t>(n));
       return Impl::Staging{owner->data(), n, owner};
     };
-    Impl::Routes routes = t->route({send}, {receive}, staging, "test");
+    Impl::Routes routes = t->route({send}, {receive}, staging, false, "test");
     REQUIRE(routes.sends.size() == 1);
     REQUIRE(routes.receives.size() == 1);
     REQUIRE(routes.step);

@@ -63,9 +63,10 @@ class FusedBatch {
                        std::int64_t dcount, std::shared_ptr<const CommittedType> dtype);
 
   // Device completion, for devices only (Backend::synchronous is false): once every request of a launch is done, the
-  // kernel itself stores 1 into each of the 32-bit words `counters` (in any memory the device writes: peers' counters,
-  // mapped), at system scope, after all its writes; their readers reset them. Before the first launch.
-  void signal_after(std::vector<std::uint32_t*> counters);
+  // kernel itself stores the launch's signal value (set_signal) into each of `counters` (in any memory the device
+  // writes: peers' counters, mapped), at system scope, after all its writes. Before the first launch.
+  void signal_after(std::vector<std::uint64_t*> counters);
+  void set_signal(std::uint64_t value) { signal_ = value; }
 
   // Builds the launch now (else at the first launch): its records copied to the execution space, its counters zeroed
   // (allocations and a fence, which a launch captured in a CUDA graph must not meet). Fixes the batch.
@@ -112,7 +113,8 @@ class FusedBatch {
   FusedKernel<ExecSpace> kernel_{};
   Kokkos::View<std::int64_t*, MemSpace> done_;
   Kokkos::View<std::uint64_t*, HostVisible> flags_;
-  std::vector<std::uint32_t*> signal_counters_;  // device completion (signal_after)
+  std::vector<std::uint64_t*> signal_counters_;  // device completion (signal_after)
+  std::uint64_t signal_ = 0;
   Kokkos::View<std::uintptr_t*, MemSpace> signals_;
   Kokkos::View<std::int64_t, MemSpace> launch_done_;
 };
@@ -193,7 +195,7 @@ void FusedBatch<ExecSpace>::add_mapped_copy(const void* src, bool src_absolute, 
 }
 
 template <class ExecSpace>
-void FusedBatch<ExecSpace>::signal_after(std::vector<std::uint32_t*> counters) {
+void FusedBatch<ExecSpace>::signal_after(std::vector<std::uint64_t*> counters) {
   const char* where = "KokkosDDT::FusedBatch::signal_after";
   check_open(where);
   if (Backend::synchronous) throw_error(ErrorCode::Unsupported, where, "this", "a host backend's batch has no kernel");
@@ -262,6 +264,7 @@ void FusedBatch<ExecSpace>::wait() {
 
 template <class ExecSpace>
 void FusedBatch<ExecSpace>::run_kernel(const ExecSpace& space, FusedKernel<ExecSpace> kernel) {
+  kernel.signal = signal_;
   static const std::string label = "KokkosDDT::FusedBatch::launch";
   FusedLaunch<ExecSpace>::launch(space, kernel, teams_, scratch_, label);
   ++launches_;

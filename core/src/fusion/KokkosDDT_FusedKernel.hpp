@@ -119,10 +119,11 @@ struct FusedKernel {
   std::int64_t start = 0, n = 0, capacity = 1;
   Kokkos::View<std::int64_t*, MemSpace> done;  // per slot: teams finished so far (reset by the last one)
   std::uint64_t* flags = nullptr;              // per slot, readable by the host
-  // Device completion (FusedBatch::signal_after): once every team of the launch is done, 1 is stored into each of the
-  // `signals` 32-bit words (other processes' memory, mapped: the peer transport's "written"), at system scope.
+  // Device completion (FusedBatch::signal_after): once every team of the launch is done, `signal` is stored into each
+  // of the `signals` counters (other processes' memory, mapped: the peer transport's "written"), at system scope.
   const std::uintptr_t* signals = nullptr;  // (addresses: a View of pointers would be a View of rank 2)
   std::int32_t signal_count = 0;
+  std::uint64_t signal = 0;
   std::int64_t* launch_done = nullptr;  // teams of the launch finished so far (reset by the last one)
   std::int64_t launch_teams = 0;
 
@@ -310,7 +311,7 @@ struct FusedKernel {
   KOKKOS_FUNCTION void complete_launch() const {
     if (!last_of(launch_done, launch_teams)) return;
     Backend::fence_acq_rel_node();
-    for (std::int32_t k = 0; k < signal_count; ++k) *reinterpret_cast<volatile std::uint32_t*>(signals[k]) = 1;
+    for (std::int32_t k = 0; k < signal_count; ++k) *reinterpret_cast<volatile std::uint64_t*>(signals[k]) = signal;
   }
 };
 

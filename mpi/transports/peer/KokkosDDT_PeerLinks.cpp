@@ -13,15 +13,25 @@ namespace KokkosDDT::Impl {
 
 namespace {
 
-// A counter is one 8-byte word of two halves (little-endian): the low half is raised (1) by the process that signals
-// and reset (0) by the one that waits, right after its wait; the high half is "ended" (1: abandon()), which no reset
-// touches. A wait is met by either half, so that an ended counter meets every later wait, however many steps a
-// stream holds. Reset rather than raised, a step's operations are the same every step: a step captured in a CUDA
-// graph replays as it ran.
-constexpr cuuint64_t kEitherHalf = (cuuint64_t{1} << 32) | 1;
+// Rising counters: a terminal value meets every wait of a step (GEQ, compared as (int64)(counter - step) >= 0).
+constexpr cuuint64_t kTerminal = cuuint64_t{1} << 62;
+// Replayable counters: an 8-byte word whose low half is raised (1) and reset (0) and whose high half is "ended"
+// (1): a wait for the word >= 1 is met by either (its values are 0, 1, 2^32 and 2^32 + 1).
 constexpr CUdeviceptr kEndedHalf = 4;
 constexpr std::size_t kBatch = 256;  // (a batch holds at most 256 operations)
 constexpr const char* kStep = "KokkosDDT::mpi: a plan's step";
+
+CUstreamBatchMemOpParams write_op(CUdeviceptr at, cuuint64_t value, bool wide) {
+  CUstreamBatchMemOpParams op{};
+  op.writeValue.operation = wide ? CU_STREAM_MEM_OP_WRITE_VALUE_64 : CU_STREAM_MEM_OP_WRITE_VALUE_32;
+  op.writeValue.address = at;
+  if (wide)
+    op.writeValue.value64 = value;
+  else
+    op.writeValue.value = static_cast<cuuint32_t>(value);
+  op.writeValue.flags = CU_STREAM_WRITE_VALUE_DEFAULT;  // (after the writes before it)
+  return op;
+}
 
 }  // namespace
 
@@ -88,32 +98,41 @@ void PeerLinks::join(StreamRef caller) {
 }
 
 // Each call enqueues its counters' operations as one batch (one driver call, not one per peer: the host's share of a
-// step), the same every step (built at the first). Every wait of a batch comes before its resets: a late peer is then
-// the one whose counter is still 0.
-void PeerLinks::build_ops() {
-  for (const UpstreamPeer& p : upstream) raise(begin_ops_, p.free);     // "my cells are free for this step"
-  for (const DownstreamPeer& p : downstream) wait(begin_ops_, p.free);  // "... theirs are"
-  for (const DownstreamPeer& p : downstream) reset(begin_ops_, p.free);
-  for (const DownstreamPeer& p : downstream) raise(written_ops_, p.written);  // (after the kernel: fenced stores)
-  for (const UpstreamPeer& p : upstream) wait(arrived_ops_, p.written);
-  for (const UpstreamPeer& p : upstream) reset(arrived_ops_, p.written);
-  ops_built_ = true;
+// step). Every wait of a batch comes before its resets: a late peer is then the one whose counter is still 0.
+const PeerLinks::Ops& PeerLinks::ops(Phase phase) {
+  Ops& ops = ops_[phase];
+  if (replayable_ && built_[phase]) return ops;  // (the same every step)
+  ops.clear();
+  auto reset = [&](CUdeviceptr at) { ops.push_back(write_op(at, 0, false)); };
+  if (phase == kBegin) {
+    for (const UpstreamPeer& p : upstream) raise(ops, p.free);     // "my cells are free for this step"
+    for (const DownstreamPeer& p : downstream) wait(ops, p.free);  // "... theirs are"
+    if (replayable_)
+      for (const DownstreamPeer& p : downstream) reset(p.free);
+  } else if (phase == kWritten) {
+    for (const DownstreamPeer& p : downstream) raise(ops, p.written);  // (after the kernel: fenced stores)
+  } else {
+    for (const UpstreamPeer& p : upstream) wait(ops, p.written);
+    if (replayable_)
+      for (const UpstreamPeer& p : upstream) reset(p.written);
+  }
+  built_[phase] = true;
+  return ops;
 }
 
 void PeerLinks::begin(StreamRef writing) {
-  if (!ops_built_) build_ops();
   writing_ = writing;
   ++step_;
-  enqueue(begin_ops_, writing);
+  enqueue(ops(kBegin), writing);
 }
 
-void PeerLinks::written(StreamRef writing) { enqueue(written_ops_, writing); }
+void PeerLinks::written(StreamRef writing) { enqueue(ops(kWritten), writing); }
 
-void PeerLinks::arrived(StreamRef stream) { enqueue(arrived_ops_, stream); }
+void PeerLinks::arrived(StreamRef stream) { enqueue(ops(kArrived), stream); }
 
-std::vector<std::uint32_t*> PeerLinks::written_counters() const {
-  std::vector<std::uint32_t*> at;  // (their low halves)
-  for (const DownstreamPeer& p : downstream) at.push_back(reinterpret_cast<std::uint32_t*>(p.written));
+std::vector<std::uint64_t*> PeerLinks::written_counters() const {
+  std::vector<std::uint64_t*> at;
+  for (const DownstreamPeer& p : downstream) at.push_back(reinterpret_cast<std::uint64_t*>(p.written));
   return at;
 }
 
@@ -134,7 +153,7 @@ void PeerLinks::abandon(bool failed, double timeout) {
 
 std::vector<int> PeerLinks::late_peers() {
   std::vector<int> late;
-  std::vector<std::uint64_t> seen(upstream.size(), 0);  // (0: neither raised nor ended)
+  std::vector<std::uint64_t> seen(upstream.size(), 0);
   {
     const SideStream side;  // (read from a stream of its own: the process's streams may be the ones waiting)
     if (!side.stream) return late;
@@ -143,7 +162,7 @@ std::vector<int> PeerLinks::late_peers() {
                             side.stream);
   }  // (synchronized)
   for (std::size_t i = 0; i < upstream.size(); ++i)
-    if (step_ > 0 && seen[i] == 0) late.push_back(upstream[i].peer);
+    if (replayable_ ? step_ > 0 && seen[i] == 0 : seen[i] < step_) late.push_back(upstream[i].peer);
   return late;
 }
 
@@ -157,25 +176,22 @@ std::vector<int> PeerLinks::ended_peers() const {
   return ended;
 }
 
-void PeerLinks::write(Ops& ops, CUdeviceptr at, cuuint32_t value) {
-  CUstreamBatchMemOpParams op{};
-  op.writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
-  op.writeValue.address = at;
-  op.writeValue.value = value;
-  op.writeValue.flags = CU_STREAM_WRITE_VALUE_DEFAULT;  // (after every write before it: a release)
-  ops.push_back(op);
+void PeerLinks::raise(Ops& ops, CUdeviceptr at) const {
+  ops.push_back(replayable_ ? write_op(at, 1, false) : write_op(at, step_, true));
 }
 
 void PeerLinks::wait(Ops& ops, CUdeviceptr at) const {
   CUstreamBatchMemOpParams op{};
   op.waitValue.operation = CU_STREAM_MEM_OP_WAIT_VALUE_64;
   op.waitValue.address = at;
-  op.waitValue.value64 = kEitherHalf;
-  op.waitValue.flags = CU_STREAM_WAIT_VALUE_AND | (flush_ ? CU_STREAM_WAIT_VALUE_FLUSH : 0);
+  op.waitValue.value64 = replayable_ ? 1 : step_;
+  op.waitValue.flags = CU_STREAM_WAIT_VALUE_GEQ | (flush_ ? CU_STREAM_WAIT_VALUE_FLUSH : 0);
   ops.push_back(op);
 }
 
-void PeerLinks::end(Ops& ops, CUdeviceptr at) { write(ops, at + kEndedHalf, 1); }
+void PeerLinks::end(Ops& ops, CUdeviceptr at) const {
+  ops.push_back(replayable_ ? write_op(at + kEndedHalf, 1, false) : write_op(at, kTerminal, true));
+}
 
 void PeerLinks::end_own_waits(Ops& ops) const {
   for (const UpstreamPeer& p : upstream) end(ops, p.written);

@@ -1,21 +1,30 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A peer plan's links: per pair of processes whose step writes one's cells from the other's kernel, two counters in
-// GPU memory, each raised by one process and waited for, then reset, by the other, with stream memory operations (no
-// host call waits):
+// GPU memory, each raised by one process and waited for by the other with stream memory operations (no host call
+// waits):
 //
 //   "free"     in the sender's counters, raised by the receiver: its cells may be written for this step;
 //   "written"  in the receiver's counters, raised by the sender (or by its writing kernel: written_counters()): its
 //              writes of this step are done.
 //
-// begin(): this process raises "free" at every upstream peer and its stream waits for, and resets, its own "free" of
-// every downstream peer; written(): it raises "written" at every downstream peer; arrived(): its stream waits for,
-// and resets, every upstream peer's "written". A counter is raised again only after its reset (the next step's raise
-// follows, through the other counter, the wait before it), and every step enqueues the same operations, so that a
-// step captured in a CUDA graph replays as it ran. abandon() ends every wait that may never be met (teardown,
-// timeouts), for good: a reset does not undo it. Destroying the links is the plan's collective end: this process's
-// writes finish, it unmaps its peers' memory, meets the other processes (a barrier within the deadline) and gives its
-// counters and landing buffer back (KokkosDDT_PeerMemory.hpp).
+// begin(): this process raises "free" at every upstream peer and its stream waits for its own "free" of every
+// downstream peer; written(): it raises "written" at every downstream peer; arrived(): its stream waits for every
+// upstream peer's "written". Two ways to raise, chosen per plan:
+//
+//   rising     (the default) a counter is raised to the step's number, and a wait is for that number: nothing is
+//              reset, but every step's operations carry its own values;
+//   replayable a counter's low half is raised to 1, and the waiting process resets it to 0 right after its wait (a
+//              counter is raised again only after its reset: the next raise follows, through the other counter, the
+//              wait before it). Every step enqueues the same operations, so that a step captured in a CUDA graph
+//              replays as it ran. The resets, one more memory operation per peer and wait, made jacobi_bench's
+//              eager iteration (64^3 per GPU, 4 x H100) 1.4 us slower at 2 GPUs and 4.5 us at 4
+//              (perf_tests/results/graph-steps-2026-11-28.md): hence not the default.
+//
+// abandon() ends every wait that may never be met, for good (teardown, timeouts): a terminal value (rising), the
+// counter's high half, which no reset touches (replayable). Destroying the links is the plan's collective end: this
+// process's writes finish, it unmaps its peers' memory, meets the other processes (a barrier within the deadline)
+// and gives its counters and landing buffer back (KokkosDDT_PeerMemory.hpp).
 
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -46,7 +55,8 @@ struct DownstreamPeer {     // a peer whose cells this process writes
 
 class PeerLinks final {
  public:
-  PeerLinks(std::shared_ptr<MpiTransport> control, bool flush) : control_(std::move(control)), flush_(flush) {}
+  PeerLinks(std::shared_ptr<MpiTransport> control, bool flush, bool replayable)
+      : control_(std::move(control)), flush_(flush), replayable_(replayable) {}
   ~PeerLinks();
   PeerLinks(const PeerLinks&) = delete;
   PeerLinks& operator=(const PeerLinks&) = delete;
@@ -69,24 +79,26 @@ class PeerLinks final {
   void begin(StreamRef writing);
   void written(StreamRef writing);
   void arrived(StreamRef stream);
-  std::vector<std::uint32_t*> written_counters() const;  // (the words a writing kernel raises to 1)
+  bool replayable() const { return replayable_ || (upstream.empty() && downstream.empty()); }
+  std::vector<std::uint64_t*> written_counters() const;
+  std::uint64_t signal() const { return replayable_ ? 1 : step_; }  // what a writing kernel stores there
   // Step::abandon: the peers' waits on this process end (their "free" at once, from a stream of its own; their
   // "written" after this process's writes, on the stream they ran on); `failed`: this process's own waits too.
   void abandon(bool failed, double timeout);
   // How long the destroy waits for the other processes (a setup that failed: its deadline; 0: as long as it takes).
   void leave_within(double seconds) { timeout_ = seconds; }
-  // The upstream peers whose "written" is not raised (while a step is under way).
+  // The upstream peers whose "written" is not raised for the current step.
   std::vector<int> late_peers();
   // The peers (either way) whose process has ended (KokkosDDT_PeerLiveness.hpp).
   std::vector<int> ended_peers() const;
 
  private:
   using Ops = std::vector<CUstreamBatchMemOpParams>;
-  static void write(Ops& ops, CUdeviceptr at, cuuint32_t value);
-  static void raise(Ops& ops, CUdeviceptr at) { write(ops, at, 1); }
-  static void reset(Ops& ops, CUdeviceptr at) { write(ops, at, 0); }
-  static void end(Ops& ops, CUdeviceptr at);  // (its "ended" half)
-  void wait(Ops& ops, CUdeviceptr at) const;  // until raised or ended
+  enum Phase { kBegin, kWritten, kArrived };
+  const Ops& ops(Phase phase);  // a phase's operations for the current step
+  void raise(Ops& ops, CUdeviceptr at) const;
+  void wait(Ops& ops, CUdeviceptr at) const;  // until raised for this step, or ended
+  void end(Ops& ops, CUdeviceptr at) const;   // for good
   void end_own_waits(Ops& ops) const;
   static void enqueue(const Ops& ops, StreamRef stream);
   static void enqueue_quietly(const Ops& ops, cudaStream_t stream);  // (teardown: nothing throws)
@@ -96,10 +108,10 @@ class PeerLinks final {
   bool flush_;  // waits flush remote writes (CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES)
   std::vector<std::pair<std::int64_t, std::int64_t>> mapped_;
   StepStream own_;  // (from the process's pool: KokkosDDT_PeerMemory.hpp)
-  void build_ops();
-  Ops begin_ops_, written_ops_, arrived_ops_;  // (each step's: the same every step)
-  bool ops_built_ = false;
-  std::uint64_t step_ = 0;  // steps begun (late_peers: none before the first)
+  bool replayable_;
+  Ops ops_[3];  // per phase (replayable: built once)
+  bool built_[3] = {};
+  std::uint64_t step_ = 0;  // steps begun
   StreamRef writing_{};     // the stream the last step's writes ran on
   double timeout_ = 0;      // how long the destroy waits for the other processes (0: as long as it takes)
   bool abandoned_ = false;

@@ -156,7 +156,7 @@ struct DirectReceive {
 class Handshake {
  public:
   Handshake(const std::vector<TypedEnd>& sends, const std::vector<TypedEnd>& receives,
-            const std::shared_ptr<MpiTransport>& control, std::int64_t node, const char* where)
+            const std::shared_ptr<MpiTransport>& control, std::int64_t node, bool replayable, const char* where)
       : sends_(sends),
         receives_(receives),
         comm_(control->comm()),
@@ -166,7 +166,7 @@ class Handshake {
         pid_namespace_(pid_namespace()),
         dev_(this_device(where)),
         where_(where),
-        links(std::make_unique<PeerLinks>(control, dev_.flush)),
+        links(std::make_unique<PeerLinks>(control, dev_.flush, replayable)),
         routes(sends.size()),
         direct_receives(receives.size()),
         landed_at_(receives.size(), -1) {}
@@ -420,7 +420,9 @@ class PeerStep final : public Step {
   bool host_sends() const override { return messages_->host_sends(); }
   int messages() const override { return messages_->messages(); }
   StreamRef own_stream() const override { return links_->own_stream(); }
-  std::vector<std::uint32_t*> written_counters() const override { return links_->written_counters(); }
+  std::vector<std::uint64_t*> written_counters() const override { return links_->written_counters(); }
+  std::uint64_t signal() const override { return links_->signal(); }
+  bool replayable() const override { return links_->replayable() && messages_->replayable(); }
   StreamRef begin(StreamRef stream) override {
     (void)messages_->begin(stream);
     StreamRef writing = stream;
@@ -465,9 +467,9 @@ PeerTransport::PeerTransport(std::shared_ptr<MpiTransport> control, MessageTrans
       node_(node_leader(control_->comm(), where)) {}
 
 Routes PeerTransport::route(const std::vector<TypedEnd>& sends, const std::vector<TypedEnd>& receives,
-                            const StagingSource& staging, const char* where) {
+                            const StagingSource& staging, bool replayable, const char* where) {
   SetupClock clock("peer route");
-  Handshake h(sends, receives, control_, node_, where);
+  Handshake h(sends, receives, control_, node_, replayable, where);
   h.allocate();
   clock.mark("allocate");
   h.offer();
@@ -493,7 +495,7 @@ Routes PeerTransport::route(const std::vector<TypedEnd>& sends, const std::vecto
     if (!h.routes[i].direct) rest_sends.push_back(sends[i]);
   for (std::size_t j = 0; j < receives.size(); ++j)
     if (!h.direct_receives[j].direct) rest_receives.push_back(receives[j]);
-  Routes rest = messages_->route(rest_sends, rest_receives, staging, where);
+  Routes rest = messages_->route(rest_sends, rest_receives, staging, replayable, where);
   clock.mark("message routes");
   Routes out;
   std::size_t k = 0;

@@ -52,8 +52,9 @@ class PeerTransport final : public Transport {
   // The handshake with each message's peer decides which go direct (KokkosDDT_Routes.hpp's rule: Typed, or Landed
   // for cells in short runs); the others go to the message transport, chosen now (every process knows whether any
   // has some), and are its routes.
+  // `replayable`: the links' counters are reset by their readers (KokkosDDT_PeerLinks.hpp).
   Routes route(const std::vector<TypedEnd>& sends, const std::vector<TypedEnd>& receives, const StagingSource& staging,
-               const char* where) override;
+               bool replayable, const char* where) override;
 
  private:
   std::shared_ptr<MpiTransport> control_;  // the handshakes
