@@ -233,6 +233,7 @@ class ExchangeEngine {
   std::int64_t steps_ = 0;         // steps started
   std::string failure_;            // why the plan failed (a timeout), "" while it has not
   bool graph_wanted_ = false;      // options.graph
+  bool replayable_ = false;        // step_->replayable()
   std::string why_eager_;          // why steps cannot replay from a graph ("" if they can)
   bool replayed_ = false;          // the step started was a replay (wait() has nothing to enqueue)
   typename Backend::Graph graph_;  // the first step, recorded (options.graph)
@@ -347,8 +348,9 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
       }
     }
   }
+  replayable_ = step_->replayable();
   if (!Backend::has_graphs) why_eager_ = std::string(ExecSpace::name()) + " has no graphs";
-  if (!step_->replayable()) why_eager_ = not_replayable();
+  if (!replayable_) why_eager_ = not_replayable();
   // Built now, not at the first step: a step captured in a CUDA graph must meet no allocation and no fence.
   packs_.prepare();
   writes_.prepare();
@@ -385,8 +387,10 @@ template <class ExecSpace>
 void ExchangeEngine<ExecSpace>::start(const ExecSpace& space, const char* where) {
   if (!failure_.empty()) throw_error(ErrorCode::Timeout, where, "plan", "failed earlier: " + failure_);
   if (started_) throw_error(ErrorCode::InvalidArgument, where, "plan", "was started and not waited for");
-  // A step can be captured in a CUDA graph where it enqueues the same work every step (Step::replayable).
-  if (Backend::capturing(space) && !step_->replayable())
+  // A step can be captured in a CUDA graph where it enqueues the same work every step (Step::replayable). (The
+  // backend is asked only where the answer matters: a replayable step without options.graph runs alike either way.)
+  const bool capturing = (graph_wanted_ || !replayable_) && Backend::capturing(space);
+  if (capturing && !replayable_)
     throw_error(ErrorCode::Unsupported, where, "space",
                 "is capturing a CUDA graph, and this plan's steps cannot be replayed: " + not_replayable() +
                     " (nothing was enqueued)");
@@ -395,7 +399,7 @@ void ExchangeEngine<ExecSpace>::start(const ExecSpace& space, const char* where)
     step_space_.fence("KokkosDDT: a plan's last step ran on another instance");
   step_space_ = space;
   ++steps_;
-  if (graphed() && !Backend::capturing(space))  // (a step the caller captures is enqueued into the caller's graph)
+  if (graphed() && !capturing)  // (a step the caller captures is enqueued into the caller's graph)
     start_graph(space, where);
   else
     start_step(space);

@@ -110,12 +110,12 @@ void check_capture(bool graph) {
       CHECK(e.code() == ErrorCode::Unsupported);
       CHECK(std::string(e.what()).find("capturing a CUDA graph") != std::string::npos);
     }
-    cudaGraph_t graph = nullptr;
-    const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
+    cudaGraph_t recorded = nullptr;
+    const cudaError_t ended = cudaStreamEndCapture(stream, &recorded);
     cudaGraphExec_t exec = nullptr;
     if (!refused) {
       REQUIRE(ended == cudaSuccess);
-      REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+      REQUIRE(cudaGraphInstantiate(&exec, recorded, 0) == cudaSuccess);
     }
     (void)cudaGetLastError();
     // (MPI's host posts its messages; peer routes count steps unless made replayable)
@@ -143,7 +143,7 @@ void check_capture(bool graph) {
     CHECK(read(it.step) == steps);  // (the replays ran: each raised the step)
     CHECK(read(it.errors) == 0);
     if (exec) cudaGraphExecDestroy(exec);  // (before the plan: the graph holds its launches)
-    if (graph) cudaGraphDestroy(graph);
+    if (recorded) cudaGraphDestroy(recorded);
     plan = {};  // (collective, before the communicator goes)
     MPI_Comm_free(&grid.cart);
     return;
