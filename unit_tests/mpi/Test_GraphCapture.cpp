@@ -28,6 +28,19 @@ struct Iteration {
   Kokkos::View<int, M> step{"step"}, errors{"errors"};
   std::int64_t nx = 0, ny = 0, x0 = 0, y0 = 0, gx = 0, gy = 0;
 
+  // This rank's nx x ny block of the grid's periodic global field.
+  static Iteration on(const Grid& grid, std::int64_t nx, std::int64_t ny) {
+    Iteration it;
+    it.nx = nx;
+    it.ny = ny;
+    it.x0 = nx * grid.coords[0];
+    it.y0 = ny * grid.coords[1];
+    it.gx = nx * grid.dims[0];
+    it.gy = ny * grid.dims[1];
+    it.u = Field("u", nx + 2, ny + 2);
+    return it;
+  }
+
   KOKKOS_FUNCTION static double value(std::int64_t x, std::int64_t y, std::int64_t gy, int step) {
     return 0.5 * static_cast<double>(x * gy + y) + 1000.0 * step;
   }
@@ -81,14 +94,7 @@ void check_capture(bool graph) {
   if constexpr (std::is_same_v<Space, Kokkos::Cuda>) {
     Test::Watchdog dog("graph capture");
     Grid grid = make_grid(2, {0, 0, 1, 1}, true);
-    Iteration it;
-    it.nx = 40;
-    it.ny = 24;
-    it.x0 = it.nx * grid.coords[0];
-    it.y0 = it.ny * grid.coords[1];
-    it.gx = it.nx * grid.dims[0];
-    it.gy = it.ny * grid.dims[1];
-    it.u = Field("u", it.nx + 2, it.ny + 2);
+    Iteration it = Iteration::on(grid, 40, 24);
     mpi::HaloOptions o = options(1);
     o.graph = graph;
     auto plan = mpi::make_halo_plan(it.space, grid.cart, o, it.u);
@@ -164,14 +170,7 @@ TEST_CASE("mpi halo plan: a step captured in a CUDA graph replays as eager steps
 TEST_CASE("mpi halo plan: options.graph replays each step from a graph where it can", "[mpi][halo][graph]") {
   Test::Watchdog dog("options.graph");
   Grid grid = make_grid(2, {0, 0, 1, 1}, true);
-  Iteration it;
-  it.nx = 24;
-  it.ny = 16;
-  it.x0 = it.nx * grid.coords[0];
-  it.y0 = it.ny * grid.coords[1];
-  it.gx = it.nx * grid.dims[0];
-  it.gy = it.ny * grid.dims[1];
-  it.u = Field("u", it.nx + 2, it.ny + 2);
+  Iteration it = Iteration::on(grid, 24, 16);
   mpi::HaloOptions o = options(1);
   o.graph = true;
   auto plan = mpi::make_halo_plan(it.space, grid.cart, o, it.u);
