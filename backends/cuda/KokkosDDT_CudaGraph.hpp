@@ -41,8 +41,12 @@ class CudaGraph {
     }
     if (const cudaError_t rc = cudaStreamEndCapture(stream, &graph_); rc != cudaSuccess)
       return failed("cudaStreamEndCapture", rc);
-    if (const cudaError_t rc = cudaGraphInstantiate(&exec_, graph_, 0); rc != cudaSuccess)
+    if (const cudaError_t rc = cudaGraphInstantiate(&exec_, graph_, 0); rc != cudaSuccess) {
+      (void)cudaGraphDestroy(graph_);  // (not captured: a later call records anew, leaking nothing)
+      graph_ = nullptr;
+      exec_ = nullptr;
       return failed("cudaGraphInstantiate", rc);
+    }
     return "";
   }
 
