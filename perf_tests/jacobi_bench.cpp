@@ -558,10 +558,13 @@ int main(int argc, char* argv[]) {
     if (graph) modes.push_back({"graph", false, false, true});
     for (const Mode& m : modes) {
       std::string why;
+      // (a region per row: perf_tests/timeline's tool sees where each row's kernels come from)
+      Kokkos::Profiling::pushRegion("jacobi_bench " + name + " " + m.name);
       const Timing t = median_run(repeats, [&] {
         return m.graph ? run_graph(space, cart, cells, b, u, v, *x, iterations, why)
                        : run(space, cart, cells, b, u, v, *x, iterations, true, m.sync, m.phases);
       });
+      Kokkos::Profiling::popRegion();
       if (t.us_per_iteration < 0) {
         if (rank == 0) std::printf("%-10s %-6s | (not captured: %s)\n", name.c_str(), m.name, why.c_str());
         continue;
