@@ -546,8 +546,10 @@ int main(int argc, char* argv[]) {
         MPI_Abort(MPI_COMM_WORLD, 1);
       }
     }
+    Kokkos::Profiling::pushRegion("jacobi_bench " + name + " alone");
     const Timing alone =
         median_run(repeats, [&] { return run(space, cart, cells, b, u, v, *x, iterations, false, false, false); });
+    Kokkos::Profiling::popRegion();
     struct Mode {
       const char* name;
       bool sync, phases, graph;

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // A timeline of a process's GPU work where Nsight Systems is not installed (the lent GPU machines have ncu, whose
 // kernels are serialized, but no nsys): a Kokkos Tools library that records, through CUPTI's activity API, every
-// kernel, memcpy and memset with its device, stream and start and end, every CUDA driver call with its host start and
-// end, and Kokkos's profile regions, all in CUPTI's one timebase (comparable between the processes of one host).
+// kernel, memcpy and memset with its device, stream and start and end, on request every CUDA driver and runtime call
+// with its host start and end, and Kokkos's profile regions, all in CUPTI's one timebase (comparable between the
+// processes of one host).
 //
 //   KOKKOS_TOOLS_LIBS=$PWD/libkokkosddt_timeline.so KOKKOSDDT_TIMELINE=out/trace mpiexec -n 2 jacobi_bench ...
 //
+// (KOKKOSDDT_TIMELINE_API=1 adds the driver's and the runtime's calls, at a cost to the host: see below), and
 // writes out/trace.<rank>.csv at Kokkos::finalize (the rank from Open MPI's or a PMI launcher's environment). Rows:
 //   kernel,<demangled name>,device,stream,start_ns,end_ns,correlation,graph_node
 //   memcpy|memset,<kind>,device,stream,start_ns,end_ns,correlation,bytes
@@ -80,10 +82,13 @@ void record(const CUpti_Activity* a) {
       r = {"memset", "memset", m->deviceId, m->streamId, m->start, m->end, m->correlationId, m->bytes};
       break;
     }
-    case CUPTI_ACTIVITY_KIND_DRIVER: {
+    case CUPTI_ACTIVITY_KIND_DRIVER:
+    case CUPTI_ACTIVITY_KIND_RUNTIME: {
       const auto* c = reinterpret_cast<const CUpti_ActivityAPI*>(a);
       const char* name = nullptr;
-      cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, c->cbid, &name);
+      cuptiGetCallbackName(
+          a->kind == CUPTI_ACTIVITY_KIND_DRIVER ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, c->cbid,
+          &name);
       r = {"api", name ? name : "?", c->threadId, 0, c->start, c->end, c->correlationId, 0};
       break;
     }
@@ -120,9 +125,16 @@ extern "C" {
 
 void kokkosp_init_library(int, uint64_t, uint32_t, void*) {
   check(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed), "register");
-  for (CUpti_ActivityKind k : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-                               CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_DRIVER})
+  for (CUpti_ActivityKind k :
+       {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET})
     check(cuptiActivityEnable(k), "enable");
+  // The API calls cost the host microseconds per launch under CUPTI (jacobi_bench's sweeps alone: 14.1 -> 20.3 us
+  // per iteration on an H100 with them): only on request.
+  const char* api = std::getenv("KOKKOSDDT_TIMELINE_API");
+  if (api && std::string(api) == "1") {
+    check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER), "enable driver");
+    check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME), "enable runtime");
+  }
 }
 
 void kokkosp_push_profile_region(const char* name) { open_regions.emplace_back(name, now()); }
