@@ -148,12 +148,17 @@ struct FusedKernel {
 
   // The request of league rank `team`: the last one whose first team is not after it. Parameter records: count the
   // requests that start at or before it, with independent (unrolled, constant-bank) reads instead of a binary search's
-  // chain of dependent loads. Records in memory: binary search.
+  // chain of dependent loads, up to the launch's records (counting all kInline cost every thread ~100 instructions
+  // where a launch had 4 records, ncu on an H100: perf_tests/results/step-timeline-2026-11-28.md). Records in memory:
+  // binary search.
   KOKKOS_FUNCTION std::int64_t find(std::int64_t team) const {
     if (n <= kInline) {  // (32-bit: a launch has fewer than 2^31 teams)
       const int count = static_cast<int>(n), t = static_cast<int>(team);
       int r = 0;
-      for (int k = 1; k < kInline; ++k) r += k < count && inline_first[k] <= t;
+      for (int k = 1; k < kInline; ++k) {
+        if (k >= count) break;
+        r += inline_first[k] <= t;
+      }
       return r;
     }
     std::int64_t lo = 0, hi = n;

@@ -29,26 +29,33 @@ struct CopySide {
   Kokkos::View<const std::int64_t*, MemSpace> lookaside;
   char* typed = nullptr;
 
-  // The typed bytes from stream position p to the end of its run: where they start and how many there are.
-  KOKKOS_INLINE_FUNCTION Span run_at(std::int64_t p) const {
+  // Where the typed bytes of stream position p start.
+  KOKKOS_INLINE_FUNCTION std::int64_t offset_at(std::int64_t p) const {
     const std::int64_t* la = lookaside.data();
     const Hit h = locate(nodes.data(), la, p);
-    const Span s = block_span(h.node, la, h.block, h.base);
-    return {s.offset + h.inner, s.length - h.inner};
+    return block_span(h.node, la, h.block, h.base).offset + h.inner;
   }
 };
 
 // Walk = true (the launchers of hosts, BackendTraits::walks_runs): each tile moved chunk by chunk through a small
-// bounce buffer, packed and unpacked by HostWalk; false (devices, a word per item): each position located on both
-// sides.
+// bounce buffer, packed and unpacked by HostWalk; false (devices): one word per item, its position located on both
+// sides. The transfer's word W keeps every word inside one run of both types (copy_word), so a device item needs
+// where its word starts on each side and nothing else: no run lengths, no loop (a loop over runs there cost the
+// fused self-copy of jacobi3d's faces ~190 of its ~950 instructions per word, ncu on an H100:
+// perf_tests/results/step-timeline-2026-11-28.md).
 template <class ExecSpace, int W, bool Walk = false>
 struct TypedCopy {
   using MemSpace = typename ExecSpace::memory_space;
   CopySide<MemSpace> src, dst;
   std::int64_t begin = 0, end = 0;
-  std::int64_t tile = W;  // stream bytes per work item (a multiple of W; devices: W)
+  std::int64_t tile = W;  // stream bytes per work item (a multiple of W; devices: W, whatever is set)
 
-  KOKKOS_INLINE_FUNCTION std::int64_t items() const { return (end - begin + tile - 1) / tile; }
+  KOKKOS_INLINE_FUNCTION std::int64_t items() const {
+    if constexpr (Walk)
+      return (end - begin + tile - 1) / tile;
+    else
+      return (end - begin) / W;  // (a multiple of W: copy_word)
+  }
 
   static constexpr std::int64_t kBounce = 4096;  // (a multiple of every word size)
 
@@ -68,9 +75,9 @@ struct TypedCopy {
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item) const {
-    std::int64_t p = begin + item * tile;
-    const std::int64_t stop = p + tile < end ? p + tile : end;
     if constexpr (Walk) {
+      std::int64_t p = begin + item * tile;
+      const std::int64_t stop = p + tile < end ? p + tile : end;
       // Through a bounce buffer that stays in the L1 cache: each chunk packed from the source by HostWalk, then
       // unpacked into the destination by HostWalk (their tuned loops over runs: a locate per run on each side made the
       // plans' host step up to 3.7x slower where runs are single cells; perf_tests/results/peer-2026-11-26.md).
@@ -81,13 +88,8 @@ struct TypedCopy {
         HostWalk<ExecSpace, Direction::Unpack, W>{side_args(dst, bounce, q, r)}.walk(dst.nodes.data(), q, r);
       }
     } else {
-      while (p < stop) {
-        const Span s = src.run_at(p), d = dst.run_at(p);
-        std::int64_t n = s.length < d.length ? s.length : d.length;
-        if (n > stop - p) n = stop - p;
-        copy_bytes<W>(dst.typed + d.offset, src.typed + s.offset, n);
-        p += n;
-      }
+      const std::int64_t p = begin + item * W;
+      store_word<W>(dst.typed + dst.offset_at(p), load_word<W>(src.typed + src.offset_at(p)));
     }
   }
 };
