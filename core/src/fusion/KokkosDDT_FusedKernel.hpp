@@ -193,13 +193,34 @@ struct FusedKernel {
     const std::int64_t* lookaside;
   };
 
-  // What cache_level(r) says, copied into the team's scratch (the caller's barrier makes it visible).
-  KOKKOS_FUNCTION static Arrays cached(const Member& team, const FusedRecord& r, Arrays in_place,
-                                       std::int64_t node_count, std::int64_t lookaside_count) {
-    Arrays a = in_place;
-    a.nodes = scratch_nodes(team, in_place.nodes, node_count);
-    if (r.cache > 1) a.lookaside = scratch_copy(team, in_place.lookaside, lookaside_count);
-    return a;
+  // What cache_level(r) says of the record's descriptors (a copy's two, `dst` null for a pack's or unpack's one),
+  // copied into the team's scratch in one pass of 64-bit words: one allocation and one loop over the team, instead of
+  // one per array (which cost a copy's every thread ~160 instructions of its ~950, ncu on an H100:
+  // perf_tests/results/step-timeline-2026-11-28.md). The caller's barrier makes them visible.
+  KOKKOS_FUNCTION static void cache(const Member& team, const FusedRecord& r, Arrays& src, Arrays* dst) {
+    using Int = std::int64_t;
+    constexpr int kNodeWords = sizeof(DescriptorNode) / sizeof(Int);  // (even: every array stays 16-byte aligned)
+    const bool lookaside = r.cache > 1;  // (cached sizes are below kMaxScratchDescriptor: ints)
+    const int n0 = r.node_count * kNodeWords, n1 = dst ? r.dst_node_count * kNodeWords : 0;
+    const int l0 = lookaside ? static_cast<int>(r.lookaside_count) : 0,
+              l1 = lookaside && dst ? r.dst_lookaside_count : 0;
+    const int total = n0 + n1 + l0 + l1;
+    Int* base = static_cast<Int*>(team.team_scratch(0).get_shmem_aligned(total * sizeof(Int), alignof(DescriptorNode)));
+    if (base == nullptr) return;  // (cannot happen: the launch reserves scratch_bytes(r))
+    const Int* from[4] = {reinterpret_cast<const Int*>(src.nodes),
+                          dst ? reinterpret_cast<const Int*>(dst->nodes) : nullptr, src.lookaside,
+                          dst ? dst->lookaside : nullptr};
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, total), [&](int i) {
+      base[i] = i < n0             ? from[0][i]
+                : i < n0 + n1      ? from[1][i - n0]
+                : i < n0 + n1 + l0 ? from[2][i - n0 - n1]
+                                   : from[3][i - n0 - n1 - l0];
+    });
+    src.nodes = reinterpret_cast<const DescriptorNode*>(base);
+    if (lookaside) src.lookaside = base + n0 + n1;
+    if (dst == nullptr) return;
+    dst->nodes = reinterpret_cast<const DescriptorNode*>(base + n0);
+    if (lookaside) dst->lookaside = base + n0 + n1 + l0;
   }
 
   // A copy's typed-to-typed kernel over stream bytes [r.begin, r.end), `tile` bytes per item, reading the two
@@ -222,8 +243,7 @@ struct FusedKernel {
     Arrays src{r.nodes, r.lookaside}, dst{r.dst_nodes, r.dst_lookaside};
     if constexpr (!Backend::walks_runs) {
       if (r.cache > 0) {
-        src = cached(team, r, src, r.node_count, r.lookaside_count);
-        dst = cached(team, r, dst, r.dst_node_count, r.dst_lookaside_count);
+        cache(team, r, src, &dst);
         team.team_barrier();
       }
     }
@@ -260,7 +280,7 @@ struct FusedKernel {
       TraversalArgs<MemSpace> args = args_of(r);
       Arrays at{r.nodes, r.lookaside};
       if (r.cache > 0) {
-        at = cached(team, r, at, r.node_count, r.lookaside_count);
+        cache(team, r, at, nullptr);
         team.team_barrier();
         args.lookaside = Kokkos::View<const std::int64_t*, MemSpace>(at.lookaside, r.lookaside_count);
       }
