@@ -194,8 +194,8 @@ struct FusedKernel {
   };
 
   // What cache_level(r) says of the record's descriptors (a copy's two, `dst` null for a pack's or unpack's one),
-  // copied into the team's scratch in one pass of 64-bit words: one allocation and one loop over the team, instead of
-  // one per array (which cost a copy's every thread ~160 instructions of its ~950, ncu on an H100:
+  // copied into the team's scratch under one allocation, array after array in 64-bit words (an allocation per array
+  // cost a copy's every thread ~160 instructions of its ~950, ncu on an H100:
   // perf_tests/results/step-timeline-2026-11-28.md). The caller's barrier makes them visible.
   KOKKOS_FUNCTION static void cache(const Member& team, const FusedRecord& r, Arrays& src, Arrays* dst) {
     using Int = std::int64_t;
@@ -204,23 +204,20 @@ struct FusedKernel {
     const int n0 = r.node_count * kNodeWords, n1 = dst ? r.dst_node_count * kNodeWords : 0;
     const int l0 = lookaside ? static_cast<int>(r.lookaside_count) : 0,
               l1 = lookaside && dst ? r.dst_lookaside_count : 0;
-    const int total = n0 + n1 + l0 + l1;
-    Int* base = static_cast<Int*>(team.team_scratch(0).get_shmem_aligned(total * sizeof(Int), alignof(DescriptorNode)));
-    if (base == nullptr) return;  // (cannot happen: the launch reserves scratch_bytes(r))
-    const Int* from[4] = {reinterpret_cast<const Int*>(src.nodes),
-                          dst ? reinterpret_cast<const Int*>(dst->nodes) : nullptr, src.lookaside,
-                          dst ? dst->lookaside : nullptr};
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, total), [&](int i) {
-      base[i] = i < n0             ? from[0][i]
-                : i < n0 + n1      ? from[1][i - n0]
-                : i < n0 + n1 + l0 ? from[2][i - n0 - n1]
-                                   : from[3][i - n0 - n1 - l0];
-    });
-    src.nodes = reinterpret_cast<const DescriptorNode*>(base);
-    if (lookaside) src.lookaside = base + n0 + n1;
-    if (dst == nullptr) return;
-    dst->nodes = reinterpret_cast<const DescriptorNode*>(base + n0);
-    if (lookaside) dst->lookaside = base + n0 + n1 + l0;
+    Int* at = static_cast<Int*>(
+        team.team_scratch(0).get_shmem_aligned((n0 + n1 + l0 + l1) * sizeof(Int), alignof(DescriptorNode)));
+    if (at == nullptr) return;  // (cannot happen: the launch reserves scratch_bytes(r))
+    auto copy = [&](const void* from, int count) {
+      const Int* words = static_cast<const Int*>(from);
+      Int* to = at;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](int i) { to[i] = words[i]; });
+      at += count;
+      return to;
+    };
+    src.nodes = reinterpret_cast<const DescriptorNode*>(copy(src.nodes, n0));
+    if (dst) dst->nodes = reinterpret_cast<const DescriptorNode*>(copy(dst->nodes, n1));
+    if (l0 > 0) src.lookaside = copy(src.lookaside, l0);
+    if (l1 > 0) dst->lookaside = copy(dst->lookaside, l1);
   }
 
   // A copy's typed-to-typed kernel over stream bytes [r.begin, r.end), `tile` bytes per item, reading the two
