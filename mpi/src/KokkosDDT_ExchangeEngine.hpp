@@ -310,11 +310,13 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
     const PlannedMessage& m = sends[send_at[k]];
     const Route& r = routes.sends[k];
     count_route(true, m.peer, r.name, r.why, m.bytes());
+    writes_.gate(r.gate);  // (device begin: its writes wait for their receiver's cells to be free)
     if (r.kind == RouteKind::Typed)
       writes_.add_mapped_copy(m.buf, m.absolute, m.count, m.type, r.at, r.count, r.type);
     else
       add<Direction::Pack>(r.kind == RouteKind::Landed ? writes_ : packs_, m, r.at);
   }
+  writes_.gate(-1);
   clock.mark("sends");
   for (std::size_t j = 0; j < recvs.size(); ++j) {
     const PlannedMessage& m = recvs[j];
@@ -336,8 +338,17 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
     // operation and one driver call fewer per step). KOKKOSDDT_DEVICE_COMPLETION=0 leaves it to the step (to measure).
     const char* env = std::getenv("KOKKOSDDT_DEVICE_COMPLETION");
     if (!step_->written_counters().empty() && writes_.size() > 0 && !(env && std::string(env) == "0")) {
-      writes_.signal_after(step_->written_counters());
+      writes_.signal_after(step_->written_counters(), step_->low_half());
       kernel_signals_ = true;
+      // Device begin: the same kernel raises "free" and waits for its receivers' as it starts, so that its launch is
+      // not held behind the handshake's stream wait (which took 6-7 us of a 64^3 step on 2 GPUs:
+      // perf_tests/results/step-timeline-2026-11-28.md). KOKKOSDDT_DEVICE_BEGIN=0 leaves it to the step (to measure).
+      const char* begin_env = std::getenv("KOKKOSDDT_DEVICE_BEGIN");
+      std::vector<std::uint64_t*> gates = step_->gates();
+      if (!gates.empty() && !(begin_env && std::string(begin_env) == "0")) {
+        writes_.gate_on(step_->begin_raises(), std::move(gates));
+        step_->begin_on_device();
+      }
     }
     // The step's own stream, if any: the writes run there, beside the caller's work between start and wait (backends
     // whose instances can run on a given stream).

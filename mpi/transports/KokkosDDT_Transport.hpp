@@ -145,6 +145,7 @@ struct Route {
   std::shared_ptr<const CommittedType> type;
   std::string name;      // how plans report it (routes()): the transport that carries it, "peer", "peer (landed)"
   const char* why = "";  // why it did not take the peer route (KokkosDDT_Routes.hpp), "" if it did
+  int gate = -1;         // a Typed or Landed send: the counter its writes wait for (Step::gates; -1: none)
 };
 
 // The step of a plan's routes, stream-ordered where the transport can. A step is
@@ -170,6 +171,15 @@ class Step {
   virtual StreamRef own_stream() const { return {}; }
   virtual std::vector<std::uint64_t*> written_counters() const { return {}; }
   virtual std::uint64_t signal() const { return 0; }  // what a writing kernel stores there for the step begun
+  // Device begin: a client whose writing kernel, as it starts, itself stores signal() into each of begin_raises(), and
+  // holds the writes of a route with a gate until gates()[gate] reaches signal() (as a stream's wait compares them),
+  // calls begin_on_device() once before its first step; begin() then only orders the writing stream after `stream`.
+  // None offered: gates() empty. low_half(): these counters and the written ones are raised in their low 32 bits, and
+  // the kernel sets each gate back to 0 once every write it held is past its wait.
+  virtual std::vector<std::uint64_t*> begin_raises() const { return {}; }
+  virtual std::vector<std::uint64_t*> gates() const { return {}; }
+  virtual bool low_half() const { return false; }
+  virtual void begin_on_device() {}
   // Whether every step enqueues the same work (no per-step values in it: a step can be captured in a CUDA graph and
   // replayed), with the host posting no message between the kernels.
   virtual bool replayable() const = 0;

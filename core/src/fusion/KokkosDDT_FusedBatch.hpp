@@ -65,8 +65,16 @@ class FusedBatch {
   // Device completion, for devices only (Backend::synchronous is false): once every request of a launch is done, the
   // kernel itself stores the launch's signal value (set_signal) into each of `counters` (in any memory the device
   // writes: peers' counters, mapped), at system scope, after all its writes. Before the first launch.
-  void signal_after(std::vector<std::uint64_t*> counters);
+  // `low_half`: the counters are raised in their low 32 bits (their high half is another's).
+  void signal_after(std::vector<std::uint64_t*> counters, bool low_half = false);
   void set_signal(std::uint64_t value) { signal_ = value; }
+
+  // Device begin, with signal_after: the launch's first team stores the signal value into each of `raise` as it starts,
+  // and the teams of a record added while gate(k) held wait, before they write, until `waits[k]` reaches the signal
+  // value (compared as a stream's wait compares them). `low_half` (signal_after's): the last team sets each of `waits`
+  // back to 0 after every team's wait. Before the first launch; the counters stay the caller's.
+  void gate_on(std::vector<std::uint64_t*> raise, std::vector<std::uint64_t*> waits);
+  void gate(int k) { gate_ = k; }  // the gate of the records added from now on (-1: none)
 
   // Builds the launch now (else at the first launch): its records copied to the execution space, its counters zeroed
   // (allocations and a fence, which a launch captured in a CUDA graph must not meet). Fixes the batch.
@@ -114,9 +122,12 @@ class FusedBatch {
   Kokkos::View<std::int64_t*, MemSpace> done_;
   Kokkos::View<std::uint64_t*, HostVisible> flags_;
   std::vector<std::uint64_t*> signal_counters_;  // device completion (signal_after)
+  std::vector<std::uint64_t*> raise_, waits_;    // device begin (gate_on)
   std::uint64_t signal_ = 0;
+  bool low_half_ = false;
+  int gate_ = -1;
   Kokkos::View<std::uintptr_t*, MemSpace> signals_;
-  Kokkos::View<std::int64_t, MemSpace> launch_done_;
+  Kokkos::View<std::int64_t[2], MemSpace> launch_done_;  // teams done, teams started
 };
 
 template <class ExecSpace>
@@ -195,11 +206,22 @@ void FusedBatch<ExecSpace>::add_mapped_copy(const void* src, bool src_absolute, 
 }
 
 template <class ExecSpace>
-void FusedBatch<ExecSpace>::signal_after(std::vector<std::uint64_t*> counters) {
+void FusedBatch<ExecSpace>::signal_after(std::vector<std::uint64_t*> counters, bool low_half) {
   const char* where = "KokkosDDT::FusedBatch::signal_after";
   check_open(where);
   if (Backend::synchronous) throw_error(ErrorCode::Unsupported, where, "this", "a host backend's batch has no kernel");
   signal_counters_ = std::move(counters);
+  low_half_ = low_half;
+}
+
+template <class ExecSpace>
+void FusedBatch<ExecSpace>::gate_on(std::vector<std::uint64_t*> raise, std::vector<std::uint64_t*> waits) {
+  const char* where = "KokkosDDT::FusedBatch::gate_on";
+  check_open(where);
+  if (signal_counters_.empty())
+    throw_error(ErrorCode::InvalidArgument, where, "this", "gates need device completion (signal_after) first");
+  raise_ = std::move(raise);
+  waits_ = std::move(waits);
 }
 
 template <class ExecSpace>
@@ -291,7 +313,10 @@ void FusedBatch<ExecSpace>::place(FusedRecord& r, std::int64_t bytes, const char
   const std::int64_t teams = (bytes + r.tile - 1) / r.tile;  // (r.teams is 32-bit: checked here)
   if (teams_ + teams > std::numeric_limits<int>::max())
     throw_error(ErrorCode::Overflow, where, "count", "makes the batch more than one launch can hold (2^31 - 1 teams)");
+  if (gate_ > std::numeric_limits<std::int16_t>::max())
+    throw_error(ErrorCode::Overflow, where, "gate", "is beyond a record's 2^15 gates");
   r.first_team = static_cast<std::int32_t>(teams_);
+  r.gate = static_cast<std::int16_t>(gate_);
   r.ticket = 1;
   r.slot = static_cast<std::int32_t>(records_.size());
   scratch_ = std::max(scratch_, FusedKernel<ExecSpace>::scratch_bytes(r));
@@ -312,16 +337,27 @@ void FusedBatch<ExecSpace>::build() {
   for (std::int64_t i = 0; i < n; ++i) host(i) = records_[i];
   Kokkos::deep_copy(space_, records, host);
   kernel_ = FusedKernel<ExecSpace>{{}, {}, records, 0, n, n, done_, flags_.data()};
+  for (const FusedRecord& r : records_)
+    if (!waits_.empty() && r.gate >= static_cast<std::int64_t>(waits_.size()))
+      throw_error(ErrorCode::InvalidArgument, "KokkosDDT::FusedBatch::gate_on", "waits",
+                  "has no counter for a record's gate");
   if (!signal_counters_.empty()) {
-    const auto k = static_cast<std::int64_t>(signal_counters_.size());
+    std::vector<std::uint64_t*> all = signal_counters_;  // the kernel's order: signals, raises, gates
+    all.insert(all.end(), raise_.begin(), raise_.end());
+    all.insert(all.end(), waits_.begin(), waits_.end());
+    const auto k = static_cast<std::int64_t>(all.size());
     signals_ = Kokkos::View<std::uintptr_t*, MemSpace>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::signals"), k);
-    launch_done_ = Kokkos::View<std::int64_t, MemSpace>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::done"));
+    launch_done_ = Kokkos::View<std::int64_t[2], MemSpace>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::done"));
     auto at = Kokkos::create_mirror_view(signals_);
-    for (std::int64_t i = 0; i < k; ++i) at(i) = reinterpret_cast<std::uintptr_t>(signal_counters_[i]);
+    for (std::int64_t i = 0; i < k; ++i) at(i) = reinterpret_cast<std::uintptr_t>(all[i]);
     Kokkos::deep_copy(space_, signals_, at);
     kernel_.signals = signals_.data();
-    kernel_.signal_count = static_cast<std::int32_t>(k);
+    kernel_.signal_count = static_cast<std::int32_t>(signal_counters_.size());
+    kernel_.raise_count = static_cast<std::int32_t>(raise_.size());
+    kernel_.gate_count = static_cast<std::int32_t>(waits_.size());
+    kernel_.low_half = low_half_;
     kernel_.launch_done = launch_done_.data();
+    kernel_.launch_started = launch_done_.data() + 1;
     kernel_.launch_teams = teams_;
   }
   if (n <= kernel_.kInline) {

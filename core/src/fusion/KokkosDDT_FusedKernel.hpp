@@ -44,7 +44,9 @@ struct FusedRecord {
   std::int32_t node_count = 0, slot = 0;
   std::int32_t dst_node_count = 0, dst_lookaside_count = 0;  // (a committed descriptor's arrays are checked to fit)
   std::int8_t word = 1, direction = 0, cache = 0;            // cache: see cache_level
+  std::int16_t gate = -1;  // the counter its teams wait for before they write (FusedBatch::gate_on; -1: none)
 };
+static_assert(sizeof(FusedRecord) == 120, "FusedRecord: a halo's records must fit the kernel's parameters");
 
 // What a record's teams copy into scratch (devices; hosts cache only a pack's nodes): 0 nothing (too large), 1 the
 // nodes, 2 the nodes and the lookaside. A copy's record counts both descriptors together.
@@ -121,10 +123,16 @@ struct FusedKernel {
   std::uint64_t* flags = nullptr;              // per slot, readable by the host
   // Device completion (FusedBatch::signal_after): once every team of the launch is done, `signal` is stored into each
   // of the `signals` counters (other processes' memory, mapped: the peer transport's "written"), at system scope.
+  // Device begin (FusedBatch::gate_on), after them in the same array: the first team to start stores `signal` into
+  // each of `raise_count` counters; then `gate_count` counters, one of which a gated record's teams wait for.
   const std::uintptr_t* signals = nullptr;  // (addresses: a View of pointers would be a View of rank 2)
-  std::int32_t signal_count = 0;
+  std::int32_t signal_count = 0, raise_count = 0, gate_count = 0;
+  // Counters raised and reset in their low 32 bits, whose high half is another's (KokkosDDT_PeerLinks.hpp's
+  // replayable ones): the last team also sets each gate back to 0 before the signals.
+  bool low_half = false;
   std::uint64_t signal = 0;
-  std::int64_t* launch_done = nullptr;  // teams of the launch finished so far (reset by the last one)
+  std::int64_t* launch_done = nullptr;     // teams of the launch finished so far (reset by the last one)
+  std::int64_t* launch_started = nullptr;  // teams of the launch started so far (device begin; reset by the last one)
   std::int64_t launch_teams = 0;
 
   // Team scratch a record's teams take (the launch reserves the largest): what cache_level says, for both descriptors
@@ -301,6 +309,7 @@ struct FusedKernel {
 
   KOKKOS_FUNCTION void operator()(const Member& team) const {
     const FusedRecord& r = record(find(team.league_rank()));
+    if (raise_count > 0 || gate_count > 0) begin(team, r);
     run(team, r, team.league_rank() - r.first_team);
     // (no flags: a stream-ordered launch, whose completion is the stream's: FusedBatch::launch_ordered)
     if (flags == nullptr && signal_count == 0) return;
@@ -317,6 +326,30 @@ struct FusedKernel {
   }
 
  private:
+  // Device begin. The first team to start raises the counters (once per launch: a replayable counter raised again
+  // after its reader's reset would open its next step early); a gated record's teams then wait, one thread polling,
+  // until their gate reaches `signal` (compared as the stream's wait compares: (int64)(counter - value) >= 0, which a
+  // terminal or "ended" value meets), and acquire what was published before it.
+  KOKKOS_FUNCTION void begin(const Member& team, const FusedRecord& r) const {
+    const bool gated = gate_count > 0 && r.gate >= 0;
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      if (raise_count > 0 && desul::atomic_fetch_add(launch_started, std::int64_t(1), desul::MemoryOrderRelaxed(),
+                                                     desul::MemoryScopeDevice()) == 0)
+        for (std::int32_t k = 0; k < raise_count; ++k) store(signals[signal_count + k], signal);
+      if (!gated) return;
+      const auto* at = reinterpret_cast<volatile const std::uint64_t*>(signals[signal_count + raise_count + r.gate]);
+      while (static_cast<std::int64_t>(*at - signal) < 0) {
+      }
+      Backend::fence_acq_rel_node();
+    });
+    if (gated) team.team_barrier();
+  }
+  KOKKOS_FUNCTION void store(std::uintptr_t at, std::uint64_t value) const {
+    if (low_half)  // (little-endian: the low half comes first)
+      *reinterpret_cast<volatile std::uint32_t*>(at) = static_cast<std::uint32_t>(value);
+    else
+      *reinterpret_cast<volatile std::uint64_t*>(at) = value;
+  }
   KOKKOS_FUNCTION bool last_of(std::int64_t* counter, std::int64_t teams) const {
     if (teams <= 1) return true;
     const std::int64_t before =
@@ -332,8 +365,11 @@ struct FusedKernel {
   }
   KOKKOS_FUNCTION void complete_launch() const {
     if (!last_of(launch_done, launch_teams)) return;
+    if (raise_count > 0) *launch_started = 0;  // (every team has started: it counted itself at its start)
+    if (low_half)                              // (every team is past its wait)
+      for (std::int32_t k = 0; k < gate_count; ++k) store(signals[signal_count + raise_count + k], 0);
     Backend::fence_acq_rel_node();
-    for (std::int32_t k = 0; k < signal_count; ++k) *reinterpret_cast<volatile std::uint64_t*>(signals[k]) = signal;
+    for (std::int32_t k = 0; k < signal_count; ++k) store(signals[k], signal);
   }
 };
 

@@ -2,6 +2,8 @@
 #include "KokkosDDT_PeerLinks.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
 #include "KokkosDDT_Communicators.hpp"
 #include "KokkosDDT_PeerCuda.hpp"
@@ -123,7 +125,7 @@ const PeerLinks::Ops& PeerLinks::ops(Phase phase) {
 void PeerLinks::begin(StreamRef writing) {
   writing_ = writing;
   ++step_;
-  enqueue(ops(kBegin), writing);
+  if (!device_begin_) enqueue(ops(kBegin), writing);
 }
 
 void PeerLinks::written(StreamRef writing) { enqueue(ops(kWritten), writing); }
@@ -133,6 +135,24 @@ void PeerLinks::arrived(StreamRef stream) { enqueue(ops(kArrived), stream); }
 std::vector<std::uint64_t*> PeerLinks::written_counters() const {
   std::vector<std::uint64_t*> at;
   for (const DownstreamPeer& p : downstream) at.push_back(reinterpret_cast<std::uint64_t*>(p.written));
+  return at;
+}
+
+std::vector<std::uint64_t*> PeerLinks::begin_raises() const {
+  std::vector<std::uint64_t*> at;
+  for (const UpstreamPeer& p : upstream) at.push_back(reinterpret_cast<std::uint64_t*>(p.free));
+  return at;
+}
+
+std::vector<std::uint64_t*> PeerLinks::gates() const {
+  // (KOKKOSDDT_DEVICE_BEGIN=always offers them also then: to test the protocol on one GPU, under MPS)
+  const char* env = std::getenv("KOKKOSDDT_DEVICE_BEGIN");
+  const bool always = env && std::string(env) == "always";
+  std::vector<std::uint64_t*> at;
+  for (const DownstreamPeer& p : downstream) {
+    if (p.shares_gpu && !always) return {};
+    at.push_back(reinterpret_cast<std::uint64_t*>(p.free));
+  }
   return at;
 }
 

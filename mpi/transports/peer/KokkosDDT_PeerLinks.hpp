@@ -9,8 +9,9 @@
 //              writes of this step are done.
 //
 // begin(): this process raises "free" at every upstream peer and its stream waits for its own "free" of every
-// downstream peer; written(): it raises "written" at every downstream peer; arrived(): its stream waits for every
-// upstream peer's "written". Two ways to raise, chosen per plan:
+// downstream peer (device begin: its writing kernel does both itself, launched with no wait before it); written(): it
+// raises "written" at every downstream peer; arrived(): its stream waits for every upstream peer's "written". Two ways
+// to raise, chosen per plan:
 //
 //   rising     (the default) a counter is raised to the step's number, and a wait is for that number: nothing is
 //              reset, but every step's operations carry its own values;
@@ -51,6 +52,7 @@ struct DownstreamPeer {     // a peer whose cells this process writes
   CUdeviceptr written = 0;  // there (mapped): this process's "written"
   int peer = 0;
   std::int64_t pid = 0;
+  bool shares_gpu = false;  // its process runs on this process's GPU
 };
 
 class PeerLinks final {
@@ -82,6 +84,12 @@ class PeerLinks final {
   bool replayable() const { return replayable_ || (upstream.empty() && downstream.empty()); }
   std::vector<std::uint64_t*> written_counters() const;
   std::uint64_t signal() const { return replayable_ ? 1 : step_; }  // what a writing kernel stores there
+  // Device begin (Step::gates): the writing kernel raises the upstream peers' "free" and waits for its own. Offered
+  // only where no downstream peer shares this GPU: a kernel polling for a process that needs this GPU's time to
+  // raise it would wait for the time slice.
+  std::vector<std::uint64_t*> begin_raises() const;
+  std::vector<std::uint64_t*> gates() const;
+  void begin_on_device() { device_begin_ = true; }
   // Step::abandon: the peers' waits on this process end (their "free" at once, from a stream of its own; their
   // "written" after this process's writes, on the stream they ran on); `failed`: this process's own waits too.
   void abandon(bool failed, double timeout);
@@ -115,6 +123,7 @@ class PeerLinks final {
   StreamRef writing_{};     // the stream the last step's writes ran on
   double timeout_ = 0;      // how long the destroy waits for the other processes (0: as long as it takes)
   bool abandoned_ = false;
+  bool device_begin_ = false;  // begin() enqueues nothing: the writing kernel raises and waits (begin_on_device)
 };
 
 }  // namespace KokkosDDT::Impl

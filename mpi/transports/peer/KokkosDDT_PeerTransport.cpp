@@ -138,6 +138,7 @@ struct DirectRoute {
   char* origin = nullptr;
   std::int64_t count = 0;
   std::shared_ptr<const CommittedType> type;
+  int gate = -1;  // its receiver's place among the links' downstream peers
 };
 
 // A receive routed direct; landed: its bytes arrive packed at `landing` (this process's memory, the transport's own).
@@ -355,7 +356,8 @@ class Handshake {
   bool counters_ = false;                       // this process's counters exist (exported)
   std::map<int, std::int64_t> written_, free_;  // per peer: its counter's offset in this process's run
   std::vector<std::int64_t> landed_at_;         // per receive: its slice of the landing buffer (-1: none)
-  std::set<int> downstream_, upstream_;         // peers already linked
+  std::map<int, int> downstream_;               // peers already linked: their place in links->downstream
+  std::set<int> upstream_;
   std::vector<std::vector<std::int64_t>> out_;  // the handshake's messages in flight
   std::vector<MPI_Request> requests_;
   bool sent_ = false;  // requests_ completed
@@ -398,10 +400,13 @@ class Handshake {
         reinterpret_cast<char*>(reinterpret_cast<std::uintptr_t>(cells) + static_cast<std::uintptr_t>(o.origin));
     route.count = o.count;
     route.direct = true;
-    if (!downstream_.insert(s.peer).second) return;
+    const auto [at, linked] = downstream_.emplace(s.peer, static_cast<int>(links->downstream.size()));
+    route.gate = at->second;
+    if (!linked) return;
     char* theirs = links->map(o.pid, o.counter_base, o.counter_block, where_);
+    const bool shared = o.gpu[0] == dev_.uuid[0] && o.gpu[1] == dev_.uuid[1];
     links->downstream.push_back({address(links->counters.at() + free_[s.peer]), address(theirs + o.written), s.peer,
-                                 checkable(o.pid, o.pid_namespace)});
+                                 checkable(o.pid, o.pid_namespace), shared});
   }
 };
 
@@ -422,6 +427,10 @@ class PeerStep final : public Step {
   StreamRef own_stream() const override { return links_->own_stream(); }
   std::vector<std::uint64_t*> written_counters() const override { return links_->written_counters(); }
   std::uint64_t signal() const override { return links_->signal(); }
+  std::vector<std::uint64_t*> begin_raises() const override { return links_->begin_raises(); }
+  std::vector<std::uint64_t*> gates() const override { return links_->gates(); }
+  bool low_half() const override { return links_->replayable(); }
+  void begin_on_device() override { links_->begin_on_device(); }
   bool replayable() const override { return links_->replayable() && messages_->replayable(); }
   StreamRef begin(StreamRef stream) override {
     (void)messages_->begin(stream);
@@ -504,9 +513,9 @@ Routes PeerTransport::route(const std::vector<TypedEnd>& sends, const std::vecto
       out.sends.push_back(std::move(rest.sends[k++]));
       out.sends.back().why = r.why;
     } else if (r.landed) {
-      out.sends.push_back({RouteKind::Landed, r.origin, 0, nullptr, "peer (landed)", r.why});
+      out.sends.push_back({RouteKind::Landed, r.origin, 0, nullptr, "peer (landed)", r.why, r.gate});
     } else {
-      out.sends.push_back({RouteKind::Typed, r.origin, r.count, r.type, "peer", r.why});
+      out.sends.push_back({RouteKind::Typed, r.origin, r.count, r.type, "peer", r.why, r.gate});
     }
   }
   k = 0;

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// CUDA only: memory-space checks that need device memory, and the direct launch leaving the caller's device alone.
+// CUDA only: memory-space checks that need device memory, the direct launch leaving the caller's device alone, and
+// a fused batch's device begin.
 #include <cuda_runtime.h>
+
+#include <cstdint>
 
 #include "support/Catch.hpp"
 #include "support/Errors.hpp"
 #include "KokkosDDT.hpp"
+#include "KokkosDDT_FusedBatch.hpp"
 
 using namespace KokkosDDT;
 using Test::require_error;
@@ -48,4 +52,65 @@ TEST_CASE("cuda: a launch on another device's instance restores the caller's dev
   REQUIRE(cudaSetDevice(other) == cudaSuccess);
   cudaStreamDestroy(stream);
   REQUIRE(cudaSetDevice(home) == cudaSuccess);
+}
+
+// Device begin (the peer transport's, without peers): the launch raises its counters as it starts, a gated record
+// writes nothing before its gate is raised (from another stream, while the kernel polls), an ungated one does not wait,
+// and device completion stores the signal after every write; replayable counters keep their high half and the gate
+// is set back to 0.
+TEST_CASE("cuda: a fused batch's device begin raises, waits for its gate, resets it, then signals", "[cuda][fusion]") {
+  using Batch = Impl::FusedBatch<Kokkos::Cuda>;
+  constexpr std::uint64_t kHigh = std::uint64_t{1} << 32;
+  const Kokkos::Cuda space;
+  const Datatype column = vector(64, 1, 4, primitive<double>()).commit();
+  Kokkos::View<double*, Kokkos::CudaSpace> src("src", 256), packed("packed", 64), copied("copied", 64);
+  Kokkos::parallel_for(
+      "fill", Kokkos::RangePolicy<Kokkos::Cuda>(space, 0, 256), KOKKOS_LAMBDA(int i) { src(i) = i; });
+  cudaStream_t side;
+  REQUIRE(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking) == cudaSuccess);
+  auto set = [&](std::uint64_t* at, std::uint64_t value) {
+    REQUIRE(cudaMemcpyAsync(at, &value, 8, cudaMemcpyHostToDevice, side) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(side) == cudaSuccess);
+  };
+  auto get = [&](const std::uint64_t* at) {
+    std::uint64_t value = 0;
+    REQUIRE(cudaMemcpyAsync(&value, at, 8, cudaMemcpyDeviceToHost, side) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(side) == cudaSuccess);
+    return value;
+  };
+  auto first = [&](const Kokkos::View<double*, Kokkos::CudaSpace>& v) {  // (read beside the running kernel)
+    double value = -1;
+    REQUIRE(cudaMemcpyAsync(&value, v.data() + 1, 8, cudaMemcpyDeviceToHost, side) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(side) == cudaSuccess);
+    return value;
+  };
+  for (const bool low_half : {false, true}) {
+    Kokkos::View<std::uint64_t*, Kokkos::CudaSpace> c("counters", 3);  // written, raised, gate
+    const std::uint64_t signal = low_half ? 1 : 7;
+    if (low_half) set(c.data(), kHigh);  // an "ended" high half, which no store may clear
+    Kokkos::deep_copy(space, packed, -1.0);
+    Kokkos::deep_copy(space, copied, -1.0);
+    space.fence();
+    Batch batch(space);
+    batch.add_copy(src.data(), false, 1, column, copied.data(), false, 64, primitive<double>());  // (ungated)
+    batch.gate(0);
+    batch.add_pack(src.data(), 1, column, packed.data(), 64 * 8);
+    batch.gate(-1);
+    batch.signal_after({c.data()}, low_half);
+    batch.gate_on({c.data() + 1}, {c.data() + 2});
+    batch.set_signal(signal);
+    batch.launch_ordered(space);
+    for (int i = 0; i < 1000 && get(c.data() + 1) != signal; ++i) {
+    }
+    CHECK(get(c.data() + 1) == signal);  // raised as the launch started
+    CHECK(first(packed) == -1.0);        // the gated record waits
+    CHECK(get(c.data()) == (low_half ? kHigh : 0));
+    set(c.data() + 2, signal);
+    space.fence();
+    CHECK(first(packed) == 4.0);
+    CHECK(first(copied) == 4.0);
+    CHECK(get(c.data()) == (low_half ? kHigh + 1 : signal));
+    CHECK(get(c.data() + 2) == (low_half ? 0 : signal));
+  }
+  cudaStreamDestroy(side);
 }
