@@ -340,12 +340,10 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
     if (!step_->written_counters().empty() && writes_.size() > 0 && !(env && std::string(env) == "0")) {
       writes_.signal_after(step_->written_counters(), step_->low_half());
       kernel_signals_ = true;
-      // Device begin: the same kernel raises "free" and waits for its receivers' as it starts, so that its launch is
-      // not held behind the handshake's stream wait (which took 6-7 us of a 64^3 step on 2 GPUs:
-      // perf_tests/results/step-timeline-2026-11-28.md). KOKKOSDDT_DEVICE_BEGIN=0 leaves it to the step (to measure).
-      const char* begin_env = std::getenv("KOKKOSDDT_DEVICE_BEGIN");
+      // Device begin, where the step offers it: the same kernel raises "free" and waits for its receivers' as it
+      // starts, so that no stream wait holds its launch and no reset follows (KokkosDDT_PeerLinks.cpp says where).
       std::vector<std::uint64_t*> gates = step_->gates();
-      if (!gates.empty() && !(begin_env && std::string(begin_env) == "0")) {
+      if (!gates.empty()) {
         writes_.gate_on(step_->begin_raises(), std::move(gates));
         step_->begin_on_device();
       }

@@ -220,6 +220,7 @@ void FusedBatch<ExecSpace>::gate_on(std::vector<std::uint64_t*> raise, std::vect
   check_open(where);
   if (signal_counters_.empty())
     throw_error(ErrorCode::InvalidArgument, where, "this", "gates need device completion (signal_after) first");
+  if (waits.empty()) throw_error(ErrorCode::InvalidArgument, where, "waits", "is empty: no gate to wait for");
   raise_ = std::move(raise);
   waits_ = std::move(waits);
 }

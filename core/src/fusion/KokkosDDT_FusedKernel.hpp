@@ -309,7 +309,7 @@ struct FusedKernel {
 
   KOKKOS_FUNCTION void operator()(const Member& team) const {
     const FusedRecord& r = record(find(team.league_rank()));
-    if (raise_count > 0 || gate_count > 0) begin(team, r);
+    if (gate_count > 0) begin(team, r);  // (device begin: FusedBatch::gate_on has gates)
     run(team, r, team.league_rank() - r.first_team);
     // (no flags: a stream-ordered launch, whose completion is the stream's: FusedBatch::launch_ordered)
     if (flags == nullptr && signal_count == 0) return;
