@@ -113,13 +113,10 @@ const PeerLinks::Ops& PeerLinks::ops(Phase phase) {
       for (const DownstreamPeer& p : downstream) reset(p.free);
   } else if (phase == kWritten) {
     for (const DownstreamPeer& p : downstream) raise(ops, p.written);  // (after the kernel: fenced stores)
-    if (done) raise(ops, done);
   } else {
     for (const UpstreamPeer& p : upstream) wait(ops, p.written);
-    if (joins_by_counter()) wait(ops, done);
     if (replayable_)
       for (const UpstreamPeer& p : upstream) reset(p.written);
-    if (replayable_ && joins_by_counter()) reset(done);
   }
   built_[phase] = true;
   return ops;
@@ -138,14 +135,7 @@ void PeerLinks::arrived(StreamRef stream) { enqueue(ops(kArrived), stream); }
 std::vector<std::uint64_t*> PeerLinks::written_counters() const {
   std::vector<std::uint64_t*> at;
   for (const DownstreamPeer& p : downstream) at.push_back(reinterpret_cast<std::uint64_t*>(p.written));
-  if (done && !at.empty()) at.push_back(reinterpret_cast<std::uint64_t*>(done));
   return at;
-}
-
-bool PeerLinks::joins_by_counter() const {
-  const char* env = std::getenv("KOKKOSDDT_DEVICE_JOIN");
-  static const bool off = env && std::string(env) == "0";
-  return done && !downstream.empty() && own_.stream && !off;
 }
 
 std::vector<std::uint64_t*> PeerLinks::begin_raises() const {
@@ -232,7 +222,6 @@ void PeerLinks::end(Ops& ops, CUdeviceptr at) const {
 void PeerLinks::end_own_waits(Ops& ops) const {
   for (const UpstreamPeer& p : upstream) end(ops, p.written);
   for (const DownstreamPeer& p : downstream) end(ops, p.free);
-  if (done) end(ops, done);
 }
 
 void PeerLinks::enqueue(const Ops& ops, StreamRef stream) {

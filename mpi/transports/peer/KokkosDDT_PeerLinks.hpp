@@ -6,9 +6,7 @@
 //
 //   "free"     in the sender's counters, raised by the receiver: its cells may be written for this step;
 //   "written"  in the receiver's counters, raised by the sender (or by its writing kernel: written_counters()): its
-//              writes of this step are done;
-//   "done"     this process's own, raised with its "written" ones and waited for by its caller's stream in wait()
-//              (device join), in place of joining the own stream.
+//              writes of this step are done.
 //
 // begin(): this process raises "free" at every upstream peer and its stream waits for its own "free" of every
 // downstream peer (device begin: its writing kernel does both itself, launched with no wait before it); written(): it
@@ -66,9 +64,8 @@ class PeerLinks final {
   PeerLinks& operator=(const PeerLinks&) = delete;
 
   // What the handshake gives the links (they own it from then on).
-  CounterRun counters;    // this process's: one per upstream peer, then one per downstream peer, then `done`
-  CUdeviceptr done = 0;   // raised with the "written" counters (after this process's writes), waited for by wait()
-  LandingBuffer landing;  // the landed receives' buffer (none: base null)
+  CounterRun counters;                 // this process's: one per upstream peer, then one per downstream peer
+  LandingBuffer landing;               // the landed receives' buffer (none: base null)
   std::vector<UpstreamPeer> upstream;  // (in the handshake's order)
   std::vector<DownstreamPeer> downstream;
   // Maps a peer's allocation for the links' lifetime.
@@ -81,10 +78,6 @@ class PeerLinks final {
   StreamRef own_stream() const { return StreamRef{own_.stream}; }
   void fork(StreamRef caller);  // the own stream waits for the caller's work so far
   void join(StreamRef caller);  // the caller's stream waits for the own stream's
-  // Device join: where every step's writes end by raising `done` (a downstream peer: a writing kernel every step),
-  // arrived() also waits for it, and no join is needed: one event and one wait fewer per step, and no edge between
-  // streams in a captured step. KOKKOSDDT_DEVICE_JOIN=0 joins instead (to measure).
-  bool joins_by_counter() const;
   void begin(StreamRef writing);
   void written(StreamRef writing);
   void arrived(StreamRef stream);

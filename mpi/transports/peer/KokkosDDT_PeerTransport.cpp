@@ -188,10 +188,8 @@ class Handshake {
     for (const TypedEnd& s : sends_)
       if (free_.emplace(s.peer, 8 * slots).second) ++slots;
     if (slots == 0 || !dev_.memops) return;
-    const std::int64_t done = 8 * slots++;  // (the links' own: this process's writes of a step are done)
     try {
       links->counters = take_counters(slots, where_);
-      links->done = address(links->counters.at() + done);
       counters_ = true;
     } catch (const Error& e) {
       failure = e.what();
@@ -449,9 +447,7 @@ class PeerStep final : public Step {
   bool test() override { return messages_->test(); }
   void wait(StreamRef stream) override {
     messages_->wait(stream);
-    // This process's writes: joined from the own stream, or (device join) their "done" counter waited for with the
-    // upstream peers' "written", in one batch.
-    if (links_->own_stream().native && !links_->joins_by_counter()) links_->join(stream);
+    if (links_->own_stream().native) links_->join(stream);  // (this process's writes)
     links_->arrived(stream);
   }
   std::vector<int> ended_peers() override { return links_->ended_peers(); }
