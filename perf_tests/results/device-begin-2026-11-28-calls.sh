@@ -144,3 +144,49 @@ for f in m0-plan-auto_ahead m1-plan-auto_ahead m1-graph-auto_graph; do echo "###
 gzip "$OUT"/tl/*.csv
 tar czf "$OUT/tl.tgz" -C "$OUT" tl && rm -rf "$OUT/tl"
 echo "## end after $((SECONDS - t0)) s"
+######## .carry/call-db1.sh as run for the device-join attempt (call 4; jacobi rows at 2 GPUs only, KOKKOSDDT_DEVICE_JOIN)
+#!/usr/bin/env bash
+# Device (2 GPUs), issue 47 item 3: device begin (the writing kernel raises and waits for "free" itself).
+# Build; the peer tests; jacobi_bench 64^3 per GPU with KOKKOSDDT_DEVICE_JOIN=0 (before) and unset (after),
+# alternating in one call; halo_bench at 2 GPUs the same way. PHASE=tests|bench|all.
+export OUT=${OUT:-$PWD/gpu-out} OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0 OMP_PROC_BIND=false
+t0=$SECONDS
+if [ ! -f /tmp/db-build.done ]; then
+  BUILD_TARGETS="${BUILD_TARGETS:-kokkosddt_mpi_tests_Cuda jacobi_bench halo_bench kokkosddt_unit_tests_Cuda}" \
+    bash perf_tests/gpu_session.sh kokkos build-multi-gpu > /tmp/db-build.log 2>&1
+  grep -E "^==== .*exit|error" /tmp/db-build.log | head -20
+  grep -q "build-multi-gpu: exit 0" /tmp/db-build.log && touch /tmp/db-build.done
+fi
+export OMP_NUM_THREADS=1
+echo "## built after $((SECONDS - t0)) s"
+bin=build/cuda
+t() { echo "## $*"; timeout 150 "$@" > /tmp/t.log 2>&1; local rc=$?; grep -E "All tests passed|test cases|FAILED|Error" /tmp/t.log | head -4; echo "## exit $rc after $((SECONDS - t0)) s"; }
+if [ "${PHASE:-all}" != bench ]; then
+  for tr in PEER AUTO; do t env KOKKOSDDT_TEST_TRANSPORT=$tr mpiexec -n 2 $bin/unit_tests/kokkosddt_mpi_tests_Cuda; done
+  t env KOKKOSDDT_TEST_TRANSPORT=PEER KOKKOSDDT_PEER_LANDING=always mpiexec -n 2 $bin/unit_tests/kokkosddt_mpi_tests_Cuda "[halo],[exchange],[transport],[graph]"
+  t env CUDA_VISIBLE_DEVICES=0 KOKKOSDDT_TEST_TRANSPORT=PEER mpiexec -n 2 $bin/unit_tests/kokkosddt_mpi_tests_Cuda "[halo],[exchange],[transport],[graph]"
+  t env KOKKOSDDT_TEST_TRANSPORT=PEER mpiexec -n 2 $bin/unit_tests/kokkosddt_mpi_tests_Cuda "[deadline]"
+  t $bin/unit_tests/kokkosddt_unit_tests_Cuda "[fusion],[copy]"
+fi
+if [ "${PHASE:-all}" != tests ]; then
+  mkdir -p "$OUT/db"
+  jb=$bin/perf_tests/jacobi_bench
+  for round in 1 2 3; do
+    for mode in before after; do
+      e=$([ $mode = before ] && echo KOKKOSDDT_DEVICE_JOIN=0 || echo KOKKOSDDT_DEVICE_JOIN=)
+      for n in 2; do
+        timeout 90 env $e mpiexec -n $n $jb --per-rank 64 --iterations 1000 --repeats 3 --exchanges none,nccl,plan-auto,plan-nccl,graph-auto --graph \
+          --csv "$OUT/db/jacobi-$mode-$n-r$round.csv" > "$OUT/db/jacobi-$mode-$n-r$round.txt" 2>&1
+        echo "## jacobi $mode n=$n r$round: $(grep -E 'ahead|graph' "$OUT/db/jacobi-$mode-$n-r$round.txt" | grep -v routes | awk '{printf "%s ", $0} END {print ""}' | cut -c1-600)"
+      done
+    done
+  done
+  echo "## jacobi after $((SECONDS - t0)) s"
+  for mode in before after; do
+    e=$([ $mode = before ] && echo KOKKOSDDT_DEVICE_JOIN=0 || echo KOKKOSDDT_DEVICE_JOIN=)
+    timeout 100 env $e mpiexec -n 2 $bin/perf_tests/halo_bench --csv "$OUT/db/halo-$mode-2.csv" > "$OUT/db/halo-$mode-2.txt" 2>&1
+    echo "## halo $mode exit $? after $((SECONDS - t0)) s"
+  done
+  tar czf "$OUT/db.tgz" -C "$OUT" db && rm -rf "$OUT/db"
+fi
+echo "## end after $((SECONDS - t0)) s"
