@@ -42,6 +42,12 @@ TEST_CASE("constructors: named primitives", "[types]") {
   };
   const Datatype& pod = primitive<Pod>();  // any trivially copyable T: opaque bytes
   CHECK(pod.size() == sizeof(Pod));
+  // Committed from the start, as MPI's predefined types are (a T nothing else has used, so no earlier test did it).
+  CHECK(pod.is_committed());
+  CHECK(primitive<std::uint16_t>().is_committed());
+  CHECK(named(Primitive::Float).is_committed());
+  CHECK(opaque(3, 1).is_committed());
+  CHECK(pod.layout().size() > 0);
   CHECK(pod.extent() == sizeof(Pod));
   CHECK(pod.signature().length == static_cast<std::int64_t>(sizeof(Pod)));
 }

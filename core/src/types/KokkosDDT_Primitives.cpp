@@ -93,6 +93,15 @@ const char* primitive_name(Primitive p) {
 
 using namespace Impl;
 
+// Primitives are committed from the start, as MPI's predefined types are. Left to the user, whether primitive<T>()
+// could be packed depended on whether some earlier code had committed a copy of its one shared handle. (Commit touches
+// no device and makes no View, so it may run before Kokkos::initialize.)
+static Datatype committed(std::shared_ptr<TypeNode> n) {
+  Datatype type(std::move(n));
+  type.commit();
+  return type;
+}
+
 static Datatype make_named(Primitive p) {
   auto n = std::make_shared<TypeNode>();
   n->combiner = Combiner::Named;
@@ -101,7 +110,7 @@ static Datatype make_named(Primitive p) {
   n->num_primitives = 1;
   n->alignment = primitive_alignment(p);
   n->signature = signature_of(p);
-  return Datatype(std::move(n));
+  return committed(std::move(n));
 }
 
 Datatype named(Primitive p) {
@@ -131,7 +140,7 @@ Datatype opaque(std::int64_t size, std::int64_t alignment) {
   n->num_primitives = 1;
   n->alignment = alignment;
   n->signature = opaque_signature(size);
-  return Datatype(std::move(n));
+  return committed(std::move(n));
 }
 
 }  // namespace KokkosDDT
