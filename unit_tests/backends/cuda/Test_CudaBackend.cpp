@@ -63,7 +63,6 @@ TEST_CASE("cuda: a fused batch's device begin raises, waits for its gate, resets
   constexpr std::uint64_t kHigh = std::uint64_t{1} << 32;
   const Kokkos::Cuda space;
   const Datatype column = vector(64, 1, 4, primitive<double>()).commit();
-  const Datatype words = contiguous(1, primitive<double>()).commit();  // (run alone, nothing has committed a double)
   Kokkos::View<double*, Kokkos::CudaSpace> src("src", 256), packed("packed", 64), copied("copied", 64);
   Kokkos::parallel_for(
       "fill", Kokkos::RangePolicy<Kokkos::Cuda>(space, 0, 256), KOKKOS_LAMBDA(int i) { src(i) = i; });
@@ -93,7 +92,7 @@ TEST_CASE("cuda: a fused batch's device begin raises, waits for its gate, resets
     Kokkos::deep_copy(space, copied, -1.0);
     space.fence();
     Batch batch(space);
-    batch.add_copy(src.data(), false, 1, column, copied.data(), false, 64, words);  // (ungated)
+    batch.add_copy(src.data(), false, 1, column, copied.data(), false, 64, primitive<double>());  // (ungated)
     batch.gate(0);
     batch.add_pack(src.data(), 1, column, packed.data(), 64 * 8);
     batch.gate(-1);
