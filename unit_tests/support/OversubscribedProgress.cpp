@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Preloaded into the multi-rank tests (LD_PRELOAD, see the top CMakeLists.txt): while more ranks run on a machine
-// than it has cores, a rank whose MPI progress engine finds nothing to do sleeps briefly instead of spinning.
+// Preloaded into the multi-rank tests (LD_PRELOAD, see the top CMakeLists.txt): while the ranks on a machine reach its
+// cores, a rank whose MPI progress engine finds nothing to do sleeps briefly instead of spinning.
 //
-// Why: MPICH's ch4 device (Debian's ch4:ucx) waits by polling UCX without ever giving up its core, and so does Open
-// MPI's UCX layer. With more ranks than cores, the rank being waited for gets a core only when the scheduler takes it
-// from a spinning one, every few milliseconds: on a 2-vCPU VM the 3-rank collectives tests took 272 s instead of 13 s,
-// and at 8 ranks one test case took 348 s instead of 31 s (2026-11-28). The library's own waits already yield; this
-// is the MPI library's side, for tests only (as UPC++'s UPCXX_OVERSUBSCRIBED is for its progress loop).
+// Why: MPICH's ch4 device (Debian's ch4:ucx) waits by polling UCX without ever giving up its core. With more ranks
+// than cores, the rank being waited for gets a core only when the scheduler takes it from a spinning one, every few
+// milliseconds. On a 2-vCPU VM (2026-11-28, perf_tests/results/ci-oversubscribed-2026-11-28.md) the 3-rank collectives
+// tests took 272 s without this wrapper and 11-12 s with it; at 8 ranks one test case took 348 s with a yield here
+// instead of a sleep, 31 s with the sleep. The library's own waits already yield; this is the MPI library's side, for
+// tests only (as UPC++'s UPCXX_OVERSUBSCRIBED is for its progress loop).
 //
-// It wraps ucp_worker_progress, the call both MPI libraries poll with, and is inert where nothing calls it. It sleeps
-// only when oversubscribed: the launcher's count of ranks on this node (MPICH's MPI_LOCALNRANKS, Open MPI's
-// OMPI_COMM_WORLD_LOCAL_SIZE) times OMP_NUM_THREADS reaches the cores online (reaches: ctest runs tests side by side).
-// KOKKOSDDT_TEST_OVERSUBSCRIBED=1 or 0 overrides that.
+// It wraps ucp_worker_progress, the call MPICH's ch4:ucx (and Open MPI's UCX layer) polls, and is inert where nothing
+// calls it. It sleeps only when oversubscribed: the launcher's count of ranks on this node (MPICH's MPI_LOCALNRANKS,
+// Open MPI's OMPI_COMM_WORLD_LOCAL_SIZE) times OMP_NUM_THREADS reaches the cores online (reaches: ctest runs tests
+// side by side). KOKKOSDDT_TEST_OVERSUBSCRIBED=1 or 0 overrides that.
 #include <dlfcn.h>
 #include <unistd.h>
 
