@@ -9,6 +9,7 @@
 
 #include "KokkosDDT_CommittedWire.hpp"
 #include "KokkosDDT_FusedBatch.hpp"
+#include "KokkosDDT_SameShape.hpp"
 #include "support/Buffers.hpp"
 #include "support/Catch.hpp"
 #include "support/Errors.hpp"
@@ -135,6 +136,59 @@ TEST_CASE("copy: random nested types into another layout of the same signature a
       checked += check_copy(to, from, 9000 + i, md, ms) > 0;
   }
   CHECK(checked > cases / 2);  // (overlapping destinations and empty types are skipped: most cases must remain)
+}
+
+// Two types of one shape (a halo's face and the ghost layer it fills): the copy locates each position once, in the
+// source's layout (Impl::same_shape), and must still equal the reference; types of another shape keep both walks.
+TEST_CASE("copy: a layout into the same layout elsewhere, located once", "[copy][random]") {
+  // A face of a 3-D array of doubles into the ghost layer across: subarrays of one shape at two starts.
+  const std::vector<std::int64_t> sizes{6, 7, 8}, face{1, 5, 6};
+  const Datatype inner = subarray(sizes, face, {1, 1, 1}, Order::C, primitive<double>()).commit();
+  const Datatype ghost = subarray(sizes, face, {5, 1, 1}, Order::C, primitive<double>()).commit();
+  std::int64_t delta = 0;
+  REQUIRE(Impl::same_shape(inner.impl_committed("test"), ghost.impl_committed("test"), delta));
+  CHECK(delta == 4 * 7 * 8 * 8);
+  CHECK(check_copy({inner, 2}, {ghost, 2}, 77, 0, 8) > 0);
+  CHECK(check_copy({ghost, 1}, {inner, 1}, 78, 0, 0) > 0);
+  // Structs of such faces of two fields (a halo plan's message): alike fields move alike; a field of floats beside one
+  // of doubles moves by another difference, so the struct is not one shape moved.
+  const Datatype inner_f = subarray(sizes, face, {1, 1, 1}, Order::C, primitive<float>()).commit();
+  const Datatype ghost_f = subarray(sizes, face, {5, 1, 1}, Order::C, primitive<float>()).commit();
+  const Datatype two_inner = struct_type({1, 1}, {0, 4096}, {inner, inner}).commit();
+  const Datatype two_ghost = struct_type({1, 1}, {0, 4096}, {ghost, ghost}).commit();
+  REQUIRE(Impl::same_shape(two_inner.impl_committed("test"), two_ghost.impl_committed("test"), delta));
+  CHECK(delta == 4 * 7 * 8 * 8);
+  CHECK(check_copy({two_inner, 1}, {two_ghost, 1}, 80, 0, 0) > 0);
+  const Datatype mixed_inner = struct_type({1, 1}, {0, 4096}, {inner, inner_f}).commit();
+  const Datatype mixed_ghost = struct_type({1, 1}, {0, 4096}, {ghost, ghost_f}).commit();
+  CHECK_FALSE(Impl::same_shape(mixed_inner.impl_committed("test"), mixed_ghost.impl_committed("test"), delta));
+  CHECK(check_copy({mixed_inner, 1}, {mixed_ghost, 1}, 81, 0, 0) > 0);
+  // Another shape: a y face.
+  const Datatype yface = subarray(sizes, {4, 1, 6}, {1, 1, 1}, Order::C, primitive<double>()).commit();
+  CHECK_FALSE(Impl::same_shape(inner.impl_committed("test"), yface.impl_committed("test"), delta));
+  // Indexed blocks at other displacements: the same nodes, another lookaside.
+  const Datatype a = indexed({2, 3}, {0, 5}, primitive<int>()).commit(),
+                 b = indexed({2, 3}, {0, 6}, primitive<int>()).commit();
+  CHECK_FALSE(Impl::same_shape(a.impl_committed("test"), b.impl_committed("test"), delta));
+  CHECK(check_copy({a, 3}, {b, 3}, 79, 0, 0) > 0);
+  // Random nested types, each moved by a random displacement (a one-block hindexed of it, or a one-field struct).
+  Test::TypeGenerator gen(20261129);
+  const int cases = Test::scaled(300);
+  int checked = 0, once = 0;
+  for (int i = 0; i < cases; ++i) {
+    Test::RandomType r = gen.next();
+    r.type.commit();
+    const std::int64_t by = gen.pick(-64, 64) * (gen.chance(0.5) ? 1 : 8);
+    Datatype moved = gen.chance(0.5) ? hindexed({1}, {by}, r.type) : struct_type({1}, {by}, {r.type});
+    moved.commit();
+    once += Impl::same_shape(r.type.impl_committed("test"), moved.impl_committed("test"), delta);
+    const std::int64_t count = gen.pick(0, 3);
+    const int ms = static_cast<int>(gen.pick(0, 15)), md = static_cast<int>(gen.pick(0, 15));
+    checked += check_copy({r.type, count}, {moved, count}, 13000 + i, ms, md) > 0;
+    checked += check_copy({moved, count}, {r.type, count}, 17000 + i, md, ms) > 0;
+  }
+  CHECK(checked > cases / 2);
+  CHECK(once > cases / 4);  // (most random types are chains: the one-walk path is exercised)
 }
 
 TEST_CASE("copy: a column into a row, between Views, and absolute addresses", "[copy]") {

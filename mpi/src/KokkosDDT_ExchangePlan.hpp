@@ -44,6 +44,7 @@
 #include "KokkosDDT_ExchangeEngine.hpp"
 #include "KokkosDDT_ExchangeMatch.hpp"
 #include "KokkosDDT_MPIAgreement.hpp"
+#include "KokkosDDT_SetupClock.hpp"
 #include "KokkosDDT_SetupDeadline.hpp"
 #include "KokkosDDT_MPIError.hpp"
 #include "KokkosDDT_MpiTransport.hpp"
@@ -221,7 +222,9 @@ void ExchangePlan<ExecSpace>::commit() {
     error = "options.timeout is " + std::to_string(options_.timeout) + "; must be >= 0 seconds (0: none)";
   // Every wait for the other processes, until the plan is made, within the plan's timeout (none: as long as it takes).
   const Impl::SetupDeadline deadline(Impl::timeout_seconds(options_.timeout));
+  Impl::SetupClock clock("exchange plan");
   auto control = Impl::MpiTransport::duplicate(comm_, where);  // (the plan's control plane: all its setup runs there)
+  clock.mark("control plane");
   {
     Impl::Agreement verdict(control->comm(), !error.empty(),
                             {Impl::fingerprint({Impl::fingerprint(options_.transport), options_.graph ? 1 : 0})},
@@ -232,11 +235,14 @@ void ExchangePlan<ExecSpace>::commit() {
                         "differs between the ranks (the transport): every rank must pass the same");
     Impl::throw_if_any(verdict, error, where, "options");
   }
+  clock.mark("agreement");
   const int me = control->rank();
   Impl::throw_unless_agreed(control->comm(), Impl::match_messages(*control, sends_, recvs_, me, "", where), where,
                             "messages");
+  clock.mark("match");
   std::shared_ptr<Impl::Transport> transport =
       Impl::library_transport(Impl::resolved<ExecSpace>(options_.transport), control, where);
+  clock.mark("transport");
   auto engine =
       std::make_unique<Impl::ExchangeEngine<ExecSpace>>(space_, std::move(transport), control, sends_, recvs_, me,
                                                         where, Impl::timeout_seconds(options_.timeout), options_.graph);

@@ -242,7 +242,9 @@ void FusedBatch<ExecSpace>::launch(const ExecSpace& space) {
       const FusedRecord& r = records_[i];
       const CommittedType& c = types_[i].impl_committed("KokkosDDT::FusedBatch::launch");
       if (r.direction == static_cast<std::int8_t>(Direction::Copy)) {
-        const CopyTransfer t{&c, dst_of_[i], r.typed, r.packed, r.begin, r.end, r.word};
+        // (two types of one shape: r.packed is the destination moved into the source's layout, which describes it)
+        const CommittedType* d = r.dst_nodes == r.nodes ? &c : dst_of_[i];
+        const CopyTransfer t{&c, d, r.typed, r.packed, r.begin, r.end, r.word};
         CopyLaunch<ExecSpace>::launch(space, t);
       } else if (r.direction == static_cast<std::int8_t>(Direction::Pack))
         TraversalLaunch<ExecSpace, Direction::Pack>::launch(space, c, r.typed, r.packed, r.begin, r.end, r.word);

@@ -19,6 +19,7 @@
 #include "KokkosDDT_Copy.hpp"
 #include "KokkosDDT_DeviceInterleave.hpp"
 #include "KokkosDDT_HostWalk.hpp"
+#include "KokkosDDT_SameShape.hpp"
 #include "KokkosDDT_Transfer.hpp"
 #include "KokkosDDT_TraversalArgs.hpp"
 #include "KokkosDDT_TypedCopy.hpp"
@@ -81,18 +82,24 @@ FusedRecord record_of(const Transfer& t, const Descriptor<MemSpace>& d, std::int
 // The record of a checked typed-to-typed copy (prepare_copy) over both sides' descriptors. Devices cache both in team
 // scratch when together they fit: every position is located in both, and from global memory each level of those walks
 // is a dependent load (the plan over the peer transport took 2.2x less time per step with both cached:
-// perf_tests/results/peer-2026-11-27b.md).
+// perf_tests/results/peer-2026-11-27b.md). Where the two types share one shape (same_shape), the destination's
+// descriptor is the source's, over the destination's buffer moved by their delta: devices then locate each position
+// once and cache one descriptor (run_copy knows it by dst_nodes == nodes).
 template <class MemSpace>
-FusedRecord record_of_copy(const CopyTransfer& t, const Descriptor<MemSpace>& s, const Descriptor<MemSpace>& d,
+FusedRecord record_of_copy(const CopyTransfer& t, const Descriptor<MemSpace>& s, const Descriptor<MemSpace>& dst,
                            std::int64_t tile, const char* where) {
+  std::int64_t delta = 0;
+  const bool one_shape = same_shape(*t.src_type, *t.dst_type, delta);
+  const Descriptor<MemSpace>& d = one_shape ? s : dst;
   if (d.nodes.extent(0) > 0x7fffffff || d.lookaside.extent(0) > 0x7fffffff)
     throw_error(ErrorCode::Overflow, where, "dtype", "has a descriptor too large for a fused request (2^31 entries)");
   // The source side as a transfer whose "packed" buffer is the destination's typed one; then the destination's
   // descriptor.
-  const Transfer source{t.src_type, 0, t.src, t.dst, t.begin, t.end, t.word};
+  const Transfer source{t.src_type, 0, t.src, one_shape ? shifted(t.dst, delta) : t.dst, t.begin, t.end, t.word};
   FusedRecord r = record_of(source, s, tile, Direction::Copy);
-  r.cache = cache_level(static_cast<std::int64_t>(s.nodes.extent(0) + d.nodes.extent(0)),
-                        static_cast<std::int64_t>(s.lookaside.extent(0) + d.lookaside.extent(0)));
+  if (!one_shape)  // (else the source's alone, as record_of set it)
+    r.cache = cache_level(static_cast<std::int64_t>(s.nodes.extent(0) + d.nodes.extent(0)),
+                          static_cast<std::int64_t>(s.lookaside.extent(0) + d.lookaside.extent(0)));
   r.dst_nodes = d.nodes.data();
   r.dst_lookaside = d.lookaside.data();
   r.dst_node_count = static_cast<std::int32_t>(d.nodes.extent(0));
@@ -136,17 +143,22 @@ struct FusedKernel {
   std::int64_t launch_teams = 0;
 
   // Team scratch a record's teams take (the launch reserves the largest): what cache_level says, for both descriptors
-  // of a copy. Hosts cache a pack's nodes only, and walk a copy's runs on both descriptors in place.
+  // of a copy (one where they are one). Hosts cache a pack's nodes only, and walk a copy's runs on both descriptors in
+  // place.
   static std::int64_t scratch_bytes(const FusedRecord& r) {
     const bool copy = r.direction == static_cast<std::int8_t>(Direction::Copy);
     if (r.cache == 0) return 0;
     if constexpr (Backend::walks_runs) return copy ? 0 : descriptor_scratch_bytes(r.node_count);
     std::int64_t bytes = descriptor_scratch_bytes(r.node_count);
     if (r.cache > 1) bytes += lookaside_scratch_bytes(r.lookaside_count);
-    if (copy) bytes += descriptor_scratch_bytes(r.dst_node_count);
-    if (copy && r.cache > 1) bytes += lookaside_scratch_bytes(r.dst_lookaside_count);
+    if (!copy || one_walk(r)) return bytes;
+    bytes += descriptor_scratch_bytes(r.dst_node_count);
+    if (r.cache > 1) bytes += lookaside_scratch_bytes(r.dst_lookaside_count);
     return bytes;
   }
+
+  // A copy between two types of one shape (record_of_copy): one descriptor, each position located once.
+  KOKKOS_FUNCTION static bool one_walk(const FusedRecord& r) { return r.dst_nodes == r.nodes; }
 
   KOKKOS_FUNCTION const FusedRecord& record(std::int64_t i) const {
     if (n <= kInline) return inline_records[i];
@@ -239,16 +251,20 @@ struct FusedKernel {
             {Nodes(dst.nodes, r.dst_node_count), Lookaside(dst.lookaside, r.dst_lookaside_count), r.packed},
             r.begin,
             r.end,
-            tile};
+            tile,
+            one_walk(r)};
   }
 
   // Tile t of a copy: hosts walk it run by run on one thread; on devices each thread of the team takes one word at a
-  // time, neighbouring threads neighbouring words, locating it in both descriptors (in team scratch when cached).
+  // time, neighbouring threads neighbouring words, locating it in both descriptors, or once where they are one (in
+  // team scratch when cached).
   KOKKOS_FUNCTION static void run_copy(const Member& team, const FusedRecord& r, std::int64_t t) {
     Arrays src{r.nodes, r.lookaside}, dst{r.dst_nodes, r.dst_lookaside};
     if constexpr (!Backend::walks_runs) {
       if (r.cache > 0) {
-        cache(team, r, src, &dst);
+        const bool one = one_walk(r);
+        cache(team, r, src, one ? nullptr : &dst);
+        if (one) dst = src;
         team.team_barrier();
       }
     }

@@ -29,6 +29,7 @@
 #include "KokkosDDT_Datatype.hpp"
 #include "KokkosDDT_Error.hpp"
 #include "KokkosDDT_Pack.hpp"
+#include "KokkosDDT_SameShape.hpp"
 #include "KokkosDDT_Transfer.hpp"
 #include "KokkosDDT_TypedCopy.hpp"
 
@@ -117,9 +118,16 @@ struct CopyWithWord {
   void operator()(W) const {
     using MemSpace = typename ExecSpace::memory_space;
     const auto s = descriptor<MemSpace>(*t.src_type, space);
-    const auto d = descriptor<MemSpace>(*t.dst_type, space);
+    std::int64_t delta = 0;
+    const bool one_shape = same_shape(*t.src_type, *t.dst_type, delta);  // (then the source's descriptor, moved)
+    const auto d = one_shape ? s : descriptor<MemSpace>(*t.dst_type, space);
     TypedCopy<ExecSpace, W::value, BackendTraits<ExecSpace>::walks_runs> kernel{
-        {s.nodes, s.lookaside, t.src}, {d.nodes, d.lookaside, t.dst}, t.begin, t.end, W::value};
+        {s.nodes, s.lookaside, t.src},
+        {d.nodes, d.lookaside, one_shape ? shifted(t.dst, delta) : t.dst},
+        t.begin,
+        t.end,
+        W::value,
+        one_shape};
     // Hosts walk tiles run by run, enough of them to balance the threads; devices take one word per thread.
     if constexpr (BackendTraits<ExecSpace>::walks_runs) {
       const std::int64_t threads = BackendTraits<ExecSpace>::threads(space);

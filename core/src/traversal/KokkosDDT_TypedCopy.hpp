@@ -49,6 +49,9 @@ struct TypedCopy {
   CopySide<MemSpace> src, dst;
   std::int64_t begin = 0, end = 0;
   std::int64_t tile = W;  // stream bytes per work item (a multiple of W; devices: W, whatever is set)
+  // The two sides share one shape (same_shape: `dst` holds the source's descriptor over a buffer moved by their
+  // delta): devices locate each word once. Hosts walk both sides' runs as ever.
+  bool one_walk = false;
 
   KOKKOS_INLINE_FUNCTION std::int64_t items() const {
     if constexpr (Walk)
@@ -89,7 +92,8 @@ struct TypedCopy {
       }
     } else {
       const std::int64_t p = begin + item * W;
-      store_word<W>(dst.typed + dst.offset_at(p), load_word<W>(src.typed + src.offset_at(p)));
+      const std::int64_t from = src.offset_at(p);
+      store_word<W>(dst.typed + (one_walk ? from : dst.offset_at(p)), load_word<W>(src.typed + from));
     }
   }
 };
