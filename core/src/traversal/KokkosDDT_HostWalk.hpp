@@ -56,13 +56,16 @@ struct HostWalk {
       copy_bytes<W>(typed_at, packed_at, n);
   }
 
-  // `count` runs of `elem` bytes, consecutive in the packed buffer; run i starts at u + i * stride (Listed = false)
-  // or at u + list[i] (Listed = true: an index list). `Unroll` copies per iteration keep more loads in flight when
-  // each run is a single word.
+  // `count` runs of `elem` bytes, consecutive in the packed buffer; run i starts at typed offset at + i * stride
+  // (Listed = false) or at + list[i] (Listed = true: an index list). Offsets are summed as integers and added to the
+  // typed pointer once per run: with absolute displacements (a null typed buffer) a partial sum such as a negative
+  // base is no address, and a pointer moved by it overflows. `Unroll` copies per iteration keep more loads in flight
+  // when each run is a single word.
   template <bool Listed, int Unroll, class Copy>
-  KOKKOS_FUNCTION void run_loop(char* u, const std::int64_t* list, char* k, std::int64_t stride, std::int64_t count,
-                                const Copy& copy, std::int64_t elem) const {
-    auto one = [&](char* typed_at, char* packed_at) {
+  KOKKOS_FUNCTION void run_loop(std::int64_t at, const std::int64_t* list, char* k, std::int64_t stride,
+                                std::int64_t count, const Copy& copy, std::int64_t elem) const {
+    auto one = [&](std::int64_t typed_offset, char* packed_at) {
+      char* typed_at = args.typed + typed_offset;
       if constexpr (Dir == Direction::Pack)
         copy(packed_at, typed_at);
       else
@@ -71,12 +74,12 @@ struct HostWalk {
     std::int64_t i = 0;
     if constexpr (Listed) {
       for (; i + Unroll <= count; i += Unroll, k += Unroll * elem)
-        for (int r = 0; r < Unroll; ++r) one(u + list[i + r], k + r * elem);
-      for (; i < count; ++i, k += elem) one(u + list[i], k);
+        for (int r = 0; r < Unroll; ++r) one(at + list[i + r], k + r * elem);
+      for (; i < count; ++i, k += elem) one(at + list[i], k);
     } else {
-      for (; i + Unroll <= count; i += Unroll, u += Unroll * stride, k += Unroll * elem)
-        for (int r = 0; r < Unroll; ++r) one(u + r * stride, k + r * elem);
-      for (; i < count; ++i, u += stride, k += elem) one(u, k);
+      for (; i + Unroll <= count; i += Unroll, at += Unroll * stride, k += Unroll * elem)
+        for (int r = 0; r < Unroll; ++r) one(at + r * stride, k + r * elem);
+      for (; i < count; ++i, at += stride, k += elem) one(at, k);
     }
   }
 
@@ -115,7 +118,7 @@ struct HostWalk {
       const Span s = block_span(n, args.lookaside.data(), b, h.base);
       if (s.length == 0) return p;  // a derived struct field
       const std::int64_t len = Kokkos::min(s.length - inner, stop - p);
-      move(args.typed + s.offset + inner, k, len);
+      move(args.typed + (s.offset + inner), k, len);
       p += len;
       if (p >= stop) return p;
       k += len;
@@ -134,7 +137,7 @@ struct HostWalk {
     const DescriptorNode* n = h.node;
     const std::int64_t elem = n->elem, stride = n->stride;
     const std::int64_t* list = Listed ? Lookaside::block_disps(n, args.lookaside.data()) : nullptr;
-    auto block_at = [&](std::int64_t b) { return args.typed + h.base + (Listed ? list[b] : b * stride); };
+    auto block_at = [&](std::int64_t b) { return h.base + (Listed ? list[b] : b * stride); };  // a typed offset
     char* k = args.packed + (p - args.begin);
     while (true) {
       if constexpr (!Listed && Dir == Direction::Unpack) {
@@ -152,7 +155,7 @@ struct HostWalk {
       std::int64_t b = h.block;
       if (h.inner > 0) {  // entered midway through a block
         const std::int64_t len = Kokkos::min(elem - h.inner, stop - p);
-        move(block_at(b) + h.inner, k, len);
+        move(args.typed + (block_at(b) + h.inner), k, len);
         p += len;
         if (p >= stop) return p;
         k += len;
@@ -160,11 +163,10 @@ struct HostWalk {
       }
       const std::int64_t left = n->count - b;
       const std::int64_t full = Kokkos::min(left, (stop - p) / elem);
-      run_loop<Listed, Unroll>(Listed ? args.typed + h.base : block_at(b), list + (Listed ? b : 0), k, stride, full,
-                               copy, elem);
+      run_loop<Listed, Unroll>(Listed ? h.base : block_at(b), list + (Listed ? b : 0), k, stride, full, copy, elem);
       p += full * elem;
       if (full < left) {  // the tile ends inside a block
-        if (p < stop) move(block_at(b + full), k + full * elem, stop - p);
+        if (p < stop) move(args.typed + block_at(b + full), k + full * elem, stop - p);
         return stop;
       }
       k += full * elem;
@@ -200,11 +202,11 @@ struct HostWalk {
     const std::int64_t m =
         Kokkos::min(Kokkos::min(a->node->count - a->block, room / run), Kokkos::min(abs_b / abs_a, max_rows));
     if (m < 2) return 0;
-    char* u = args.typed + h.base;
+    std::int64_t u = h.base;  // typed offsets (see run_loop)
     for (std::int64_t j = 0; j < b->count; ++j, u += sb, k += e) {
-      char* t = u;
+      std::int64_t t = u;
       const char* q = k;
-      for (std::int64_t i = 0; i < m; ++i, t += sa, q += run) copy(t, q);
+      for (std::int64_t i = 0; i < m; ++i, t += sa, q += run) copy(args.typed + t, q);
     }
     a->block += m - 1;
     h.base += (m - 1) * sa;
