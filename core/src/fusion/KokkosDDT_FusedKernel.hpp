@@ -257,7 +257,8 @@ struct FusedKernel {
 
   // Tile t of a copy: hosts walk it run by run on one thread; on devices each thread of the team takes one word at a
   // time, neighbouring threads neighbouring words, locating it in both descriptors, or once where they are one (in
-  // team scratch when cached).
+  // team scratch when cached). Word: the record's word size when known at compile time (uniform launches), else 0.
+  template <int Word = 0>
   KOKKOS_FUNCTION static void run_copy(const Member& team, const FusedRecord& r, std::int64_t t) {
     Arrays src{r.nodes, r.lookaside}, dst{r.dst_nodes, r.dst_lookaside};
     if constexpr (!Backend::walks_runs) {
@@ -268,17 +269,22 @@ struct FusedKernel {
         team.team_barrier();
       }
     }
-    with_word_size(r.word, [&](auto w) {
-      constexpr int W = decltype(w)::value;
-      if constexpr (Backend::walks_runs) {
-        copy_of<W>(r, r.tile, src, dst)(t);
-      } else {
-        const TypedCopy<ExecSpace, W, false> kernel = copy_of<W>(r, W, src, dst);
-        const std::int64_t first = t * (r.tile / W), items = kernel.items();
-        const std::int64_t last = first + r.tile / W < items ? first + r.tile / W : items;
-        for (std::int64_t i = first + team.team_rank(); i < last; i += team.team_size()) kernel(i);
-      }
-    });
+    if constexpr (Word > 0)
+      copy_tile<Word>(team, r, t, src, dst);
+    else
+      with_word_size(r.word, [&](auto w) { copy_tile<decltype(w)::value>(team, r, t, src, dst); });
+  }
+  template <int W>
+  KOKKOS_FUNCTION static void copy_tile(const Member& team, const FusedRecord& r, std::int64_t t, Arrays src,
+                                        Arrays dst) {
+    if constexpr (Backend::walks_runs) {
+      copy_of<W>(r, r.tile, src, dst)(t);
+    } else {
+      const TypedCopy<ExecSpace, W, false> kernel = copy_of<W>(r, W, src, dst);
+      const std::int64_t first = t * (r.tile / W), items = kernel.items();
+      const std::int64_t last = first + r.tile / W < items ? first + r.tile / W : items;
+      for (std::int64_t i = first + team.team_rank(); i < last; i += team.team_size()) kernel(i);
+    }
   }
 
   // Hosts walk runs with copies specialized per direction and word size (their code size does not matter); devices
@@ -298,16 +304,32 @@ struct FusedKernel {
         }
       });
     } else {
-      TraversalArgs<MemSpace> args = args_of(r);
-      Arrays at{r.nodes, r.lookaside};
-      if (r.cache > 0) {
-        cache(team, r, at, nullptr);
-        team.team_barrier();
-        args.lookaside = Kokkos::View<const std::int64_t*, MemSpace>(at.lookaside, r.lookaside_count);
-      }
-      const DeviceInterleave<ExecSpace, Direction::Runtime, 0> kernel{args, team.team_size(), false, {}, {}, {}};
-      kernel.run_tile(team, at.nodes, t);
+      run_interleaved<Direction::Runtime, 0>(team, r, t);
     }
+  }
+
+  // Devices: a pack's or unpack's tile t, the team's threads on interleaved words (Dir, W: Runtime and 0 read them
+  // from the record).
+  template <Direction Dir, int W>
+  KOKKOS_FUNCTION static void run_interleaved(const Member& team, const FusedRecord& r, std::int64_t t) {
+    TraversalArgs<MemSpace> args = args_of(r);
+    Arrays at{r.nodes, r.lookaside};
+    if (r.cache > 0) {
+      cache(team, r, at, nullptr);
+      team.team_barrier();
+      args.lookaside = Kokkos::View<const std::int64_t*, MemSpace>(at.lookaside, r.lookaside_count);
+    }
+    const DeviceInterleave<ExecSpace, Dir, W> kernel{args, team.team_size(), false, {}, {}, {}};
+    kernel.run_tile(team, at.nodes, t);
+  }
+
+  // A uniform launch's tile (UniformFusedKernel): every record has direction Dir and word size W.
+  template <Direction Dir, int W>
+  KOKKOS_FUNCTION static void run_uniform(const Member& team, const FusedRecord& r, std::int64_t t) {
+    if constexpr (Dir == Direction::Copy)
+      run_copy<W>(team, r, t);
+    else
+      run_interleaved<Dir, W>(team, r, t);
   }
 
   // Synchronous hosts: one request on the calling thread, as a one-tile pack runs (no fork of the thread pool).
@@ -324,9 +346,16 @@ struct FusedKernel {
   }
 
   KOKKOS_FUNCTION void operator()(const Member& team) const {
+    execute(team, [&](const FusedRecord& r, std::int64_t t) { run(team, r, t); });
+  }
+
+  // The launch's work for league rank team.league_rank(): its record's tile through run_tile(record, tile), then the
+  // completion (shared by this kernel and the uniform ones).
+  template <class RunTile>
+  KOKKOS_FUNCTION void execute(const Member& team, const RunTile& run_tile) const {
     const FusedRecord& r = record(find(team.league_rank()));
     if (gate_count > 0) begin(team, r);  // (device begin: FusedBatch::gate_on has gates)
-    run(team, r, team.league_rank() - r.first_team);
+    run_tile(r, team.league_rank() - r.first_team);
     // (no flags: a stream-ordered launch, whose completion is the stream's: FusedBatch::launch_ordered)
     if (flags == nullptr && signal_count == 0) return;
     // Completion. After the barrier one thread per team releases the team's writes (cumulative over the barrier) by
@@ -389,6 +418,23 @@ struct FusedKernel {
   }
 };
 
+// A device launch whose records all have one direction and word size (a step's self-copies, a batch of packs of one
+// kind) runs this kernel, which holds that direction's and word's code alone: the general kernel is one function of
+// ~8 500 instructions (~133 KiB of SASS on an H200), and a warp of a small launch runs a few hundred of them once,
+// from a cold instruction cache; fetching them was ~half of its stall cycles (ncu:
+// perf_tests/results/fused-experiments-2026-11-29.md). Separate functions, unlike instances inside the general one
+// (which made it 290 KiB), leave each launch's code as small as its own work. Mixed launches keep the general kernel.
+template <class ExecSpace, Direction Dir, int W>
+struct UniformFusedKernel {
+  using Member = typename FusedKernel<ExecSpace>::Member;
+  FusedKernel<ExecSpace> kernel;
+  KOKKOS_FUNCTION void operator()(const Member& team) const {
+    kernel.execute(team, [&](const FusedRecord& r, std::int64_t t) {
+      FusedKernel<ExecSpace>::template run_uniform<Dir, W>(team, r, t);
+    });
+  }
+};
+
 // The fused kernel's launch: `teams` teams of the backend's team size with `scratch` bytes of level-0 team scratch each
 // (the fusion queue's and the fixed batches'), light weight (Kokkos then passes the 3 KiB functor as a kernel parameter
 // instead of copying it to constant memory first, a copy and an event per launch); and one record on the calling
@@ -399,17 +445,79 @@ struct FusedLaunch {
   static void launch(const ExecSpace& space, const FusedKernel<ExecSpace>& kernel, std::int64_t teams,
                      std::int64_t scratch, const std::string& label);
   static void run_on_calling_thread(const FusedRecord& r);
+
+ private:
+  template <class Functor>
+  static void launch_as(const ExecSpace& space, const Functor& functor, std::int64_t teams, std::int64_t scratch,
+                        const std::string& label);
+  template <Direction Dir>
+  static bool launch_uniform(const ExecSpace& space, const FusedKernel<ExecSpace>& kernel, int word, std::int64_t teams,
+                             std::int64_t scratch, const std::string& label);
 };
+
+// What a launch's records share, for the uniform kernels: their direction and word size, or word 0 where they differ
+// (or are not at hand: records in memory).
+struct LaunchKind {
+  Direction direction = Direction::Runtime;
+  int word = 0;
+};
+template <class ExecSpace>
+LaunchKind launch_kind(const FusedKernel<ExecSpace>& kernel) {
+  if (kernel.n < 1 || kernel.n > FusedKernel<ExecSpace>::kInline) return {};
+  const FusedRecord& first = kernel.inline_records[0];
+  for (std::int64_t i = 1; i < kernel.n; ++i)
+    if (kernel.inline_records[i].direction != first.direction || kernel.inline_records[i].word != first.word) return {};
+  return {static_cast<Direction>(first.direction), first.word};
+}
 
 template <class ExecSpace>
 void FusedLaunch<ExecSpace>::launch(const ExecSpace& space, const FusedKernel<ExecSpace>& kernel, std::int64_t teams,
                                     std::int64_t scratch, const std::string& label) {
+  if constexpr (!BackendTraits<ExecSpace>::walks_runs) {  // (hosts' code is specialized per record already)
+    const LaunchKind kind = launch_kind(kernel);
+    if (kind.word >= 4) {
+      const bool launched = kind.direction == Direction::Copy
+                                ? launch_uniform<Direction::Copy>(space, kernel, kind.word, teams, scratch, label)
+                            : kind.direction == Direction::Pack
+                                ? launch_uniform<Direction::Pack>(space, kernel, kind.word, teams, scratch, label)
+                            : kind.direction == Direction::Unpack
+                                ? launch_uniform<Direction::Unpack>(space, kernel, kind.word, teams, scratch, label)
+                                : false;
+      if (launched) return;
+    }
+  }
+  launch_as(space, kernel, teams, scratch, label);
+}
+
+template <class ExecSpace>
+template <Direction Dir>
+bool FusedLaunch<ExecSpace>::launch_uniform(const ExecSpace& space, const FusedKernel<ExecSpace>& kernel, int word,
+                                            std::int64_t teams, std::int64_t scratch, const std::string& label) {
+  switch (word) {
+    case 4:
+      launch_as(space, UniformFusedKernel<ExecSpace, Dir, 4>{kernel}, teams, scratch, label);
+      return true;
+    case 8:
+      launch_as(space, UniformFusedKernel<ExecSpace, Dir, 8>{kernel}, teams, scratch, label);
+      return true;
+    case 16:
+      launch_as(space, UniformFusedKernel<ExecSpace, Dir, 16>{kernel}, teams, scratch, label);
+      return true;
+    default:
+      return false;
+  }
+}
+
+template <class ExecSpace>
+template <class Functor>
+void FusedLaunch<ExecSpace>::launch_as(const ExecSpace& space, const Functor& functor, std::int64_t teams,
+                                       std::int64_t scratch, const std::string& label) {
   using Policy = typename FusedKernel<ExecSpace>::Policy;
   auto policy =
       Kokkos::Experimental::require(Policy(space, static_cast<int>(teams), BackendTraits<ExecSpace>::team_size),
                                     Kokkos::Experimental::WorkItemProperty::HintLightWeight);
   if (scratch > 0) policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
-  Kokkos::parallel_for(label, policy, kernel);
+  Kokkos::parallel_for(label, policy, functor);
 }
 
 template <class ExecSpace>
