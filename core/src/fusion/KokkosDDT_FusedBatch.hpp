@@ -117,6 +117,7 @@ class FusedBatch {
   std::vector<const CommittedType*> dst_of_;  // per record: a copy's destination type, committed (else null)
   std::vector<std::shared_ptr<const CommittedType>> mapped_types_;  // mapped copies' destination types
   std::int64_t teams_ = 0, scratch_ = 0, launches_ = 0, bytes_ = 0;
+  LaunchKind kind_;  // what the records share (FusedLaunch: uniform launches)
   bool built_ = false, inline_ = false, in_flight_ = false;
   FusedKernel<ExecSpace> kernel_{};
   Kokkos::View<std::int64_t*, MemSpace> done_;
@@ -291,7 +292,7 @@ template <class ExecSpace>
 void FusedBatch<ExecSpace>::run_kernel(const ExecSpace& space, FusedKernel<ExecSpace> kernel) {
   kernel.signal = signal_;
   static const std::string label = "KokkosDDT::FusedBatch::launch";
-  FusedLaunch<ExecSpace>::launch(space, kernel, teams_, scratch_, label);
+  FusedLaunch<ExecSpace>::launch(space, kernel, kind_, teams_, scratch_, label);
   ++launches_;
 }
 
@@ -340,6 +341,8 @@ void FusedBatch<ExecSpace>::build() {
   for (std::int64_t i = 0; i < n; ++i) host(i) = records_[i];
   Kokkos::deep_copy(space_, records, host);
   kernel_ = FusedKernel<ExecSpace>{{}, {}, records, 0, n, n, done_, flags_.data()};
+  kind_ = LaunchKind{};
+  for (const FusedRecord& r : records_) kind_.add(r);
   for (const FusedRecord& r : records_)
     if (!waits_.empty() && r.gate >= static_cast<std::int64_t>(waits_.size()))
       throw_error(ErrorCode::InvalidArgument, "KokkosDDT::FusedBatch::gate_on", "waits",

@@ -418,6 +418,26 @@ struct FusedKernel {
   }
 };
 
+// What a launch's records share, for the uniform kernels: their direction and word size, or word 0 where they differ.
+// The caller adds each record as it places it in the launch (on the host, wherever the kernel will read them).
+class LaunchKind {
+ public:
+  void add(const FusedRecord& r) {
+    if (count_++ == 0) {
+      direction_ = r.direction;
+      word_ = r.word;
+    } else if (r.direction != direction_ || r.word != word_) {
+      word_ = 0;
+    }
+  }
+  Direction direction() const { return static_cast<Direction>(direction_); }
+  int word() const { return count_ > 0 ? word_ : 0; }
+
+ private:
+  std::int64_t count_ = 0;
+  std::int8_t direction_ = 0, word_ = 0;
+};
+
 // A device launch whose records all have one direction and word size (a step's self-copies, a batch of packs of one
 // kind) runs this kernel, which holds that direction's and word's code alone: the general kernel is one function of
 // ~8 500 instructions (~133 KiB of SASS on an H200), and a warp of a small launch runs a few hundred of them once,
@@ -442,8 +462,8 @@ struct UniformFusedKernel {
 // instantiation, below), not once for the queue and once for the batches.
 template <class ExecSpace>
 struct FusedLaunch {
-  static void launch(const ExecSpace& space, const FusedKernel<ExecSpace>& kernel, std::int64_t teams,
-                     std::int64_t scratch, const std::string& label);
+  static void launch(const ExecSpace& space, const FusedKernel<ExecSpace>& kernel, const LaunchKind& kind,
+                     std::int64_t teams, std::int64_t scratch, const std::string& label);
   static void run_on_calling_thread(const FusedRecord& r);
 
  private:
@@ -455,33 +475,18 @@ struct FusedLaunch {
                              std::int64_t scratch, const std::string& label);
 };
 
-// What a launch's records share, for the uniform kernels: their direction and word size, or word 0 where they differ
-// (or are not at hand: records in memory).
-struct LaunchKind {
-  Direction direction = Direction::Runtime;
-  int word = 0;
-};
 template <class ExecSpace>
-LaunchKind launch_kind(const FusedKernel<ExecSpace>& kernel) {
-  if (kernel.n < 1 || kernel.n > FusedKernel<ExecSpace>::kInline) return {};
-  const FusedRecord& first = kernel.inline_records[0];
-  for (std::int64_t i = 1; i < kernel.n; ++i)
-    if (kernel.inline_records[i].direction != first.direction || kernel.inline_records[i].word != first.word) return {};
-  return {static_cast<Direction>(first.direction), first.word};
-}
-
-template <class ExecSpace>
-void FusedLaunch<ExecSpace>::launch(const ExecSpace& space, const FusedKernel<ExecSpace>& kernel, std::int64_t teams,
-                                    std::int64_t scratch, const std::string& label) {
+void FusedLaunch<ExecSpace>::launch(const ExecSpace& space, const FusedKernel<ExecSpace>& kernel,
+                                    const LaunchKind& kind, std::int64_t teams, std::int64_t scratch,
+                                    const std::string& label) {
   if constexpr (!BackendTraits<ExecSpace>::walks_runs) {  // (hosts' code is specialized per record already)
-    const LaunchKind kind = launch_kind(kernel);
-    if (kind.word >= 4) {
-      const bool launched = kind.direction == Direction::Copy
-                                ? launch_uniform<Direction::Copy>(space, kernel, kind.word, teams, scratch, label)
-                            : kind.direction == Direction::Pack
-                                ? launch_uniform<Direction::Pack>(space, kernel, kind.word, teams, scratch, label)
-                            : kind.direction == Direction::Unpack
-                                ? launch_uniform<Direction::Unpack>(space, kernel, kind.word, teams, scratch, label)
+    if (kind.word() >= 4) {
+      const bool launched = kind.direction() == Direction::Copy
+                                ? launch_uniform<Direction::Copy>(space, kernel, kind.word(), teams, scratch, label)
+                            : kind.direction() == Direction::Pack
+                                ? launch_uniform<Direction::Pack>(space, kernel, kind.word(), teams, scratch, label)
+                            : kind.direction() == Direction::Unpack
+                                ? launch_uniform<Direction::Unpack>(space, kernel, kind.word(), teams, scratch, label)
                                 : false;
       if (launched) return;
     }

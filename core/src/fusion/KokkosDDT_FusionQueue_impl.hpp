@@ -291,11 +291,13 @@ template <class ExecSpace>
 void FusionQueue<ExecSpace>::flush() {
   if (pending_count_ == 0) return;
   std::int64_t teams = 0, scratch = 0;
+  Impl::LaunchKind kind;
   for (int i = 0; i < pending_count_; ++i) {
     Impl::FusedRecord& it = staging_((pending_begin_ + i) % capacity_);
     it.first_team = static_cast<std::int32_t>(teams);
     teams += it.teams;
     scratch = std::max(scratch, Impl::FusedKernel<ExecSpace>::scratch_bytes(it));
+    kind.add(it);
   }
   // (enqueue keeps `teams` within an int: it flushes before a request that would overflow it)
   if constexpr (Impl::BackendTraits<ExecSpace>::synchronous && Impl::BackendTraits<ExecSpace>::walks_runs) {
@@ -319,7 +321,7 @@ void FusionQueue<ExecSpace>::flush() {
     if (b.second > 0) Kokkos::deep_copy(space_, Kokkos::subview(records_, b), Kokkos::subview(staging_, b));
   }
   static const std::string label = "KokkosDDT::FusionQueue::fused";  // parallel_for takes a std::string: made once
-  Impl::FusedLaunch<ExecSpace>::launch(space_, kernel, teams, scratch, label);
+  Impl::FusedLaunch<ExecSpace>::launch(space_, kernel, kind, teams, scratch, label);
   launched();
 }
 
