@@ -418,8 +418,9 @@ struct FusedKernel {
   }
 };
 
-// What a launch's records share, for the uniform kernels: their direction and word size, or word 0 where they differ.
-// The caller adds each record as it places it in the launch (on the host, wherever the kernel will read them).
+// What a launch's records share, for the uniform kernels: their direction and word size, or word 0 where they differ
+// (or where there are none). The caller adds each record as it places it in the launch, on the host, wherever the
+// kernel will read them from.
 class LaunchKind {
  public:
   void add(const FusedRecord& r) {
@@ -471,7 +472,7 @@ struct FusedLaunch {
   static void launch_as(const ExecSpace& space, const Functor& functor, std::int64_t teams, std::int64_t scratch,
                         const std::string& label);
   template <Direction Dir>
-  static bool launch_uniform(const ExecSpace& space, const FusedKernel<ExecSpace>& kernel, int word, std::int64_t teams,
+  static void launch_uniform(const ExecSpace& space, const FusedKernel<ExecSpace>& kernel, int word, std::int64_t teams,
                              std::int64_t scratch, const std::string& label);
 };
 
@@ -480,15 +481,17 @@ void FusedLaunch<ExecSpace>::launch(const ExecSpace& space, const FusedKernel<Ex
                                     const LaunchKind& kind, std::int64_t teams, std::int64_t scratch,
                                     const std::string& label) {
   if constexpr (!BackendTraits<ExecSpace>::walks_runs) {  // (hosts' code is specialized per record already)
-    if (kind.word() >= 4) {
-      const bool launched = kind.direction() == Direction::Copy
-                                ? launch_uniform<Direction::Copy>(space, kernel, kind.word(), teams, scratch, label)
-                            : kind.direction() == Direction::Pack
-                                ? launch_uniform<Direction::Pack>(space, kernel, kind.word(), teams, scratch, label)
-                            : kind.direction() == Direction::Unpack
-                                ? launch_uniform<Direction::Unpack>(space, kernel, kind.word(), teams, scratch, label)
-                                : false;
-      if (launched) return;
+    if (kind.word() > 0) {
+      switch (kind.direction()) {
+        case Direction::Copy:
+          return launch_uniform<Direction::Copy>(space, kernel, kind.word(), teams, scratch, label);
+        case Direction::Pack:
+          return launch_uniform<Direction::Pack>(space, kernel, kind.word(), teams, scratch, label);
+        case Direction::Unpack:
+          return launch_uniform<Direction::Unpack>(space, kernel, kind.word(), teams, scratch, label);
+        case Direction::Runtime:
+          break;  // (no record has it)
+      }
     }
   }
   launch_as(space, kernel, teams, scratch, label);
@@ -496,21 +499,11 @@ void FusedLaunch<ExecSpace>::launch(const ExecSpace& space, const FusedKernel<Ex
 
 template <class ExecSpace>
 template <Direction Dir>
-bool FusedLaunch<ExecSpace>::launch_uniform(const ExecSpace& space, const FusedKernel<ExecSpace>& kernel, int word,
+void FusedLaunch<ExecSpace>::launch_uniform(const ExecSpace& space, const FusedKernel<ExecSpace>& kernel, int word,
                                             std::int64_t teams, std::int64_t scratch, const std::string& label) {
-  switch (word) {
-    case 4:
-      launch_as(space, UniformFusedKernel<ExecSpace, Dir, 4>{kernel}, teams, scratch, label);
-      return true;
-    case 8:
-      launch_as(space, UniformFusedKernel<ExecSpace, Dir, 8>{kernel}, teams, scratch, label);
-      return true;
-    case 16:
-      launch_as(space, UniformFusedKernel<ExecSpace, Dir, 16>{kernel}, teams, scratch, label);
-      return true;
-    default:
-      return false;
-  }
+  with_word_size(word, [&](auto w) {
+    launch_as(space, UniformFusedKernel<ExecSpace, Dir, decltype(w)::value>{kernel}, teams, scratch, label);
+  });
 }
 
 template <class ExecSpace>
