@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "KokkosDDT_Committed.hpp"
+#include "KokkosDDT_Words.hpp"
 
 namespace KokkosDDT::Impl {
 
@@ -90,8 +91,6 @@ inline bool same_shape(const CommittedType& s, const CommittedType& d, std::int6
 
 // p moved `delta` bytes, as an address (p may be null: absolute addresses; the result need not point into an object
 // until an offset is added to it).
-inline char* shifted(char* p, std::int64_t delta) {
-  return reinterpret_cast<char*>(reinterpret_cast<std::uintptr_t>(p) + static_cast<std::uintptr_t>(delta));
-}
+inline char* shifted(char* p, std::int64_t delta) { return address_at(p, delta); }
 
 }  // namespace KokkosDDT::Impl

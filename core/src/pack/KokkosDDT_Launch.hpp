@@ -108,7 +108,7 @@ void launch_traversal_words(const ExecSpace& space, const CommittedType& type, c
         const bool tools = Kokkos::Tools::profileLibraryLoaded();
         if (tools) Kokkos::Profiling::pushRegion(label);  // tools still see the operation
         if (type.nodes[0].kind == LayoutKind::Contig) {   // a contiguous type: the stream is the typed bytes
-          char* run = typed + (type.nodes[0].disp + begin);
+          char* run = address_at(typed, type.nodes[0].disp + begin);
           std::memcpy(Dir == Direction::Pack ? packed : run, Dir == Direction::Pack ? run : packed, end - begin);
         } else {
           const HostWalk<ExecSpace, Dir, W> kernel{

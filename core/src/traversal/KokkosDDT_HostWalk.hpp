@@ -57,15 +57,14 @@ struct HostWalk {
   }
 
   // `count` runs of `elem` bytes, consecutive in the packed buffer; run i starts at typed offset at + i * stride
-  // (Listed = false) or at + list[i] (Listed = true: an index list). Offsets are summed as integers and added to the
-  // typed pointer once per run: with absolute displacements (a null typed buffer) a partial sum such as a negative
-  // base is no address, and a pointer moved by it overflows. `Unroll` copies per iteration keep more loads in flight
-  // when each run is a single word.
+  // (Listed = false) or at + list[i] (Listed = true: an index list). Offsets are summed as integers and made an
+  // address once per run (address_at): with absolute displacements a partial sum, such as a negative base, is none.
+  // `Unroll` copies per iteration keep more loads in flight when each run is a single word.
   template <bool Listed, int Unroll, class Copy>
   KOKKOS_FUNCTION void run_loop(std::int64_t at, const std::int64_t* list, char* k, std::int64_t stride,
                                 std::int64_t count, const Copy& copy, std::int64_t elem) const {
     auto one = [&](std::int64_t typed_offset, char* packed_at) {
-      char* typed_at = args.typed + typed_offset;
+      char* typed_at = address_at(args.typed, typed_offset);
       if constexpr (Dir == Direction::Pack)
         copy(packed_at, typed_at);
       else
@@ -118,7 +117,7 @@ struct HostWalk {
       const Span s = block_span(n, args.lookaside.data(), b, h.base);
       if (s.length == 0) return p;  // a derived struct field
       const std::int64_t len = Kokkos::min(s.length - inner, stop - p);
-      move(args.typed + (s.offset + inner), k, len);
+      move(address_at(args.typed, s.offset + inner), k, len);
       p += len;
       if (p >= stop) return p;
       k += len;
@@ -155,7 +154,7 @@ struct HostWalk {
       std::int64_t b = h.block;
       if (h.inner > 0) {  // entered midway through a block
         const std::int64_t len = Kokkos::min(elem - h.inner, stop - p);
-        move(args.typed + (block_at(b) + h.inner), k, len);
+        move(address_at(args.typed, block_at(b) + h.inner), k, len);
         p += len;
         if (p >= stop) return p;
         k += len;
@@ -166,7 +165,7 @@ struct HostWalk {
       run_loop<Listed, Unroll>(Listed ? h.base : block_at(b), list + (Listed ? b : 0), k, stride, full, copy, elem);
       p += full * elem;
       if (full < left) {  // the tile ends inside a block
-        if (p < stop) move(args.typed + block_at(b + full), k + full * elem, stop - p);
+        if (p < stop) move(address_at(args.typed, block_at(b + full)), k + full * elem, stop - p);
         return stop;
       }
       k += full * elem;
@@ -206,7 +205,7 @@ struct HostWalk {
     for (std::int64_t j = 0; j < b->count; ++j, u += sb, k += e) {
       std::int64_t t = u;
       const char* q = k;
-      for (std::int64_t i = 0; i < m; ++i, t += sa, q += run) copy(args.typed + t, q);
+      for (std::int64_t i = 0; i < m; ++i, t += sa, q += run) copy(address_at(args.typed, t), q);
     }
     a->block += m - 1;
     h.base += (m - 1) * sa;

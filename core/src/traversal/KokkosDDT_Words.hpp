@@ -23,6 +23,13 @@ struct alignas(W) Word {
 // Copies n bytes (a multiple of W; both pointers W-aligned). Devices move aligned W-byte words; hosts, where
 // unaligned moves are cheap, copy short runs with inlined fixed-size moves, the last one overlapping (run lengths
 // repeat, so the branches predict), and long runs with memcpy.
+// base + offset as an address. A typed buffer given with absolute displacements is null, and a copy between types of
+// one shape moves the destination's buffer by their delta (record_of_copy), so only the sum need be an address:
+// pointer arithmetic on the parts would be undefined (UBSan reports it as a pointer overflow).
+KOKKOS_FORCEINLINE_FUNCTION char* address_at(char* base, std::int64_t offset) {
+  return reinterpret_cast<char*>(reinterpret_cast<std::uintptr_t>(base) + static_cast<std::uintptr_t>(offset));
+}
+
 template <int W>
 KOKKOS_FORCEINLINE_FUNCTION void copy_bytes(char* dst, const char* src, std::int64_t n) {
   KOKKOS_IF_ON_HOST((
