@@ -63,8 +63,9 @@ struct HostWalk {
   template <bool Listed, int Unroll, class Copy>
   KOKKOS_FUNCTION void run_loop(std::int64_t at, const std::int64_t* list, char* k, std::int64_t stride,
                                 std::int64_t count, const Copy& copy, std::int64_t elem) const {
+    char* const typed = args.typed;  // (a local: the copies' char stores could alias the member, reloaded per run)
     auto one = [&](std::int64_t typed_offset, char* packed_at) {
-      char* typed_at = address_at(args.typed, typed_offset);
+      char* typed_at = address_at(typed, typed_offset);
       if constexpr (Dir == Direction::Pack)
         copy(packed_at, typed_at);
       else
@@ -201,11 +202,12 @@ struct HostWalk {
     const std::int64_t m =
         Kokkos::min(Kokkos::min(a->node->count - a->block, room / run), Kokkos::min(abs_b / abs_a, max_rows));
     if (m < 2) return 0;
-    std::int64_t u = h.base;  // typed offsets (see run_loop)
+    char* const typed = args.typed;  // (see run_loop)
+    std::int64_t u = h.base;         // typed offsets (see run_loop)
     for (std::int64_t j = 0; j < b->count; ++j, u += sb, k += e) {
       std::int64_t t = u;
       const char* q = k;
-      for (std::int64_t i = 0; i < m; ++i, t += sa, q += run) copy(address_at(args.typed, t), q);
+      for (std::int64_t i = 0; i < m; ++i, t += sa, q += run) copy(address_at(typed, t), q);
     }
     a->block += m - 1;
     h.base += (m - 1) * sa;
