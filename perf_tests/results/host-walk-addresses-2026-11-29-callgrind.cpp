@@ -23,10 +23,20 @@ int main(int argc, char** argv) {
     const int bytes = 40 * n;
     char* b = reinterpret_cast<char*>(buf.data());
     char* x = reinterpret_cast<char*>(a.data() + 5);
-    if (!std::strcmp(mode, "ddt-unpack")) for (int i = 0; i < reps; ++i) KokkosDDT::unpack(s, b, bytes, x, 1, t);
-    if (!std::strcmp(mode, "ddt-pack")) for (int i = 0; i < reps; ++i) KokkosDDT::pack(s, x, 1, t, b, bytes);
-    if (!std::strcmp(mode, "mpi-unpack")) for (int i = 0; i < reps; ++i) { int pos = 0; MPI_Unpack(b, bytes, &pos, x, 1, mt, MPI_COMM_SELF); }
-    if (!std::strcmp(mode, "memcpy")) for (int i = 0; i < reps; ++i) { std::memcpy(x, b, bytes); asm volatile("" ::: "memory"); }
+    if (!std::strcmp(mode, "ddt-unpack"))
+      for (int i = 0; i < reps; ++i) KokkosDDT::unpack(s, b, bytes, x, 1, t);
+    if (!std::strcmp(mode, "ddt-pack"))
+      for (int i = 0; i < reps; ++i) KokkosDDT::pack(s, x, 1, t, b, bytes);
+    if (!std::strcmp(mode, "mpi-unpack"))
+      for (int i = 0; i < reps; ++i) {
+        int pos = 0;
+        MPI_Unpack(b, bytes, &pos, x, 1, mt, MPI_COMM_SELF);
+      }
+    if (!std::strcmp(mode, "memcpy"))
+      for (int i = 0; i < reps; ++i) {
+        std::memcpy(x, b, bytes);
+        asm volatile("" ::: "memory");
+      }
   }
   MPI_Finalize();
 }
