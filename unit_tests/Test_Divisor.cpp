@@ -51,3 +51,42 @@ TEST_CASE("divisor: magic division equals n / d", "[divisor]") {
     }
   }
 }
+
+// The 32-bit form (device walks whose positions fit 31 bits): every divisor, dividends below 2^31.
+TEST_CASE("divisor: the 32-bit form equals n / d below 2^31", "[divisor]") {
+  constexpr std::int64_t kMax32 = std::numeric_limits<std::int32_t>::max();
+  std::mt19937_64 rng(54321);
+  std::vector<std::int64_t> divisors{1,
+                                     2,
+                                     3,
+                                     7,
+                                     8,
+                                     24,
+                                     528,
+                                     34848,
+                                     65537,
+                                     (1ll << 30) - 1,
+                                     (1ll << 30) + 1,
+                                     kMax32 - 1,
+                                     kMax32,
+                                     kMax32 + 1,
+                                     kMax32 + 2,
+                                     (1ll << 32) + 3,
+                                     1ll << 40,
+                                     kMax};
+  for (int i = 0; i < 2000; ++i)
+    divisors.push_back(std::max<std::int64_t>(1, static_cast<std::int64_t>(rng() >> (1 + rng() % 63))));
+  for (std::int64_t d : divisors) {
+    const Divisor div = Divisor::make(d);
+    std::vector<std::int64_t> ns{0, 1, kMax32, kMax32 - 1};
+    for (std::int64_t k : {1ll, 2ll, 3ll, 1000ll})
+      for (std::int64_t delta : {-1ll, 0ll, 1ll})
+        if (d <= kMax32 / k) ns.push_back(k * d + delta);
+    for (int j = 0; j < 200; ++j) ns.push_back(static_cast<std::int64_t>(rng() >> (33 + rng() % 31)));
+    for (std::int64_t n : ns) {
+      if (n < 0 || n > kMax32) continue;
+      INFO("n = " << n << ", d = " << d);
+      REQUIRE(div.divide32(static_cast<std::int32_t>(n)) == n / d);
+    }
+  }
+}

@@ -9,6 +9,7 @@
 #include "support/Reference.hpp"
 #include "KokkosDDT_Committed.hpp"
 #include "KokkosDDT_Traversal.hpp"
+#include "KokkosDDT_TraversalArgs.hpp"
 
 using namespace KokkosDDT;
 using namespace KokkosDDT::Impl;
@@ -82,6 +83,22 @@ TEST_CASE("traversal: locate() agrees with the reference for every packed byte",
       // The rest of the run is contiguous in the reference too.
       const std::int64_t rest = std::min<std::int64_t>(s.length - h.inner, expected.size() - p);
       REQUIRE(expected[p + rest - 1] == expected[p] + rest - 1);
+      // Positions divided in 32 bits (device walks below 2^31) find the same block.
+      const Hit h32 = locate<std::int32_t>(c->nodes.data(), c->lookaside.data(), p);
+      REQUIRE((h32.node == h.node && h32.block == h.block && h32.base == h.base && h32.inner == h.inner));
+    }
+    // A range's walks started below the levels the whole range shares (device launches) reach the same bytes.
+    const std::int64_t total = static_cast<std::int64_t>(expected.size());
+    for (int k = 0; k < 4 && total > 0; ++k) {
+      const std::int64_t begin = (i * 7919 + k * 104729) % total;
+      const std::int64_t end = begin + 1 + (k == 0 ? 0 : (i * 31 + k) % (total - begin));
+      const SharedLevels l = shared_levels(c->nodes.data(), c->lookaside.data(), begin, end);
+      INFO("range [" << begin << ", " << end << ") starts at node " << l.start);
+      for (std::int64_t p = begin; p < end; ++p) {
+        const Hit h =
+            locate<std::int32_t>(c->nodes.data(), c->lookaside.data(), p - l.at, NoPath(), c->nodes.data() + l.start);
+        REQUIRE(l.disp + block_span(h.node, c->lookaside.data(), h.block, h.base).offset + h.inner == expected[p]);
+      }
     }
   }
 }

@@ -6,6 +6,10 @@
 //
 // For a divisor d in [1, 2^63) let l = ceil(log2 d). With m = ceil(2^(63+l) / d) (< 2^64 when d is not a power of
 // two), floor(n / d) = floor(m * n / 2^(63+l)) for every n in [0, 2^63). Powers of two just shift.
+//
+// Dividends below 2^31 (a device walk whose positions all fit 32 bits: see locate) use the 32-bit form of the same
+// theorem: m32 = ceil(2^(31+l) / d) < 2^32, floor(n / d) = floor(m32 * n / 2^(31+l)), one 32-bit multiply-high where
+// the 64-bit one takes four multiplies on a GPU. Divisors of 2^31 and more give 0 for such dividends (m32 = 0).
 
 #include <cstdint>
 
@@ -16,7 +20,7 @@ namespace KokkosDDT::Impl {
 struct Divisor {
   std::uint64_t magic = 0;  // 0: power of two, shift only
   std::int32_t shift = 0;
-  std::int32_t pad_ = 0;
+  std::uint32_t magic32 = 0;  // dividends below 2^31 (divide32): m32, or 0 where d >= 2^31
 
   // Host only. d <= 0 is treated as 1 (never used for division: empty nodes are removed at commit).
   static Divisor make(std::int64_t d) {
@@ -32,6 +36,7 @@ struct Divisor {
     const unsigned __int128 num = static_cast<unsigned __int128>(1) << (63 + l);
     r.magic = static_cast<std::uint64_t>((num + static_cast<unsigned __int128>(d) - 1) / static_cast<std::uint64_t>(d));
     r.shift = l - 1;
+    if (l <= 31) r.magic32 = static_cast<std::uint32_t>(((std::uint64_t(1) << (31 + l)) + u - 1) / u);
     return r;
   }
 
@@ -41,6 +46,15 @@ struct Divisor {
     if (magic == 0) return static_cast<std::int64_t>(u >> shift);
     const std::uint64_t hi = static_cast<std::uint64_t>((static_cast<unsigned __int128>(magic) * u) >> 64);
     return static_cast<std::int64_t>(hi >> shift);
+  }
+
+  // n must be in [0, 2^31).
+  KOKKOS_FORCEINLINE_FUNCTION std::int32_t divide32(std::int32_t n) const {
+    const std::uint32_t u = static_cast<std::uint32_t>(n);
+    const std::int32_t s = shift < 31 ? shift : 31;  // (a power of two of 2^31 or more: n >> 31 is 0; m32 > 0: s < 31)
+    if (magic == 0) return static_cast<std::int32_t>(u >> s);
+    const std::uint32_t hi = static_cast<std::uint32_t>((static_cast<std::uint64_t>(u) * magic32) >> 32);
+    return static_cast<std::int32_t>(hi >> s);
   }
 };
 

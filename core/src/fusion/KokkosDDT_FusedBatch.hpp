@@ -170,8 +170,8 @@ void FusedBatch<ExecSpace>::add_copy(const void* src, bool src_absolute, std::in
   if (t.end == t.begin) return;  // nothing moves
   const std::int64_t tile = LaunchShape<ExecSpace>::tile_bytes(space_, t.end - t.begin, t.word) / t.word * t.word;
   FusedRecord r =
-      record_of_copy(t, descriptor<MemSpace>(*t.src_type, space_), descriptor<MemSpace>(*t.dst_type, space_),
-                     std::max<std::int64_t>(tile, t.word), where);
+      record_of_copy<ExecSpace>(t, descriptor<MemSpace>(*t.src_type, space_), descriptor<MemSpace>(*t.dst_type, space_),
+                                std::max<std::int64_t>(tile, t.word), where);
   place(r, t.end - t.begin, where);
   types_.push_back(stype);  // keeps the descriptors alive
   dst_of_.push_back(t.dst_type);
@@ -197,8 +197,8 @@ void FusedBatch<ExecSpace>::add_mapped_copy(const void* src, bool src_absolute, 
   t.word = copy_word(s, scount, from, *dtype, dcount, dst, 0, total);
   if (from) check_pointer<ExecSpace>(from + s.data_lb, where, "src");
   const std::int64_t tile = LaunchShape<ExecSpace>::tile_bytes(space_, total, t.word) / t.word * t.word;
-  FusedRecord r = record_of_copy(t, descriptor<MemSpace>(s, space_), descriptor<MemSpace>(*dtype, space_),
-                                 std::max<std::int64_t>(tile, t.word), where);
+  FusedRecord r = record_of_copy<ExecSpace>(t, descriptor<MemSpace>(s, space_), descriptor<MemSpace>(*dtype, space_),
+                                            std::max<std::int64_t>(tile, t.word), where);
   place(r, total, where);
   types_.push_back(stype);
   dst_of_.push_back(dtype.get());
@@ -305,7 +305,7 @@ void FusedBatch<ExecSpace>::add(const char* where, const Datatype& type, std::in
       prepare_transfer<ExecSpace, Dir>(where, type, count, typed, typed_null_ok, packed, packed_bytes, packed_name, {});
   if (t.end == t.begin) return;  // nothing moves
   const std::int64_t tile = LaunchShape<ExecSpace>::tile_bytes(space_, t.end - t.begin, t.word);
-  FusedRecord r = record_of(t, descriptor<MemSpace>(*t.type, space_), tile, Dir);
+  FusedRecord r = record_of<ExecSpace>(t, descriptor<MemSpace>(*t.type, space_), tile, Dir, where);
   place(r, t.end - t.begin, where);
   types_.push_back(type);  // keeps the descriptor alive
   dst_of_.push_back(nullptr);
@@ -369,7 +369,7 @@ void FusedBatch<ExecSpace>::build() {
   if (n <= kernel_.kInline) {
     for (std::int64_t i = 0; i < n; ++i) {
       kernel_.inline_records[i] = records_[i];
-      kernel_.inline_first[i] = records_[i].first_team;
+      kernel_.inline_first.at[i] = records_[i].first_team;
     }
   }
   space_.fence("KokkosDDT::FusedBatch: records copied, counters zeroed");

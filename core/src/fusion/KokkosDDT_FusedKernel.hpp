@@ -33,7 +33,6 @@ namespace KokkosDDT::Impl {
 struct FusedRecord {
   const DescriptorNode* nodes = nullptr;  // the request's descriptor, in the execution space's memory
   const std::int64_t* lookaside = nullptr;
-  std::int64_t lookaside_count = 0;
   char* typed = nullptr;
   char* packed = nullptr;
   std::int64_t begin = 0, end = 0, tile = 0;  // stream bytes [begin, end), in tiles of `tile` bytes
@@ -43,8 +42,11 @@ struct FusedRecord {
   std::int32_t first_team = 0;  // teams of the launch's earlier requests (a launch has < 2^31)
   std::int32_t teams = 0;       // this request's
   std::int32_t node_count = 0, slot = 0;
-  std::int32_t dst_node_count = 0, dst_lookaside_count = 0;  // (a committed descriptor's arrays are checked to fit)
-  std::int8_t word = 1, direction = 0, cache = 0;            // cache: see cache_level
+  std::int32_t lookaside_count = 0;  // (a committed descriptor's arrays are checked to fit)
+  std::int32_t dst_node_count = 0, dst_lookaside_count = 0;
+  // Devices: the node every walk starts at, below the levels the whole request shares (start_below_shared_levels).
+  std::int32_t start = 0;
+  std::int8_t word = 1, direction = 0, cache = 0;  // cache: see cache_level
   std::int16_t gate = -1;  // the counter its teams wait for before they write (FusedBatch::gate_on; -1: none)
 };
 static_assert(sizeof(FusedRecord) == 120, "FusedRecord: a halo's records must fit the kernel's parameters");
@@ -57,16 +59,40 @@ inline std::int8_t cache_level(std::int64_t nodes, std::int64_t lookaside) {
   return node_bytes + lookaside * static_cast<std::int64_t>(sizeof(std::int64_t)) <= kMaxScratchDescriptor ? 2 : 1;
 }
 
+// A descriptor's arrays as a fused request counts them (32-bit).
+template <class MemSpace>
+void check_fused_descriptor(const Descriptor<MemSpace>& d, const char* where, const char* argument) {
+  if (d.nodes.extent(0) > 0x7fffffff || d.lookaside.extent(0) > 0x7fffffff)
+    throw_error(ErrorCode::Overflow, where, argument, "has a descriptor too large for a fused request (2^31 entries)");
+}
+
+// Devices: the record's walks start below the levels whose one element holds every position it moves (shared_levels):
+// its positions and typed buffers (both, for a copy of one shape) move by what those levels add, once, on the host.
+// Hosts walk runs from the root.
+template <class ExecSpace>
+void start_below_shared_levels(FusedRecord& r, const CommittedType& type) {
+  if constexpr (!BackendTraits<ExecSpace>::walks_runs) {
+    const SharedLevels l = shared_levels(type.nodes.data(), type.lookaside.data(), r.begin, r.end);
+    r.start = l.start;
+    r.begin -= l.at;
+    r.end -= l.at;
+    r.typed = address_at(r.typed, l.disp);
+    if (r.direction == static_cast<std::int8_t>(Direction::Copy)) r.packed = address_at(r.packed, l.disp);
+  }
+}
+
 // The record of a checked transfer (prepare_transfer) over its descriptor in the execution space's memory, in tiles of
 // `tile` bytes; its place in a launch (first_team, slot, ticket) is the caller's. Shared by the fusion queue and fixed
 // batches.
-template <class MemSpace>
-FusedRecord record_of(const Transfer& t, const Descriptor<MemSpace>& d, std::int64_t tile, Direction dir) {
+template <class ExecSpace>
+FusedRecord record_of(const Transfer& t, const Descriptor<typename ExecSpace::memory_space>& d, std::int64_t tile,
+                      Direction dir, const char* where) {
+  check_fused_descriptor(d, where, "type");
   FusedRecord r;
   r.nodes = d.nodes.data();
   r.lookaside = d.lookaside.data();
-  r.node_count = static_cast<std::int32_t>(d.nodes.extent(0));  // (a committed descriptor has a few dozen nodes)
-  r.lookaside_count = static_cast<std::int64_t>(d.lookaside.extent(0));
+  r.node_count = static_cast<std::int32_t>(d.nodes.extent(0));
+  r.lookaside_count = static_cast<std::int32_t>(d.lookaside.extent(0));
   r.typed = t.typed;
   r.packed = t.packed;
   r.begin = t.begin;
@@ -76,6 +102,7 @@ FusedRecord record_of(const Transfer& t, const Descriptor<MemSpace>& d, std::int
   r.word = static_cast<std::int8_t>(t.word);
   r.direction = static_cast<std::int8_t>(dir);
   r.cache = cache_level(static_cast<std::int64_t>(d.nodes.extent(0)), r.lookaside_count);
+  if (dir != Direction::Copy) start_below_shared_levels<ExecSpace>(r, *t.type);
   return r;
 }
 
@@ -84,19 +111,21 @@ FusedRecord record_of(const Transfer& t, const Descriptor<MemSpace>& d, std::int
 // is a dependent load (the plan over the peer transport took 2.2x less time per step with both cached:
 // perf_tests/results/peer-2026-11-27b.md). Where the two types share one shape (same_shape), the destination's
 // descriptor is the source's, over the destination's buffer moved by their delta: devices then locate each position
-// once and cache one descriptor (run_copy knows it by dst_nodes == nodes).
-template <class MemSpace>
-FusedRecord record_of_copy(const CopyTransfer& t, const Descriptor<MemSpace>& s, const Descriptor<MemSpace>& dst,
-                           std::int64_t tile, const char* where) {
+// once, from below the levels the whole copy shares, and cache one descriptor (run_copy knows it by dst_nodes ==
+// nodes).
+template <class ExecSpace>
+FusedRecord record_of_copy(const CopyTransfer& t, const Descriptor<typename ExecSpace::memory_space>& s,
+                           const Descriptor<typename ExecSpace::memory_space>& dst, std::int64_t tile,
+                           const char* where) {
   std::int64_t delta = 0;
   const bool one_shape = same_shape(*t.src_type, *t.dst_type, delta);
-  const Descriptor<MemSpace>& d = one_shape ? s : dst;
-  if (d.nodes.extent(0) > 0x7fffffff || d.lookaside.extent(0) > 0x7fffffff)
-    throw_error(ErrorCode::Overflow, where, "dtype", "has a descriptor too large for a fused request (2^31 entries)");
+  const auto& d = one_shape ? s : dst;
+  check_fused_descriptor(s, where, "stype");
+  check_fused_descriptor(d, where, "dtype");
   // The source side as a transfer whose "packed" buffer is the destination's typed one; then the destination's
   // descriptor.
   const Transfer source{t.src_type, 0, t.src, one_shape ? shifted(t.dst, delta) : t.dst, t.begin, t.end, t.word};
-  FusedRecord r = record_of(source, s, tile, Direction::Copy);
+  FusedRecord r = record_of<ExecSpace>(source, s, tile, Direction::Copy, where);
   if (!one_shape)  // (else the source's alone, as record_of set it)
     r.cache = cache_level(static_cast<std::int64_t>(s.nodes.extent(0) + d.nodes.extent(0)),
                           static_cast<std::int64_t>(s.lookaside.extent(0) + d.lookaside.extent(0)));
@@ -104,6 +133,7 @@ FusedRecord record_of_copy(const CopyTransfer& t, const Descriptor<MemSpace>& s,
   r.dst_lookaside = d.lookaside.data();
   r.dst_node_count = static_cast<std::int32_t>(d.nodes.extent(0));
   r.dst_lookaside_count = static_cast<std::int32_t>(d.lookaside.extent(0));
+  if (one_shape) start_below_shared_levels<ExecSpace>(r, *t.src_type);
   return r;
 }
 
@@ -118,12 +148,23 @@ struct FusedKernel {
   // the launch, and the team-to-request search reads the constant cache. (Kokkos passes a functor under 4 KiB as
   // parameters when the policy is light weight, as flush() makes it.)
   static constexpr int kInline = Config::fused_inline_records;
-  static_assert(kInline * (sizeof(FusedRecord) + sizeof(std::int32_t)) <= 3584,
+  // Their first teams again, packed for the lookup (find), padded to a power of two with teams no launch has.
+  static constexpr int kSearch = [] {
+    int k = 1;
+    while (k < kInline) k *= 2;
+    return k;
+  }();
+  static_assert(kInline * sizeof(FusedRecord) + kSearch * sizeof(std::int32_t) <= 3584,
                 "KokkosDDT_FUSED_INLINE_RECORDS: the records must leave room in the kernel's 4 KiB of parameters for "
                 "the launch's own (Kokkos copies a larger functor to the device before each launch)");
+  struct FirstTeams {
+    std::int32_t at[kSearch];
+    KOKKOS_FUNCTION FirstTeams() {
+      for (std::int32_t& a : at) a = 0x7fffffff;
+    }
+  };
   FusedRecord inline_records[kInline];
-  // Their first teams again, packed for the lookup: two constant-cache lines instead of one field per record.
-  std::int32_t inline_first[kInline] = {};
+  FirstTeams inline_first;
   Kokkos::View<const FusedRecord*, MemSpace> records;  // otherwise: a ring of `capacity`; the launch's: [start, +n)
   std::int64_t start = 0, n = 0, capacity = 1;
   Kokkos::View<std::int64_t*, MemSpace> done;  // per slot: teams finished so far (reset by the last one)
@@ -166,19 +207,17 @@ struct FusedKernel {
     return records(j < capacity ? j : j - capacity);
   }
 
-  // The request of league rank `team`: the last one whose first team is not after it. Parameter records: count the
-  // requests that start at or before it, with independent (unrolled, constant-bank) reads instead of a binary search's
-  // chain of dependent loads, up to the launch's records (counting all kInline cost every thread ~100 instructions
-  // where a launch had 4 records, ncu on an H100: perf_tests/results/step-timeline-2026-11-28.md). Records in memory:
-  // binary search.
+  // The request of league rank `team`: the last one whose first team is not after it. Parameter records: a binary
+  // search of fixed depth over their padded first teams (unrolled, constant-bank reads; steps past the launch's records
+  // skipped), ~4 instructions a step where counting the records that start at or before it took ~3.5 a record (~125
+  // of a 26-record halo launch's ~400 per word, ncu on an H200: perf_tests/results/shared-levels-2026-11-29.md).
+  // Records in memory: binary search.
   KOKKOS_FUNCTION std::int64_t find(std::int64_t team) const {
     if (n <= kInline) {  // (32-bit: a launch has fewer than 2^31 teams)
       const int count = static_cast<int>(n), t = static_cast<int>(team);
       int r = 0;
-      for (int k = 1; k < kInline; ++k) {
-        if (k >= count) break;
-        r += inline_first[k] <= t;
-      }
+      for (int step = kSearch / 2; step > 0; step /= 2)
+        if (step < count && inline_first.at[r + step] <= t) r += step;
       return r;
     }
     std::int64_t lo = 0, hi = n;
@@ -202,6 +241,7 @@ struct FusedKernel {
     args.end = r.end;
     args.tile = r.tile;
     args.cache_descriptor = r.cache != 0;
+    args.start = r.start;
     args.packing = r.direction == static_cast<std::int8_t>(Direction::Pack);
     args.word = r.word;
     return args;
@@ -247,7 +287,7 @@ struct FusedKernel {
                                                                               Arrays src, Arrays dst) {
     using Nodes = Kokkos::View<const DescriptorNode*, MemSpace>;
     using Lookaside = Kokkos::View<const std::int64_t*, MemSpace>;
-    return {{Nodes(src.nodes, r.node_count), Lookaside(src.lookaside, r.lookaside_count), r.typed},
+    return {{Nodes(src.nodes, r.node_count), Lookaside(src.lookaside, r.lookaside_count), r.typed, r.start},
             {Nodes(dst.nodes, r.dst_node_count), Lookaside(dst.lookaside, r.dst_lookaside_count), r.packed},
             r.begin,
             r.end,
@@ -280,10 +320,8 @@ struct FusedKernel {
     if constexpr (Backend::walks_runs) {
       copy_of<W>(r, r.tile, src, dst)(t);
     } else {
-      const TypedCopy<ExecSpace, W, false> kernel = copy_of<W>(r, W, src, dst);
-      const std::int64_t first = t * (r.tile / W), items = kernel.items();
-      const std::int64_t last = first + r.tile / W < items ? first + r.tile / W : items;
-      for (std::int64_t i = first + team.team_rank(); i < last; i += team.team_size()) kernel(i);
+      const std::int64_t first = r.begin + t * r.tile, stop = first + r.tile < r.end ? first + r.tile : r.end;
+      copy_of<W>(r, W, src, dst).move_words(first + team.team_rank() * W, stop, team.team_size() * W);
     }
   }
 

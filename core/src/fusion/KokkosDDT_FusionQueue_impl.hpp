@@ -189,8 +189,8 @@ FusionRequest FusionQueue<ExecSpace>::enqueue_copy(char* src, bool src_absolute,
   candidate.count = dcount;
   candidate.type = stype;
   candidate.dst_type = dtype;
-  const Impl::FusedRecord record = Impl::record_of_copy(t, Impl::descriptor<MemSpace>(*t.src_type, space_),
-                                                        Impl::descriptor<MemSpace>(*t.dst_type, space_), tile, where);
+  const Impl::FusedRecord record = Impl::record_of_copy<ExecSpace>(
+      t, Impl::descriptor<MemSpace>(*t.src_type, space_), Impl::descriptor<MemSpace>(*t.dst_type, space_), tile, where);
   return place(std::move(candidate), record, bytes, teams);
 }
 
@@ -218,7 +218,8 @@ FusionRequest FusionQueue<ExecSpace>::enqueue(const char* where, const Datatype&
     // everything enqueued before it is complete, so there is nothing to order it after, and holding it back would
     // only add the bookkeeping a batch needs (the queue must not be slower than the same packs issued one by one).
     if (run_ready_at_once_ && teams == 1 && pending_count_ == 0) {
-      const Impl::FusedRecord it = Impl::record_of(t, Impl::descriptor<MemSpace>(c, space_), tile, Dir);
+      const Impl::FusedRecord it =
+          Impl::record_of<ExecSpace>(t, Impl::descriptor<MemSpace>(c, space_), tile, Dir, where);
       const bool tools = Kokkos::Tools::profileLibraryLoaded();
       if (tools) Kokkos::Profiling::pushRegion(where);  // tools still see the operation
       Impl::FusedLaunch<ExecSpace>::run_on_calling_thread(it);
@@ -239,8 +240,8 @@ FusionRequest FusionQueue<ExecSpace>::enqueue(const char* where, const Datatype&
   candidate.type_id = c.id;
   candidate.count = t.count;
   candidate.type = type;
-  return place(std::move(candidate), Impl::record_of(t, Impl::descriptor<MemSpace>(c, space_), tile, Dir), bytes,
-               teams);
+  return place(std::move(candidate),
+               Impl::record_of<ExecSpace>(t, Impl::descriptor<MemSpace>(c, space_), tile, Dir, where), bytes, teams);
 }
 
 template <class ExecSpace>
@@ -311,7 +312,7 @@ void FusionQueue<ExecSpace>::flush() {
   if (pending_count_ <= kernel.kInline) {  // small launches carry their records as kernel parameters
     for (int i = 0; i < pending_count_; ++i) {
       kernel.inline_records[i] = staging_((pending_begin_ + i) % capacity_);
-      kernel.inline_first[i] = kernel.inline_records[i].first_team;
+      kernel.inline_first.at[i] = kernel.inline_records[i].first_team;
     }
   } else if constexpr (!std::is_same_v<HostVisible, MemSpace>) {
     // The pending records sit at ring positions [pending_begin_, + pending_count_), possibly wrapping around.

@@ -31,6 +31,7 @@
 #include "KokkosDDT_Pack.hpp"
 #include "KokkosDDT_SameShape.hpp"
 #include "KokkosDDT_Transfer.hpp"
+#include "KokkosDDT_TraversalArgs.hpp"
 #include "KokkosDDT_TypedCopy.hpp"
 
 namespace KokkosDDT {
@@ -128,11 +129,19 @@ struct CopyWithWord {
         t.end,
         W::value,
         one_shape};
-    // Hosts walk tiles run by run, enough of them to balance the threads; devices take one word per thread.
+    // Hosts walk tiles run by run, enough of them to balance the threads; devices take one word per thread, and
+    // where one walk serves both sides it starts below the levels the whole range shares.
     if constexpr (BackendTraits<ExecSpace>::walks_runs) {
       const std::int64_t threads = BackendTraits<ExecSpace>::threads(space);
       const std::int64_t tile = std::max<std::int64_t>(std::int64_t(64) << 10, (t.end - t.begin) / (4 * threads) + 1);
       kernel.tile = (tile + W::value - 1) / W::value * W::value;
+    } else if (one_shape) {
+      const SharedLevels l = shared_levels(t.src_type->nodes.data(), t.src_type->lookaside.data(), t.begin, t.end);
+      kernel.src.start = l.start;
+      kernel.src.typed = address_at(kernel.src.typed, l.disp);
+      kernel.dst.typed = address_at(kernel.dst.typed, l.disp);
+      kernel.begin -= l.at;
+      kernel.end -= l.at;
     }
     Kokkos::parallel_for("KokkosDDT::copy",
                          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, kernel.items()),

@@ -124,19 +124,22 @@ struct DeviceInterleave {
     }
   }
 
-  // The typed buffer's address of stream byte q (the point-based traversal), the walk beginning at node `start`.
+  // The typed buffer's address of stream byte q (the point-based traversal), the walk beginning at node `start`, its
+  // positions divided as Pos (see locate).
+  template <class Pos>
   KOKKOS_FUNCTION char* typed_at(const DescriptorNode* desc, const DescriptorNode* start, std::int64_t q) const {
     const std::int64_t* la = lookaside();
-    const Hit h = locate(desc, la, q - args.start_at, NoPath(), start);
+    const Hit h = locate<Pos>(desc, la, q - args.start_at, NoPath(), start);
     return args.typed + (args.start_disp + block_span(h.node, la, h.block, h.base).offset + h.inner);
   }
 
   // Words p, p + step, ... before `stop`, one at a time (one word in flight per thread measured best on the H100:
   // fewer registers, more resident threads; perf_tests/results/gpu-2026-11-21-tuning.txt).
+  template <class Pos>
   KOKKOS_FUNCTION void interleave_words(const DescriptorNode* desc, const DescriptorNode* start, std::int64_t p,
                                         std::int64_t stop, std::int64_t step) const {
     for (; p < stop; p += step) {
-      char* t = typed_at(desc, start, p);
+      char* t = typed_at<Pos>(desc, start, p);
       char* k = args.packed + (p - args.begin);
       if (packs())
         store_unit(k, load_unit(t));
@@ -145,15 +148,16 @@ struct DeviceInterleave {
     }
   }
 
+  template <class Pos>
   KOKKOS_FUNCTION void interleave_packed_words(const DescriptorNode* desc, const DescriptorNode* start, std::int64_t g,
                                                std::int64_t stop, std::int64_t step) const {
     for (; g < stop; g += step) {
-      if (stop - g < PW) return interleave_words(desc, start, g, stop, W);  // the range's last partial word: by units
+      if (stop - g < PW) return interleave_words<Pos>(desc, start, g, stop, W);  // the last partial word: by units
       char* k = args.packed + (g - args.begin);
       if (packs()) {
         Word<PW> out;
         for (int j = 0; j < PW / W; ++j) {
-          const Word<W> w = load_word<W>(typed_at(desc, start, g + j * W));
+          const Word<W> w = load_word<W>(typed_at<Pos>(desc, start, g + j * W));
           for (int b = 0; b < W; ++b) out.bytes[j * W + b] = w.bytes[b];
         }
         store_word<PW>(k, out);
@@ -162,19 +166,29 @@ struct DeviceInterleave {
         for (int j = 0; j < PW / W; ++j) {
           Word<W> w;
           for (int b = 0; b < W; ++b) w.bytes[b] = in.bytes[j * W + b];
-          store_word<W>(typed_at(desc, start, g + j * W), w);
+          store_word<W>(typed_at<Pos>(desc, start, g + j * W), w);
         }
       }
     }
   }
 
-  // Rank r of T threads moves its share of stream bytes [first, stop).
+  // Rank r of T threads moves its share of stream bytes [first, stop). Positions below 2^31 throughout (every walk's
+  // position is below args.end - args.start_at) are divided in 32 bits; only where the word size is known at compile
+  // time, so that the fused kernel's one instance for every request (W = 0) keeps one walk.
   KOKKOS_FUNCTION void interleave(const DescriptorNode* desc, const DescriptorNode* start, std::int64_t first,
                                   std::int64_t stop, std::int64_t r, std::int64_t T) const {
-    if constexpr (PW > W) {
-      if (packed_wide) return interleave_packed_words(desc, start, first + r * PW, stop, T * PW);
+    if constexpr (W > 0) {
+      if (args.end - args.start_at <= kPositions32) return interleave_as<std::int32_t>(desc, start, first, stop, r, T);
     }
-    interleave_words(desc, start, first + r * word(), stop, T * word());
+    interleave_as<std::int64_t>(desc, start, first, stop, r, T);
+  }
+  template <class Pos>
+  KOKKOS_FUNCTION void interleave_as(const DescriptorNode* desc, const DescriptorNode* start, std::int64_t first,
+                                     std::int64_t stop, std::int64_t r, std::int64_t T) const {
+    if constexpr (PW > W) {
+      if (packed_wide) return interleave_packed_words<Pos>(desc, start, first + r * PW, stop, T * PW);
+    }
+    interleave_words<Pos>(desc, start, first + r * word(), stop, T * word());
   }
 };
 

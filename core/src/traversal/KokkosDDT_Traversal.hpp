@@ -120,50 +120,69 @@ struct NoPath {
   KOKKOS_FORCEINLINE_FUNCTION void operator()(const Level&) const {}
 };
 
+// A walk whose positions are all below this may divide them as std::int32_t (locate<std::int32_t>).
+inline constexpr std::int64_t kPositions32 = 0x7fffffff;
+
+// p / d for a position of type Pos (see locate).
+template <class Pos>
+KOKKOS_FORCEINLINE_FUNCTION Pos divide_position(const Divisor& d, Pos p) {
+  if constexpr (sizeof(Pos) == 4)
+    return d.divide32(p);
+  else
+    return d.divide(p);
+}
+
 // Resolves packed byte p, 0 <= p < nodes[0].size (the descriptor's root is the instance level, so p may lie in any
 // instance). `path` sees each non-terminal level passed on the way (Cursor records them; the default ignores them).
 // `first`: start at that node (one of `nodes`, or a copy of one) instead of the root, p relative to it and the Hit's
 // base without the levels above it (the device launches skip levels whose one element holds the whole transfer, see
 // skip_common_levels).
-template <class Path = NoPath>
-KOKKOS_INLINE_FUNCTION Hit locate(const DescriptorNode* nodes, const std::int64_t* la, std::int64_t p,
+//
+// Pos: the type positions are divided in. std::int32_t where every position of the walk is below 2^31 (the device
+// launches check it per launch): a GPU then divides with one 32-bit multiply-high and multiplies back with one
+// instruction, where 64-bit positions take a chain of four or more (~25 of a level's ~45 instructions on an H200).
+// Offsets stay 64-bit.
+template <class Pos = std::int64_t, class Path = NoPath>
+KOKKOS_INLINE_FUNCTION Hit locate(const DescriptorNode* nodes, const std::int64_t* la, std::int64_t position,
                                   Path&& path = Path(), const DescriptorNode* first = nullptr) {
   const DescriptorNode* n = first ? first : nodes;
+  Pos p = static_cast<Pos>(position);
   std::int64_t off = 0;
   while (true) {
     off += n->disp;
-    std::int64_t b = 0;
     switch (n->kind) {
       case LayoutKind::Contig:
         return {n, 0, off, p};
       case LayoutKind::Strided:
-      case LayoutKind::IndexedBlock:
-        b = n->div_elem.divide(p);
-        p -= b * n->elem;
+      case LayoutKind::IndexedBlock: {
+        // (elem may not fit Pos only where it exceeds p: then b = 0, and so is the product)
+        const Pos b = divide_position(n->div_elem, p);
+        p -= b * static_cast<Pos>(n->elem);
         if (n->child < 0) return {n, b, off, p};
         path(Level{n, b, 0, off});
         off += n->kind == LayoutKind::Strided ? b * n->stride : Lookaside::block_disps(n, la)[b];
         n = nodes + n->child;
         continue;
+      }
       case LayoutKind::Indexed: {
-        b = find_block(n, la, p);
-        p -= Lookaside::prefix(n, la)[b];
+        const std::int64_t b = find_block(n, la, p);
+        p -= static_cast<Pos>(Lookaside::prefix(n, la)[b]);
         if (n->child < 0) return {n, b, off, p};
-        const std::int64_t e = n->div_elem.divide(p);
-        p -= e * n->elem;
+        const Pos e = divide_position(n->div_elem, p);
+        p -= e * static_cast<Pos>(n->elem);
         path(Level{n, b, e, off});
         off += Lookaside::disps(n, la)[b] + e * n->elem_extent;
         n = nodes + n->child;
         continue;
       }
       default: {  // LayoutKind::Struct
-        b = find_block(n, la, p);
-        p -= Lookaside::prefix(n, la)[b];
+        const std::int64_t b = find_block(n, la, p);
+        p -= static_cast<Pos>(Lookaside::prefix(n, la)[b]);
         const std::int64_t c = Lookaside::children(n, la)[b];
         if (c < 0) return {n, b, off, p};
         const DescriptorNode* child = nodes + c;
-        const std::int64_t e = child->div_size.divide(p);
-        p -= e * child->size;
+        const Pos e = divide_position(child->div_size, p);
+        p -= e * static_cast<Pos>(child->size);
         path(Level{n, b, e, off});
         off += Lookaside::disps(n, la)[b] + e * child->extent;
         n = child;

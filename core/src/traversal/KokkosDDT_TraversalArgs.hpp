@@ -31,26 +31,39 @@ struct TraversalArgs {
   std::int64_t start_disp = 0;
 };
 
-// Moves args' walk start below the descriptor levels that one element of theirs covers for the whole of [begin, end):
-// a strided or listed level whose element holds every position moved adds the same offset to every address, so the
-// launch adds it once instead of every thread descending through it (one dependent descriptor read fewer per word;
-// a single-instance transfer always skips the instance level). `nodes`, `lookaside`: the host copy.
+// Where the walks of stream bytes [begin, end) may start: below the descriptor levels that one element of theirs
+// covers for the whole range. A strided or listed level whose element holds every position moved adds the same offset
+// to every address, so a launch adds it once instead of every thread descending through it (one dependent descriptor
+// read fewer per word; a single-instance transfer always skips the instance level). Node `start`, stream position
+// `at` (subtracted from each position) and typed offset `disp` (added to each address). `nodes`, `lookaside`: the
+// host copy.
+struct SharedLevels {
+  std::int32_t start = 0;
+  std::int64_t at = 0;
+  std::int64_t disp = 0;
+};
+inline SharedLevels shared_levels(const DescriptorNode* nodes, const std::int64_t* lookaside, std::int64_t begin,
+                                  std::int64_t end) {
+  SharedLevels s;
+  while (true) {
+    const DescriptorNode& n = nodes[s.start];
+    if ((n.kind != LayoutKind::Strided && n.kind != LayoutKind::IndexedBlock) || n.child < 0) break;
+    const std::int64_t e = (begin - s.at) / n.elem;
+    if ((end - 1 - s.at) / n.elem != e) break;
+    s.disp += n.disp + (n.kind == LayoutKind::Strided ? e * n.stride : lookaside[n.lookaside + e]);
+    s.at += e * n.elem;
+    s.start = n.child;
+  }
+  return s;
+}
+
+// Moves args' walk start below the levels their whole range shares (shared_levels).
 template <class MemSpace>
 void skip_common_levels(const DescriptorNode* nodes, const std::int64_t* lookaside, TraversalArgs<MemSpace>& args) {
-  std::int32_t at = 0;
-  std::int64_t pos = 0, disp = 0;
-  while (true) {
-    const DescriptorNode& n = nodes[at];
-    if ((n.kind != LayoutKind::Strided && n.kind != LayoutKind::IndexedBlock) || n.child < 0) break;
-    const std::int64_t e = (args.begin - pos) / n.elem;
-    if ((args.end - 1 - pos) / n.elem != e) break;
-    disp += n.disp + (n.kind == LayoutKind::Strided ? e * n.stride : lookaside[n.lookaside + e]);
-    pos += e * n.elem;
-    at = n.child;
-  }
-  args.start = at;
-  args.start_at = pos;
-  args.start_disp = disp;
+  const SharedLevels s = shared_levels(nodes, lookaside, args.begin, args.end);
+  args.start = s.start;
+  args.start_at = s.at;
+  args.start_disp = s.disp;
 }
 
 // `count` elements of T (16-byte words, 64-bit integers) copied into the team's level-0 scratch, after whatever the

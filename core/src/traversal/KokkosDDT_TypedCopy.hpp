@@ -28,11 +28,15 @@ struct CopySide {
   Kokkos::View<const DescriptorNode*, MemSpace> nodes;
   Kokkos::View<const std::int64_t*, MemSpace> lookaside;
   char* typed = nullptr;
+  // The node walks begin at (0: the root; a fused copy of one shape starts below the levels its whole range shares,
+  // which `typed` then includes: see start_below_shared_levels).
+  std::int32_t start = 0;
 
-  // Where the typed bytes of stream position p start.
+  // Where the typed bytes of stream position p start, positions divided as Pos (see locate).
+  template <class Pos>
   KOKKOS_INLINE_FUNCTION std::int64_t offset_at(std::int64_t p) const {
     const std::int64_t* la = lookaside.data();
-    const Hit h = locate(nodes.data(), la, p);
+    const Hit h = locate<Pos>(nodes.data(), la, p, NoPath(), nodes.data() + start);
     return block_span(h.node, la, h.block, h.base).offset + h.inner;
   }
 };
@@ -92,9 +96,23 @@ struct TypedCopy {
       }
     } else {
       const std::int64_t p = begin + item * W;
-      const std::int64_t from = src.offset_at(p);
-      store_word<W>(dst.typed + (one_walk ? from : dst.offset_at(p)), load_word<W>(src.typed + from));
+      move_words(p, p + W, W);
     }
+  }
+
+  // Devices: the words at stream positions p, p + step, ... before `stop` (a fused team's share of its tile).
+  KOKKOS_INLINE_FUNCTION void move_words(std::int64_t p, std::int64_t stop, std::int64_t step) const {
+    if (end <= kPositions32)
+      for (; p < stop; p += step) move<std::int32_t>(p);
+    else
+      for (; p < stop; p += step) move<std::int64_t>(p);
+  }
+
+  // Devices: the word at stream position p.
+  template <class Pos>
+  KOKKOS_INLINE_FUNCTION void move(std::int64_t p) const {
+    const std::int64_t from = src.template offset_at<Pos>(p);
+    store_word<W>(dst.typed + (one_walk ? from : dst.template offset_at<Pos>(p)), load_word<W>(src.typed + from));
   }
 };
 
