@@ -86,7 +86,7 @@ TEST_CASE("divisor: the 32-bit form equals n / d below 2^31", "[divisor]") {
     for (std::int64_t n : ns) {
       if (n < 0 || n > kMax32) continue;
       INFO("n = " << n << ", d = " << d);
-      REQUIRE(div.divide32(static_cast<std::int32_t>(n)) == n / d);
+      REQUIRE(div.divide32(static_cast<std::uint32_t>(n)) == n / d);
     }
   }
 }

@@ -84,7 +84,7 @@ TEST_CASE("traversal: locate() agrees with the reference for every packed byte",
       const std::int64_t rest = std::min<std::int64_t>(s.length - h.inner, expected.size() - p);
       REQUIRE(expected[p + rest - 1] == expected[p] + rest - 1);
       // Positions divided in 32 bits (device walks below 2^31) find the same block.
-      const Hit h32 = locate<std::int32_t>(c->nodes.data(), c->lookaside.data(), p);
+      const Hit h32 = locate<std::uint32_t>(c->nodes.data(), c->lookaside.data(), p);
       REQUIRE((h32.node == h.node && h32.block == h.block && h32.base == h.base && h32.inner == h.inner));
     }
     // A range's walks started below the levels the whole range shares (device launches) reach the same bytes.
@@ -96,7 +96,7 @@ TEST_CASE("traversal: locate() agrees with the reference for every packed byte",
       INFO("range [" << begin << ", " << end << ") starts at node " << l.start);
       for (std::int64_t p = begin; p < end; ++p) {
         const Hit h =
-            locate<std::int32_t>(c->nodes.data(), c->lookaside.data(), p - l.at, NoPath(), c->nodes.data() + l.start);
+            locate<std::uint32_t>(c->nodes.data(), c->lookaside.data(), p - l.at, NoPath(), c->nodes.data() + l.start);
         REQUIRE(l.disp + block_span(h.node, c->lookaside.data(), h.block, h.base).offset + h.inner == expected[p]);
       }
     }

@@ -9,7 +9,8 @@
 //
 // Dividends below 2^31 (a device walk whose positions all fit 32 bits: see locate) use the 32-bit form of the same
 // theorem: m32 = ceil(2^(31+l) / d) < 2^32, floor(n / d) = floor(m32 * n / 2^(31+l)), one 32-bit multiply-high where
-// the 64-bit one takes four multiplies on a GPU. Divisors of 2^31 and more give 0 for such dividends (m32 = 0).
+// the 64-bit one takes four multiplies on a GPU. Powers of two, and divisors of 2^31 and more (whose quotient is then
+// 0, as n >> 31 is), shift only (m32 = 0), by a shift clamped to 31 at commit.
 
 #include <cstdint>
 
@@ -19,8 +20,10 @@ namespace KokkosDDT::Impl {
 
 struct Divisor {
   std::uint64_t magic = 0;  // 0: power of two, shift only
-  std::int32_t shift = 0;
-  std::uint32_t magic32 = 0;  // dividends below 2^31 (divide32): m32, or 0 where d >= 2^31
+  std::int16_t shift = 0;
+  // Dividends below 2^31 (divide32): m32 (0: shift only) and its shift.
+  std::int16_t shift32 = 0;
+  std::uint32_t magic32 = 0;
 
   // Host only. d <= 0 is treated as 1 (never used for division: empty nodes are removed at commit).
   static Divisor make(std::int64_t d) {
@@ -29,14 +32,18 @@ struct Divisor {
     const std::uint64_t u = static_cast<std::uint64_t>(d);
     int l = 0;
     while ((std::uint64_t(1) << l) < u) ++l;  // l = ceil(log2 d), 1 <= l <= 63
+    r.shift32 = static_cast<std::int16_t>(l < 31 ? l : 31);
     if ((std::uint64_t(1) << l) == u) {
-      r.shift = l;
+      r.shift = static_cast<std::int16_t>(l);
       return r;
     }
     const unsigned __int128 num = static_cast<unsigned __int128>(1) << (63 + l);
     r.magic = static_cast<std::uint64_t>((num + static_cast<unsigned __int128>(d) - 1) / static_cast<std::uint64_t>(d));
-    r.shift = l - 1;
-    if (l <= 31) r.magic32 = static_cast<std::uint32_t>(((std::uint64_t(1) << (31 + l)) + u - 1) / u);
+    r.shift = static_cast<std::int16_t>(l - 1);
+    if (l <= 31) {
+      r.magic32 = static_cast<std::uint32_t>(((std::uint64_t(1) << (31 + l)) + u - 1) / u);
+      r.shift32 = static_cast<std::int16_t>(l - 1);
+    }
     return r;
   }
 
@@ -49,12 +56,9 @@ struct Divisor {
   }
 
   // n must be in [0, 2^31).
-  KOKKOS_FORCEINLINE_FUNCTION std::int32_t divide32(std::int32_t n) const {
-    const std::uint32_t u = static_cast<std::uint32_t>(n);
-    const std::int32_t s = shift < 31 ? shift : 31;  // (a power of two of 2^31 or more: n >> 31 is 0; m32 > 0: s < 31)
-    if (magic == 0) return static_cast<std::int32_t>(u >> s);
-    const std::uint32_t hi = static_cast<std::uint32_t>((static_cast<std::uint64_t>(u) * magic32) >> 32);
-    return static_cast<std::int32_t>(hi >> s);
+  KOKKOS_FORCEINLINE_FUNCTION std::uint32_t divide32(std::uint32_t n) const {
+    if (magic32 == 0) return n >> shift32;
+    return static_cast<std::uint32_t>((static_cast<std::uint64_t>(n) * magic32) >> 32) >> shift32;
   }
 };
 

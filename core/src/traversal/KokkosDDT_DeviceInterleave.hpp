@@ -178,7 +178,7 @@ struct DeviceInterleave {
   KOKKOS_FUNCTION void interleave(const DescriptorNode* desc, const DescriptorNode* start, std::int64_t first,
                                   std::int64_t stop, std::int64_t r, std::int64_t T) const {
     if constexpr (W > 0) {
-      if (args.end - args.start_at <= kPositions32) return interleave_as<std::int32_t>(desc, start, first, stop, r, T);
+      if (args.end - args.start_at <= kPositions32) return interleave_as<std::uint32_t>(desc, start, first, stop, r, T);
     }
     interleave_as<std::int64_t>(desc, start, first, stop, r, T);
   }

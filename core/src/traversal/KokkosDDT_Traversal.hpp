@@ -120,7 +120,7 @@ struct NoPath {
   KOKKOS_FORCEINLINE_FUNCTION void operator()(const Level&) const {}
 };
 
-// A walk whose positions are all below this may divide them as std::int32_t (locate<std::int32_t>).
+// A walk whose positions are all below this may divide them in 32 bits (locate<std::uint32_t>).
 inline constexpr std::int64_t kPositions32 = 0x7fffffff;
 
 // p / d for a position of type Pos (see locate).
@@ -138,10 +138,10 @@ KOKKOS_FORCEINLINE_FUNCTION Pos divide_position(const Divisor& d, Pos p) {
 // base without the levels above it (the device launches skip levels whose one element holds the whole transfer, see
 // skip_common_levels).
 //
-// Pos: the type positions are divided in. std::int32_t where every position of the walk is below 2^31 (the device
+// Pos: the type positions are divided in. std::uint32_t where every position of the walk is below 2^31 (the device
 // launches check it per launch): a GPU then divides with one 32-bit multiply-high and multiplies back with one
 // instruction, where 64-bit positions take a chain of four or more (~25 of a level's ~45 instructions on an H200).
-// Offsets stay 64-bit.
+// Unsigned, so that widening a block index or an offset into the block to 64 bits costs nothing. Offsets stay 64-bit.
 template <class Pos = std::int64_t, class Path = NoPath>
 KOKKOS_INLINE_FUNCTION Hit locate(const DescriptorNode* nodes, const std::int64_t* la, std::int64_t position,
                                   Path&& path = Path(), const DescriptorNode* first = nullptr) {

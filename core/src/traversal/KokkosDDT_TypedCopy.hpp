@@ -103,7 +103,7 @@ struct TypedCopy {
   // Devices: the words at stream positions p, p + step, ... before `stop` (a fused team's share of its tile).
   KOKKOS_INLINE_FUNCTION void move_words(std::int64_t p, std::int64_t stop, std::int64_t step) const {
     if (end <= kPositions32)
-      for (; p < stop; p += step) move<std::int32_t>(p);
+      for (; p < stop; p += step) move<std::uint32_t>(p);
     else
       for (; p < stop; p += step) move<std::int64_t>(p);
   }
