@@ -2,10 +2,10 @@
 #pragma once
 // The fusion queue's kernel (chu-fusion21, Sec. IV-A3): one TeamPolicy launch over the tiles of many pending
 // requests. Teams go to requests in proportion to their size (a prefix sum of tile counts; a team finds its request by
-// counting the parameter records before it, or by binary search in memory: see find), each team copies its request's
-// fixed-length descriptor into level-0 scratch and runs the same per-tile traversal as a single transfer (HostWalk or
-// DeviceInterleave::run_tile). The last team to finish a request writes the request's ticket into a host-readable
-// flag, so the host learns of completion without synchronizing the stream.
+// bisecting the parameter records' first teams, or by binary search in memory: see find), each team copies its
+// request's fixed-length descriptor into level-0 scratch and runs the same per-tile traversal as a single transfer
+// (HostWalk or DeviceInterleave::run_tile). The last team to finish a request writes the request's ticket into a
+// host-readable flag, so the host learns of completion without synchronizing the stream.
 
 #include <cstdint>
 #include <string>
@@ -209,8 +209,8 @@ struct FusedKernel {
 
   // The request of league rank `team`: the last one whose first team is not after it. Parameter records: a binary
   // search of fixed depth over their padded first teams (unrolled, constant-bank reads; steps past the launch's records
-  // skipped), ~4 instructions a step where counting the records that start at or before it took ~3.5 a record (~125
-  // of a 26-record halo launch's ~400 per word, ncu on an H200: perf_tests/results/shared-levels-2026-11-29.md).
+  // skipped), ~4 instructions a step where counting the records that start at or before it took ~6 a record (156 of a
+  // 26-record halo pack's 455 per warp, ncu on an H200: perf_tests/results/shared-levels-2026-11-29.md).
   // Records in memory: binary search.
   KOKKOS_FUNCTION std::int64_t find(std::int64_t team) const {
     if (n <= kInline) {  // (32-bit: a launch has fewer than 2^31 teams)
