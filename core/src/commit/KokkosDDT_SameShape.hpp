@@ -3,7 +3,8 @@
 // Two committed types of the same shape: one laid out as the other, `delta` bytes further (a halo's face and the ghost
 // layer it fills, two subarrays of one array at different starts, structs of such subarrays of fields alike). A
 // typed-to-typed copy between them then locates each position once, in the source's descriptor, and finds the
-// destination's bytes `delta` further: half the walk of locating it in both (TypedCopy, FusedKernel::run_copy).
+// destination's bytes `delta` further (address_at: the destination's buffer may be null): half the walk of locating it
+// in both (TypedCopy, FusedKernel::run_copy).
 //
 // The rule: the same committed type (delta 0); or two descriptors node for node equal but for their displacements,
 // with equal lookaside arrays (indexed blocks' and struct fields' displacements included), where every walk from the
@@ -15,7 +16,6 @@
 #include <vector>
 
 #include "KokkosDDT_Committed.hpp"
-#include "KokkosDDT_Words.hpp"
 
 namespace KokkosDDT::Impl {
 
@@ -88,9 +88,5 @@ inline bool same_shape(const CommittedType& s, const CommittedType& d, std::int6
   delta = common;
   return true;
 }
-
-// p moved `delta` bytes, as an address (p may be null: absolute addresses; the result need not point into an object
-// until an offset is added to it).
-inline char* shifted(char* p, std::int64_t delta) { return address_at(p, delta); }
 
 }  // namespace KokkosDDT::Impl

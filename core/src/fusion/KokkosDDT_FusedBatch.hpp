@@ -169,9 +169,7 @@ void FusedBatch<ExecSpace>::add_copy(const void* src, bool src_absolute, std::in
   check_copy_memory<ExecSpace>(t, where);
   if (t.end == t.begin) return;  // nothing moves
   const std::int64_t tile = LaunchShape<ExecSpace>::tile_bytes(space_, t.end - t.begin, t.word) / t.word * t.word;
-  FusedRecord r =
-      record_of_copy<ExecSpace>(t, descriptor<MemSpace>(*t.src_type, space_), descriptor<MemSpace>(*t.dst_type, space_),
-                                std::max<std::int64_t>(tile, t.word), where);
+  FusedRecord r = record_of_copy(t, space_, std::max<std::int64_t>(tile, t.word), where);
   place(r, t.end - t.begin, where);
   types_.push_back(stype);  // keeps the descriptors alive
   dst_of_.push_back(t.dst_type);
@@ -197,8 +195,7 @@ void FusedBatch<ExecSpace>::add_mapped_copy(const void* src, bool src_absolute, 
   t.word = copy_word(s, scount, from, *dtype, dcount, dst, 0, total);
   if (from) check_pointer<ExecSpace>(from + s.data_lb, where, "src");
   const std::int64_t tile = LaunchShape<ExecSpace>::tile_bytes(space_, total, t.word) / t.word * t.word;
-  FusedRecord r = record_of_copy<ExecSpace>(t, descriptor<MemSpace>(s, space_), descriptor<MemSpace>(*dtype, space_),
-                                            std::max<std::int64_t>(tile, t.word), where);
+  FusedRecord r = record_of_copy(t, space_, std::max<std::int64_t>(tile, t.word), where);
   place(r, total, where);
   types_.push_back(stype);
   dst_of_.push_back(dtype.get());

@@ -106,25 +106,25 @@ FusedRecord record_of(const Transfer& t, const Descriptor<typename ExecSpace::me
   return r;
 }
 
-// The record of a checked typed-to-typed copy (prepare_copy) over both sides' descriptors. Devices cache both in team
-// scratch when together they fit: every position is located in both, and from global memory each level of those walks
-// is a dependent load (the plan over the peer transport took 2.2x less time per step with both cached:
-// perf_tests/results/peer-2026-11-27b.md). Where the two types share one shape (same_shape), the destination's
-// descriptor is the source's, over the destination's buffer moved by their delta: devices then locate each position
-// once, from below the levels the whole copy shares, and cache one descriptor (run_copy knows it by dst_nodes ==
-// nodes).
+// The record of a checked typed-to-typed copy (prepare_copy) over both sides' descriptors in `space`'s memory. Devices
+// cache both in team scratch when together they fit: every position is located in both, and from global memory each
+// level of those walks is a dependent load (the plan over the peer transport took 2.2x less time per step with both
+// cached: perf_tests/results/peer-2026-11-27b.md). Where the two types share one shape (same_shape), the destination's
+// descriptor is the source's, over the destination's buffer moved by their delta (the destination's own is then never
+// copied to the device): devices locate each position once, from below the levels the whole copy shares, and cache one
+// descriptor (run_copy knows it by dst_nodes == nodes).
 template <class ExecSpace>
-FusedRecord record_of_copy(const CopyTransfer& t, const Descriptor<typename ExecSpace::memory_space>& s,
-                           const Descriptor<typename ExecSpace::memory_space>& dst, std::int64_t tile,
-                           const char* where) {
+FusedRecord record_of_copy(const CopyTransfer& t, const ExecSpace& space, std::int64_t tile, const char* where) {
+  using MemSpace = typename ExecSpace::memory_space;
   std::int64_t delta = 0;
   const bool one_shape = same_shape(*t.src_type, *t.dst_type, delta);
-  const auto& d = one_shape ? s : dst;
+  const Descriptor<MemSpace> s = descriptor<MemSpace>(*t.src_type, space);
+  const Descriptor<MemSpace> d = one_shape ? s : descriptor<MemSpace>(*t.dst_type, space);
   check_fused_descriptor(s, where, "stype");
   check_fused_descriptor(d, where, "dtype");
   // The source side as a transfer whose "packed" buffer is the destination's typed one; then the destination's
   // descriptor.
-  const Transfer source{t.src_type, 0, t.src, one_shape ? shifted(t.dst, delta) : t.dst, t.begin, t.end, t.word};
+  const Transfer source{t.src_type, 0, t.src, one_shape ? address_at(t.dst, delta) : t.dst, t.begin, t.end, t.word};
   FusedRecord r = record_of<ExecSpace>(source, s, tile, Direction::Copy, where);
   if (!one_shape)  // (else the source's alone, as record_of set it)
     r.cache = cache_level(static_cast<std::int64_t>(s.nodes.extent(0) + d.nodes.extent(0)),

@@ -189,8 +189,7 @@ FusionRequest FusionQueue<ExecSpace>::enqueue_copy(char* src, bool src_absolute,
   candidate.count = dcount;
   candidate.type = stype;
   candidate.dst_type = dtype;
-  const Impl::FusedRecord record = Impl::record_of_copy<ExecSpace>(
-      t, Impl::descriptor<MemSpace>(*t.src_type, space_), Impl::descriptor<MemSpace>(*t.dst_type, space_), tile, where);
+  const Impl::FusedRecord record = Impl::record_of_copy(t, space_, tile, where);
   return place(std::move(candidate), record, bytes, teams);
 }
 

@@ -124,7 +124,7 @@ struct CopyWithWord {
     const auto d = one_shape ? s : descriptor<MemSpace>(*t.dst_type, space);
     TypedCopy<ExecSpace, W::value, BackendTraits<ExecSpace>::walks_runs> kernel{
         {s.nodes, s.lookaside, t.src},
-        {d.nodes, d.lookaside, one_shape ? shifted(t.dst, delta) : t.dst},
+        {d.nodes, d.lookaside, one_shape ? address_at(t.dst, delta) : t.dst},
         t.begin,
         t.end,
         W::value,
