@@ -70,6 +70,9 @@ TEST_CASE("traversal: locate() agrees with the reference for every packed byte",
     for (const auto& r : Test::flatten(t, count))
       for (std::int64_t k = 0; k < r.length; ++k) expected.push_back(r.offset + k);
     REQUIRE(static_cast<std::int64_t>(expected.size()) == count * t.size());
+    std::int64_t run_at = 0;
+    if (contiguous_run(*c, count, run_at))  // (one dense run by the rule: the reference's bytes follow each other)
+      for (std::size_t k = 0; k < expected.size(); ++k) REQUIRE(expected[k] == run_at + static_cast<std::int64_t>(k));
     if (t.size() > 0) {  // the committed data bounds are exactly the bytes one instance moves
       const auto [lo, hi] = Test::footprint(Test::flatten(t, 1));
       REQUIRE(c->data_lb == lo);
@@ -100,6 +103,35 @@ TEST_CASE("traversal: locate() agrees with the reference for every packed byte",
         REQUIRE(l.disp + block_span(h.node, c->lookaside.data(), h.block, h.base).offset + h.inner == expected[p]);
       }
     }
+  }
+}
+
+TEST_CASE("contiguous_run: bytes in one dense block at any level travel as they are", "[serialize]") {
+  struct Case {
+    Datatype type;
+    std::int64_t count;
+    bool run;
+    std::int64_t offset;
+  };
+  const Datatype column = resized(primitive<double>(), 0, 64);  // one double of each row of eight
+  const std::vector<Case> cases = {
+      {contiguous(3, primitive<double>()), 4, true, 0},
+      {column, 1, true, 0},
+      {column, 2, false, 0},
+      {resized(primitive<double>(), -16, 64), 1, true, 0},
+      {vector(3, 2, 5, primitive<int>()), 1, false, 0},
+      {vector(1, 3, 5, primitive<int>()), 1, true, 0},
+      {hindexed({2, 3}, {40, 8}, primitive<int>()), 1, false, 0},
+      {hindexed({5, 3}, {40, 8}, primitive<char>()), 1, false, 0},
+      {struct_type({2, 1}, {24, 0}, {primitive<double>(), primitive<char>()}), 1, false, 0},
+      {resized(hindexed({4}, {40}, primitive<char>()), 0, 100), 1, true, 40},
+  };
+  for (const Case& k : cases) {
+    const CommittedType* c = committed(k.type);
+    INFO(k.type.describe() << " layout " << k.type.layout() << " count " << k.count);
+    std::int64_t offset = -1;
+    CHECK(contiguous_run(*c, k.count, offset) == k.run);
+    if (k.run) CHECK(offset == k.offset);
   }
 }
 

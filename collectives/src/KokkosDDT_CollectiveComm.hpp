@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <memory>
 #include <set>
+#include <typeinfo>
+#include <vector>
 
 #include <Kokkos_Core.hpp>
 
@@ -22,10 +24,60 @@
 
 namespace KokkosDDT::Impl {
 
+// What makes a nonpersistent call's schedule on one process: its arguments (CollectiveArgs; the root's counts and
+// displacements at the root only), the execution-space instance and the options. A call equal to the one a kept
+// schedule was made for, exactly, runs that schedule again without checking its arguments once more: they passed when
+// it was made. (The types are held, so that a type freed and another made at its address never look equal.)
+struct CallSignature {
+  std::size_t space_type = 0;
+  std::uint64_t space_instance = 0;
+  std::int64_t options = 0;  // options_fingerprint
+  bool unchecked = false;
+  const void* own_buf = nullptr;
+  std::int64_t own_count = 0;
+  Datatype own_type;
+  bool in_place = false;
+  int root = 0;
+  const void* root_buf = nullptr;
+  Datatype root_type;
+  std::vector<std::int64_t> counts, displs;
+  std::int64_t own_bytes = 0;  // what the argument check found
+
+  // The signature of call `a` (its counts and displacements moved in).
+  template <class ExecSpace, class Args>
+  static CallSignature of(const ExecSpace& space, Args&& a, std::int64_t options, bool unchecked,
+                          std::int64_t own_bytes) {
+    return {typeid(ExecSpace).hash_code(),
+            space.impl_instance_id(),
+            options,
+            unchecked,
+            a.own_buf,
+            a.own_count,
+            a.own_type,
+            a.in_place,
+            a.root,
+            a.root_buf,
+            a.root_type,
+            std::move(a.counts),
+            std::move(a.displs),
+            own_bytes};
+  }
+
+  template <class ExecSpace, class Args>
+  bool matches(const ExecSpace& space, const Args& a, std::int64_t options_fp, bool local, int me) const {
+    if (space_type != typeid(ExecSpace).hash_code() || space_instance != space.impl_instance_id() ||
+        options != options_fp || unchecked != local || a.own_buf != own_buf || a.own_count != own_count ||
+        a.own_type != own_type || a.in_place != in_place || a.root != root)
+      return false;
+    return me != a.root ||
+           (a.root_buf == root_buf && a.root_type == root_type && a.counts == counts && a.displs == displs);
+  }
+};
+
 // The schedule of the last scatter ([0]) and gather ([1]) that completed on a communicator, kept for the next call with
 // the same arguments (KokkosDDT_ScheduledCollective.hpp): its messages, tree and staging are made once.
 struct CachedSchedule {
-  std::uint64_t key = 0;                // the arguments it was made for, on this process
+  CallSignature call;                   // the call it was made for, on this process
   std::uint64_t sequence = 0;           // the operation that made it (its tags)
   std::shared_ptr<Operation> schedule;  // null while a call runs it
 };

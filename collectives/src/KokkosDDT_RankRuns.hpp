@@ -106,11 +106,12 @@ inline std::string root_arguments_problem(int p, const std::vector<std::int64_t>
       return std::string(counts_name) + "[" + std::to_string(j) + "] is " + std::to_string(counts[j]) +
              " but must be non-negative";
   std::int64_t sum = 0;
+  const std::int64_t size = type.size(), most_count = (std::int64_t(1) << 62) / std::max<std::int64_t>(size, 1),
+                     most_displ = (std::int64_t(1) << 62) / std::max<std::int64_t>(std::abs(type.extent()), 1);
   for (int j = 0; j < p; ++j) {
-    if (counts[j] > (std::int64_t(1) << 62) / std::max<std::int64_t>(type.size(), 1) ||
-        std::abs(displs[j]) > (std::int64_t(1) << 62) / std::max<std::int64_t>(std::abs(type.extent()), 1))
+    if (counts[j] > most_count || std::abs(displs[j]) > most_displ)
       return "block " + std::to_string(j) + " overflows 64-bit byte offsets";
-    sum += counts[j] * type.size();
+    sum += counts[j] * size;
     if (sum > (std::int64_t(1) << 62)) return std::string(counts_name) + " sum to more than 2^62 bytes";
   }
   return {};

@@ -104,22 +104,30 @@ class ScheduledCollective final : public Operation {
     me_ = transport_->rank();
     requested_ = requested_schedule(options);
     model_ = model(options);
-    local_error_ = check_collective_arguments<Gather>(a_, me_, p_, where_, own_bytes_);
-    if (local_error_) own_bytes_ = 0;
-    const std::int64_t options_fp = options_fingerprint(requested_, model_, a_.threshold);
-    if (!persistent_ && !agreed_arguments(options)) {
-      start_unchecked(ctx, options_fp);
+    options_fp_ = options_fingerprint(requested_, model_, a_.threshold);
+    unchecked_ = !persistent_ && !agreed_arguments(options);
+    if (!persistent_) ctx_ = &ctx;
+    const CachedSchedule* slot = ctx_ ? &ctx.cached[Gather ? 1 : 0] : nullptr;
+    repeated_ = slot && slot->schedule && slot->call.matches(space_, a_, options_fp_, unchecked_, me_);
+    if (repeated_) {
+      own_bytes_ = slot->call.own_bytes;  // (checked when the schedule was made)
+    } else {
+      local_error_ = check_collective_arguments<Gather>(a_, me_, p_, where_, own_bytes_);
+      if (local_error_) own_bytes_ = 0;
+    }
+    if (unchecked_) {
+      start_unchecked(ctx);
       return;
     }
     tags_ = next_collective_tags(ctx, persistent_);
     std::uint64_t offer = 0;
-    if (!persistent_ && !local_error_) offer = offer_cached(ctx, options_fp);
+    if (repeated_) offer = offer_cached(ctx);
     const std::int64_t root_hash =
         me_ == a_.root && !local_error_ ? counts_hash(a_.counts, a_.root_type.size(), 0, p_ - 1) : 0;
     const bool root_ok = a_.root >= 0 && a_.root < p_;
     agreement_.emplace(
         transport_->comm(), local_error_.has_value(),
-        std::vector<std::int64_t>{root_ok ? 0 : 1, a_.root, options_fp, static_cast<std::int64_t>(offer), own_bytes_},
+        std::vector<std::int64_t>{root_ok ? 0 : 1, a_.root, options_fp_, static_cast<std::int64_t>(offer), own_bytes_},
         std::vector<std::uint64_t>{static_cast<std::uint64_t>(bytes_hash(own_bytes_, me_)),
                                    static_cast<std::uint64_t>(root_hash)},
         mode != CollectiveMode::Nonblocking && blocking_reductions(), where_);
@@ -173,24 +181,22 @@ class ScheduledCollective final : public Operation {
   // An unchecked call (ArgumentCheck::Local), as MPI's: this process's own bad arguments throw here, on this process
   // alone, and the schedule starts at once, without an agreement. The linear one runs on tags of its own
   // (unchecked_collective_tags), so each process may run its cached schedule again (its arguments are those of the
-  // last such call) or make one, without asking the others; the tree (many processes) is made anew each call.
-  void start_unchecked(CollectiveContext& ctx, std::int64_t options_fp) {
+  // last such call) or make one, without asking the others; the tree (many processes) is made anew each call, and not
+  // kept (its tags are the operation's: a process that made a new one and another that ran its old one would differ).
+  void start_unchecked(CollectiveContext& ctx) {
     if (local_error_) throw *local_error_;
     if (a_.root < 0 || a_.root >= p_)
       throw_error(ErrorCode::InvalidArgument, where_, "root",
                   "is " + std::to_string(a_.root) + ", out of range for " + std::to_string(p_) + " processes");
-    unchecked_ = true;
     if (choose_schedule(requested_, model_, p_) == CollectiveSchedule::Linear) {
       tags_ = unchecked_collective_tags(Gather);
-      ctx_ = &ctx;
-      key_ = cache_key(options_fp);
-      CachedSchedule& slot = ctx.cached[Gather ? 1 : 0];
-      if (slot.schedule && slot.key == key_)
-        schedule_ = std::move(slot.schedule);
+      if (repeated_)
+        schedule_ = std::move(ctx.cached[Gather ? 1 : 0].schedule);
       else
         schedule_ =
             std::make_shared<LinearCollective<ExecSpace, Gather>>(where_, space_, a_, own_bytes_, transport_, tags_);
     } else {
+      ctx_ = nullptr;
       tags_ = next_collective_tags(ctx, false);
       schedule_ =
           std::make_shared<TreeCollective<ExecSpace, Gather>>(where_, space_, a_, own_bytes_, transport_, tags_, false);
@@ -223,41 +229,24 @@ class ScheduledCollective final : public Operation {
     make_schedule();
   }
 
-  // What identifies this call's schedule on this process: the arguments, the execution-space instance, the options.
-  std::uint64_t cache_key(std::int64_t options_fp) const {
-    const auto address = [](const void* p) { return static_cast<std::int64_t>(reinterpret_cast<std::intptr_t>(p)); };
-    Fingerprint k;
-    k.add(Gather)
-        .add(static_cast<std::int64_t>(typeid(ExecSpace).hash_code()))
-        .add(static_cast<std::int64_t>(space_.impl_instance_id()))
-        .add(address(a_.own_buf))
-        .add(a_.own_count)
-        .add(a_.in_place ? 0 : address(&a_.own_type.impl_committed(where_)))
-        .add(a_.in_place)
-        .add(a_.root)
-        .add(options_fp)
-        .add(unchecked_);
-    if (me_ == a_.root)
-      k.add(address(a_.root_buf)).add(address(&a_.root_type.impl_committed(where_))).add(a_.counts).add(a_.displs);
-    return static_cast<std::uint64_t>(k.value());
-  }
-
-  // The cached schedule this process offers to run again (its number + 1), reserved for this call; 0: none.
-  std::uint64_t offer_cached(CollectiveContext& ctx, std::int64_t options_fp) {
-    ctx_ = &ctx;
-    key_ = cache_key(options_fp);
+  // The cached schedule of this very call (repeated_) this process offers to run again (its number + 1), reserved for
+  // this call; 0: none (its tags may still be in use).
+  std::uint64_t offer_cached(CollectiveContext& ctx) {
     CachedSchedule& slot = ctx.cached[Gather ? 1 : 0];
-    if (!slot.schedule || slot.key != key_ || !tags_reusable(slot.sequence, tags_.sequence)) return 0;
+    if (!tags_reusable(slot.sequence, tags_.sequence)) return 0;
     reserved_ = std::move(slot.schedule);
     made_ = slot.sequence;
     return slot.sequence + 1;
   }
 
-  // A call that completed without error leaves its schedule for the next one with the same arguments.
+  // A call that completed without error leaves its schedule, and what it was made for, for the next one with the same
+  // arguments. (The slot may have been filled by another call meanwhile: its signature is then replaced.)
   void keep_schedule() {
     if (!ctx_) return;
     CachedSchedule& slot = ctx_->cached[Gather ? 1 : 0];
-    slot.key = key_, slot.sequence = made_, slot.schedule = std::move(schedule_);
+    if (!repeated_ || !slot.call.matches(space_, a_, options_fp_, unchecked_, me_))
+      slot.call = CallSignature::of(space_, std::move(a_), options_fp_, unchecked_, own_bytes_);
+    slot.sequence = made_, slot.schedule = std::move(schedule_);
   }
 
   // Every process offers the same cached schedule.
@@ -316,12 +305,14 @@ class ScheduledCollective final : public Operation {
   std::optional<Error> local_error_;
   std::optional<Agreement> agreement_;              // (in place)
   std::shared_ptr<Operation> schedule_, reserved_;  // the schedule running; a cached one offered to run again
-  CollectiveContext* ctx_ = nullptr;                // (nonpersistent calls without a bad argument)
+  CollectiveContext* ctx_ = nullptr;                // nonpersistent calls: where their schedule is kept
   CachedSchedule unused_slot_;
-  std::uint64_t key_ = 0, made_ = 0;
+  std::int64_t options_fp_ = 0;
+  bool repeated_ = false;  // the call of the schedule kept on the communicator, exactly (CallSignature)
+  std::uint64_t made_ = 0;
   bool done_ = false;
   bool in_round_ = false;   // started and not complete
-  bool unchecked_ = false;  // ArgumentCheck::Local
+  bool unchecked_ = false;  // ArgumentCheck::Local (nonpersistent calls)
 };
 
 }  // namespace KokkosDDT::Impl

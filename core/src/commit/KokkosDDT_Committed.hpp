@@ -16,6 +16,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "KokkosDDT_Descriptor.hpp"
+#include "KokkosDDT_SharedLevels.hpp"
 
 namespace KokkosDDT::Impl {
 
@@ -47,14 +48,11 @@ struct CommittedType {
 // Normalizes and serializes (commit's work; linear in the type's description).
 std::shared_ptr<const CommittedType> commit_type(const TypeNode& type);
 
-// Whether `count` instances of `type` are one contiguous run of bytes; if so, its offset from the buffer's origin.
+// Whether `count` instances of `type` are one contiguous run of bytes; if so, its offset from the buffer's origin
+// (dense_run). `count` x size must not overflow (callers check it first).
 inline bool contiguous_run(const CommittedType& c, std::int64_t count, std::int64_t& offset) {
-  offset = 0;
-  if (c.size == 0 || count == 0) return true;
-  const DescriptorNode& n = c.nodes[0];
-  if (n.kind != LayoutKind::Contig || (count > 1 && c.extent != c.size)) return false;
-  offset = n.disp;
-  return true;
+  if (c.size == 0 || count == 0) return offset = 0, true;
+  return dense_run(c.nodes.data(), c.lookaside.data(), count * c.size, offset);
 }
 
 // The normalized layout of one instance of `type`, rendered (Datatype::layout(); rebuilt on each call).

@@ -8,6 +8,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "KokkosDDT_Descriptor.hpp"
+#include "KokkosDDT_SharedLevels.hpp"
 #include "KokkosDDT_Words.hpp"
 
 namespace KokkosDDT::Impl {
@@ -30,32 +31,6 @@ struct TraversalArgs {
   std::int64_t start_at = 0;
   std::int64_t start_disp = 0;
 };
-
-// Where the walks of stream bytes [begin, end) may start: below the descriptor levels that one element of theirs
-// covers for the whole range. A strided or listed level whose element holds every position moved adds the same offset
-// to every address, so a launch adds it once instead of every thread descending through it (one dependent descriptor
-// read fewer per word; a single-instance transfer always skips the instance level). Node `start`, stream position
-// `at` (subtracted from each position) and typed offset `disp` (added to each address). `nodes`, `lookaside`: the
-// host copy.
-struct SharedLevels {
-  std::int32_t start = 0;
-  std::int64_t at = 0;
-  std::int64_t disp = 0;
-};
-inline SharedLevels shared_levels(const DescriptorNode* nodes, const std::int64_t* lookaside, std::int64_t begin,
-                                  std::int64_t end) {
-  SharedLevels s;
-  while (true) {
-    const DescriptorNode& n = nodes[s.start];
-    if ((n.kind != LayoutKind::Strided && n.kind != LayoutKind::IndexedBlock) || n.child < 0) break;
-    const std::int64_t e = (begin - s.at) / n.elem;
-    if ((end - 1 - s.at) / n.elem != e) break;
-    s.disp += n.disp + (n.kind == LayoutKind::Strided ? e * n.stride : lookaside[n.lookaside + e]);
-    s.at += e * n.elem;
-    s.start = n.child;
-  }
-  return s;
-}
 
 // Moves args' walk start below the levels their whole range shares (shared_levels).
 template <class MemSpace>
