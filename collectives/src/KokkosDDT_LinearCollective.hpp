@@ -27,6 +27,7 @@
 
 #include "KokkosDDT_CollectiveArgs.hpp"
 #include "KokkosDDT_CollectiveComm.hpp"
+#include "KokkosDDT_MPISendOrder.hpp"
 
 namespace KokkosDDT::Impl {
 
@@ -92,6 +93,20 @@ class LinearCollective final : public Operation {
   }
 
   Arrival status() const override { return {}; }
+
+  // A blocking call's round: its contiguous messages complete in the transport's own blocking wait (MPI_Wait per
+  // message, the receives in rank order, as MPI's own gatherv receives), not by polling through progress(), when that
+  // is all the round has left: no typed message, and no send of this process queued behind its pack (which only
+  // polling posts, and which a peer may need first). progress() then finds them done, and checks their sizes.
+  void block() {
+    if (!direct_ || direct_done_ || !ops_.empty() || sends_queued()) return;
+    try {
+      direct_->wait();
+      direct_done_ = true;
+    } catch (const Error& e) {  // a longer message (MPI_ERR_TRUNCATE): it alone failed; progress() tests the rest
+      note_error(e.what());
+    }
+  }
 
  private:
   // One message with process `peer`: `count` x `type` at `buf`; `receive` on this side.

@@ -72,10 +72,10 @@ inline std::int64_t options_fingerprint(CollectiveSchedule requested, const Coll
       .value();
 }
 
-// Blocking calls agree with MPI's blocking reduction (faster where every process has a core), unless
-// KOKKOSDDT_COLLECTIVE_BLOCKING_REDUCTION=0: with more processes than cores, MPICH's blocking reduction spins without
-// yielding, and the library's own waits (which yield) are faster (17 ranks on 2 cores: the test suite took 38 s with
-// the blocking reduction, against 7 s).
+// Blocking calls agree with MPI's blocking reduction, and wait for the linear schedule's messages in MPI's blocking
+// wait (both faster where every process has a core), unless KOKKOSDDT_COLLECTIVE_BLOCKING_REDUCTION=0: with more
+// processes than cores, MPICH's blocking reduction spins without yielding, and the library's own waits (which yield)
+// are faster (17 ranks on 2 cores: the test suite took 38 s with the blocking reduction, against 7 s).
 inline bool blocking_reductions() {
   static const bool blocking = [] {
     const char* env = std::getenv("KOKKOSDDT_COLLECTIVE_BLOCKING_REDUCTION");
@@ -97,7 +97,11 @@ class ScheduledCollective final : public Operation {
  public:
   ScheduledCollective(const char* where, const ExecSpace& space, CollectiveArgs args, const CollectiveOptions& options,
                       CollectiveMode mode)
-      : where_(where), space_(space), a_(std::move(args)), persistent_(mode == CollectiveMode::Persistent) {
+      : where_(where),
+        space_(space),
+        a_(std::move(args)),
+        persistent_(mode == CollectiveMode::Persistent),
+        blocking_(mode == CollectiveMode::Blocking && blocking_reductions()) {
     CollectiveContext& ctx = collective_context(a_.comm, where_);
     transport_ = ctx.transport;
     p_ = transport_->size();
@@ -158,6 +162,8 @@ class ScheduledCollective final : public Operation {
       schedule_->start();
     }
     try {
+      if (blocking_)
+        if (auto* linear = dynamic_cast<LinearCollective<ExecSpace, Gather>*>(schedule_.get())) linear->block();
       if (!schedule_->progress()) return false;
     } catch (...) {
       finish();
@@ -296,6 +302,7 @@ class ScheduledCollective final : public Operation {
   ExecSpace space_;
   CollectiveArgs a_;
   bool persistent_;
+  bool blocking_;  // gatherv, scatterv, ... (and blocking_reductions()): the linear round blocks in MPI (block())
   std::shared_ptr<MpiTransport> transport_;  // on the communicator's duplicate (KokkosDDT_CollectiveComm.hpp)
   CollectiveTags tags_;
   int p_ = 1, me_ = 0;

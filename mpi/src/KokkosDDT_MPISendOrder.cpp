@@ -56,6 +56,8 @@ void progress_sends() {
   for (auto& entry : c.queued) drain(c, entry.second);
 }
 
+bool sends_queued() { return channels().count.load(std::memory_order_relaxed) != 0; }
+
 void flush_send(MPI_Comm comm, int dest, OrderedSend& s) {
   Channels& c = channels();
   const std::lock_guard<std::mutex> lock(c.mutex);

@@ -31,6 +31,10 @@ void start_send(MPI_Comm comm, int dest, OrderedSend& s);
 // Posts, on every channel, the queued sends that are ready and have nothing ahead of them. Cheap when none is queued.
 void progress_sends();
 
+// Whether any send is queued: a wait that blocks in MPI (and so posts none of them) may only begin when none is, since
+// a peer may need one of them before it sends what the wait is for.
+bool sends_queued();
+
 // For a send that is destroyed while queued: waits until it and every send ahead of it are ready and posts them.
 void flush_send(MPI_Comm comm, int dest, OrderedSend& s);
 
