@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <memory>
 #include <set>
-#include <typeinfo>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
@@ -24,12 +23,19 @@
 
 namespace KokkosDDT::Impl {
 
+// One address per execution-space type (cheaper to compare than its type_info's name).
+template <class ExecSpace>
+const void* space_type_id() {
+  static const char id = 0;
+  return &id;
+}
+
 // What makes a nonpersistent call's schedule on one process: its arguments (CollectiveArgs; the root's counts and
 // displacements at the root only), the execution-space instance and the options. A call equal to the one a kept
 // schedule was made for, exactly, runs that schedule again without checking its arguments once more: they passed when
 // it was made. (The types are held, so that a type freed and another made at its address never look equal.)
 struct CallSignature {
-  std::size_t space_type = 0;
+  const void* space_type = nullptr;  // space_type_id
   std::uint64_t space_instance = 0;
   std::int64_t options = 0;  // options_fingerprint
   bool unchecked = false;
@@ -47,7 +53,7 @@ struct CallSignature {
   template <class ExecSpace, class Args>
   static CallSignature of(const ExecSpace& space, Args&& a, std::int64_t options, bool unchecked,
                           std::int64_t own_bytes) {
-    return {typeid(ExecSpace).hash_code(),
+    return {space_type_id<ExecSpace>(),
             space.impl_instance_id(),
             options,
             unchecked,
@@ -65,7 +71,7 @@ struct CallSignature {
 
   template <class ExecSpace, class Args>
   bool matches(const ExecSpace& space, const Args& a, std::int64_t options_fp, bool local, int me) const {
-    if (space_type != typeid(ExecSpace).hash_code() || space_instance != space.impl_instance_id() ||
+    if (space_type != space_type_id<ExecSpace>() || space_instance != space.impl_instance_id() ||
         options != options_fp || unchecked != local || a.own_buf != own_buf || a.own_count != own_count ||
         a.own_type != own_type || a.in_place != in_place || a.root != root)
       return false;

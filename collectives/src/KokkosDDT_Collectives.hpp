@@ -95,6 +95,11 @@ mpi::Request CollectiveFactory<ExecSpace, Gather>::request(CollectiveMode mode, 
                                                            const CollectiveOptions& options) {
   using Op = ScheduledCollective<ExecSpace, Gather>;
   args.threshold = direct_threshold(options);
+  if (mode == CollectiveMode::Blocking) {  // run in place: nothing of it outlives the call (a null request returns)
+    Op op(where, space, std::move(args), options, mode);
+    wait_operation(op);
+    return {};
+  }
   std::shared_ptr<Op> op(new Op(where, space, std::move(args), options, mode), [](Op* p) {
     if (p->finished()) delete p;
   });

@@ -38,7 +38,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <typeinfo>
 #include <utility>
 #include <vector>
 

@@ -5,6 +5,17 @@
 #include "KokkosDDT_MPISendOrder.hpp"
 #include "KokkosDDT_Wait.hpp"
 
+namespace KokkosDDT::Impl {
+
+void wait_operation(Operation& op) {
+  wait_until([&] {
+    progress_sends();
+    return op.progress();
+  });
+}
+
+}  // namespace KokkosDDT::Impl
+
 namespace KokkosDDT::mpi {
 
 Request make_active(std::shared_ptr<Impl::Operation> op) {

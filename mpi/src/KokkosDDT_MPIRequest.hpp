@@ -29,6 +29,10 @@ class Operation {
   virtual Arrival status() const = 0;  // a completed receive's source, tag and bytes
 };
 
+// Advances `op` until it completes, posting queued sends meanwhile (as every request's test does): for an operation a
+// blocking call runs in place, without a Request.
+void wait_operation(Operation& op);
+
 }  // namespace KokkosDDT::Impl
 
 namespace KokkosDDT::mpi {
