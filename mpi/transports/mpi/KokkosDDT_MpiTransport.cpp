@@ -56,7 +56,7 @@ class MpiMessageSet final : public MessageSet {
         mpi_check(rc, where_, m.send ? "MPI_Test (send)" : "MPI_Test (receive)");
       }
       if (!flag) return false;
-      complete(m);
+      m.active = false;
     }
     return true;
   }
@@ -73,7 +73,6 @@ class MpiMessageSet final : public MessageSet {
         if (!persistent_) m.request = MPI_REQUEST_NULL;
         mpi_check(rc, where_, m.send ? "MPI_Wait (send)" : "MPI_Wait (receive)");
       }
-      complete(m);
     }
   }
 
@@ -84,7 +83,7 @@ class MpiMessageSet final : public MessageSet {
       if (!m.active) continue;
       int flag = 0;
       if (MPI_Test(&m.request, &flag, &m.status) == MPI_SUCCESS && flag) {
-        complete(m);
+        m.active = false;
         continue;
       }
       if (std::find(late.begin(), late.end(), m.wire.peer) == late.end()) late.push_back(m.wire.peer);
@@ -100,8 +99,8 @@ class MpiMessageSet final : public MessageSet {
   }
 
   Arrival arrival(std::size_t receive) const override {
-    const Message& m = messages_.at(sends_ + receive);
-    return {m.status.MPI_SOURCE, m.status.MPI_TAG, m.received};
+    const MPI_Status& s = messages_.at(sends_ + receive).status;
+    return {s.MPI_SOURCE, s.MPI_TAG, received_bytes(s)};
   }
 
  private:
@@ -112,15 +111,7 @@ class MpiMessageSet final : public MessageSet {
     MPI_Request request = MPI_REQUEST_NULL;
     bool active = false;
     MPI_Status status{};
-    std::int64_t received = 0;  // a completed receive's bytes
   };
-
-  // A message found complete. A receive's size is read now, as it completes, rather than when asked: a set's later
-  // messages are often still arriving then, where asking after the last one would put every read after it.
-  static void complete(Message& m) {
-    m.active = false;
-    if (!m.send) m.received = received_bytes(m.status);
-  }
 
   void post(std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
