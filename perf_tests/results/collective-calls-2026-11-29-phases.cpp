@@ -12,7 +12,9 @@
 #include <KokkosDDT_Collectives.hpp>
 using namespace KokkosDDT;
 using clk = std::chrono::steady_clock;
-static double ns(clk::time_point a, clk::time_point b) { return std::chrono::duration<double, std::nano>(b - a).count(); }
+static double ns(clk::time_point a, clk::time_point b) {
+  return std::chrono::duration<double, std::nano>(b - a).count();
+}
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   {
@@ -67,13 +69,17 @@ int main(int argc, char** argv) {
         if (i >= 200) a[form].push_back(ns(t0, t1)), w[form].push_back(ns(t1, t2)), tot[form].push_back(ns(t0, t2));
       }
     }
-    auto med = [](std::vector<double> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; };
+    auto med = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
     for (int form = 0; form < 4; ++form) {
       double mine3[3] = {med(a[form]), med(w[form]), med(tot[form])}, mx[3];
       MPI_Reduce(mine3, mx, 3, MPI_DOUBLE, MPI_MAX, root, MPI_COMM_WORLD);
       if (me == root)
-        std::printf("%-12s root: start %6.0f wait %6.0f total %6.0f ns | max over ranks: start %6.0f wait %6.0f total %6.0f\n",
-                    names[form], mine3[0], mine3[1], mine3[2], mx[0], mx[1], mx[2]);
+        std::printf(
+            "%-12s root: start %6.0f wait %6.0f total %6.0f ns | max over ranks: start %6.0f wait %6.0f total %6.0f\n",
+            names[form], mine3[0], mine3[1], mine3[2], mx[0], mx[1], mx[2]);
     }
     per = mpi::Request();
   }
