@@ -46,6 +46,7 @@ bool Request::test() {
 }
 
 void Request::wait() {
+  if (op_ && active_ && !Impl::sends_queued()) op_->block();
   Impl::wait_until([&] { return test(); });
 }
 
