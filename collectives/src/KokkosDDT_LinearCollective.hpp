@@ -94,12 +94,11 @@ class LinearCollective final : public Operation {
 
   Arrival status() const override { return {}; }
 
-  // A round its process waits for alone (a blocking call, or a wait on its request): its contiguous messages complete
-  // in the transport's own blocking wait (MPI_Wait per message, the receives in rank order, as MPI's own gatherv
-  // receives), not by polling through progress(), when that is all the round has left: no typed message, and no send
-  // of this process queued behind its pack (which only polling posts, and which a peer may need first). progress()
-  // then finds them done, and checks their sizes.
-  void block() override {
+  // A blocking call's round: its contiguous messages complete in the transport's own blocking wait (MPI_Wait per
+  // message, the receives in rank order, as MPI's own gatherv receives), not by polling through progress(), when that
+  // is all the round has left: no typed message, and no send of this process queued behind its pack (which only
+  // polling posts, and which a peer may need first). progress() then finds them done, and checks their sizes.
+  void block() {
     if (!direct_ || direct_done_ || !ops_.empty() || sends_queued()) return;
     try {
       direct_->wait();

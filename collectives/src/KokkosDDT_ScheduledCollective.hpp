@@ -100,7 +100,7 @@ class ScheduledCollective final : public Operation {
         space_(space),
         a_(std::move(args)),
         persistent_(mode == CollectiveMode::Persistent),
-        blocking_(mode == CollectiveMode::Blocking) {
+        blocking_(mode == CollectiveMode::Blocking && blocking_reductions()) {
     CollectiveContext& ctx = collective_context(a_.comm, where_);
     transport_ = ctx.transport;
     p_ = transport_->size();
@@ -161,7 +161,8 @@ class ScheduledCollective final : public Operation {
       schedule_->start();
     }
     try {
-      if (blocking_) block();
+      if (blocking_)
+        if (auto* linear = dynamic_cast<LinearCollective<ExecSpace, Gather>*>(schedule_.get())) linear->block();
       if (!schedule_->progress()) return false;
     } catch (...) {
       finish();
@@ -173,14 +174,6 @@ class ScheduledCollective final : public Operation {
   }
 
   Arrival status() const override { return {}; }
-
-  // A started round's contiguous messages complete in MPI's blocking wait (LinearCollective::block; the tree: not),
-  // unless KOKKOSDDT_COLLECTIVE_BLOCKING_REDUCTION=0 (more processes than cores). Blocking calls ask for it themselves;
-  // a Request's wait (a persistent round, igatherv ...) asks through Operation::block.
-  void block() override {
-    if (!done_ && schedule_ && blocking_reductions()) schedule_->block();
-  }
-
   // Nothing of it in flight: it may be freed (a persistent one between rounds, too).
   bool finished() const { return !in_round_; }
 
@@ -308,7 +301,7 @@ class ScheduledCollective final : public Operation {
   ExecSpace space_;
   CollectiveArgs a_;
   bool persistent_;
-  bool blocking_;                            // gatherv, scatterv, ...: the round blocks in MPI where it can (block())
+  bool blocking_;  // gatherv, scatterv, ... (and blocking_reductions()): the linear round blocks in MPI (block())
   std::shared_ptr<MpiTransport> transport_;  // on the communicator's duplicate (KokkosDDT_CollectiveComm.hpp)
   CollectiveTags tags_;
   int p_ = 1, me_ = 0;

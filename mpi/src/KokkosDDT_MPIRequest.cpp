@@ -46,7 +46,6 @@ bool Request::test() {
 }
 
 void Request::wait() {
-  if (op_ && active_ && !Impl::sends_queued()) op_->block();
   Impl::wait_until([&] { return test(); });
 }
 

@@ -27,9 +27,6 @@ class Operation {
   virtual void start() = 0;            // begins the operation (pack or post)
   virtual bool progress() = 0;         // advances it; true once complete
   virtual Arrival status() const = 0;  // a completed receive's source, tag and bytes
-  // Completes what it can in its transport's own blocking wait, where waiting for it is all its process does (a wait
-  // on this request alone, no send queued: nothing needs the library's polling meanwhile). Default: nothing.
-  virtual void block() {}
 };
 
 // Advances `op` until it completes, posting queued sends meanwhile (as every request's test does): for an operation a
