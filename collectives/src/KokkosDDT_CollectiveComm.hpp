@@ -89,7 +89,7 @@ struct CachedSchedule {
 };
 
 // Every context alive (below): their cached schedules hold Kokkos allocations (staging), which must go at
-// Kokkos::finalize, before MPI_Finalize frees the communicators.
+// Kokkos::finalize, before MPI_Finalize frees the communicators; the calls they were made for go with them.
 struct CollectiveContext;
 inline std::set<CollectiveContext*>& collective_contexts();
 
@@ -122,7 +122,7 @@ inline std::set<CollectiveContext*>& collective_contexts() {
     auto* contexts = new std::set<CollectiveContext*>;
     Kokkos::push_finalize_hook([contexts] {
       for (CollectiveContext* ctx : *contexts)
-        for (CachedSchedule& slot : ctx->cached) slot.schedule.reset();
+        for (CachedSchedule& slot : ctx->cached) slot.schedule.reset(), slot.call = {};  // (its types, too)
     });
     return contexts;
   }();
