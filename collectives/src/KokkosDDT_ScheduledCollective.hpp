@@ -161,8 +161,10 @@ class ScheduledCollective final : public Operation {
       schedule_->start();
     }
     try {
-      if (blocking_)
+      if (blocking_) {  // (tried once: a round that cannot block then is polled to its end)
+        blocking_ = false;
         if (auto* linear = dynamic_cast<LinearCollective<ExecSpace, Gather>*>(schedule_.get())) linear->block();
+      }
       if (!schedule_->progress()) return false;
     } catch (...) {
       finish();
@@ -301,7 +303,7 @@ class ScheduledCollective final : public Operation {
   ExecSpace space_;
   CollectiveArgs a_;
   bool persistent_;
-  bool blocking_;  // gatherv, scatterv, ... (and blocking_reductions()): the linear round blocks in MPI (block())
+  bool blocking_;  // gatherv, scatterv, ... (and blocking_reductions()): the linear round may block in MPI, until tried
   std::shared_ptr<MpiTransport> transport_;  // on the communicator's duplicate (KokkosDDT_CollectiveComm.hpp)
   CollectiveTags tags_;
   int p_ = 1, me_ = 0;
