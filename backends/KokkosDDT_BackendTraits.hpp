@@ -29,6 +29,8 @@ struct GenericBackend {
   static constexpr bool host = Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible;
   static constexpr bool walks_runs = host;
   static constexpr int team_size = host ? 1 : 256;
+  // Devices: teams smaller than team_size come in whole warps (a fused launch of less work: LaunchKind::team_size).
+  static constexpr int team_granule = host ? 1 : 32;
 
   // True when a kernel has finished once parallel_for returns: a transfer that fits one team may then run on the
   // calling thread, and the fusion queue's threshold model counts launches as pure overhead.

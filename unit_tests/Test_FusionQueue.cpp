@@ -62,6 +62,12 @@ Case make_case(Test::TypeGenerator& gen, int i) {
   return c;
 }
 
+// A backend's team sizes, as LaunchKind reads them.
+template <int Size, int Granule>
+struct ShapeOf {
+  static constexpr int team_size = Size, team_granule = Granule;
+};
+
 }  // namespace
 
 TEST_CASE("fusion queue: random mixes of packs and unpacks in one launch match the reference", "[fusion][random]") {
@@ -93,6 +99,66 @@ TEST_CASE("fusion queue: random mixes of packs and unpacks in one launch match t
       REQUIRE(c.dst->guards_intact());
     }
   }
+}
+
+TEST_CASE("fusion queue: launches of small requests only match the reference", "[fusion][random]") {
+  // Every request under 1 KiB: on devices no team has a full tile of words, and the launch runs teams of fewer threads
+  // (LaunchKind::team_size); one request alone, then several.
+  Test::TypeGenerator gen(5151);
+  for (int round = 0; round < std::max(2, Test::scaled(8)); ++round) {
+    Queue q(Test::ExecSpace(), fuse_everything());
+    std::vector<Case> cases;
+    for (int tries = 0; tries < 400 && static_cast<int>(cases.size()) < (round % 2 ? 6 : 1); ++tries) {
+      Case c = make_case(gen, 100 * round + tries);
+      if (c.total > 0 && c.total <= 1024) cases.push_back(std::move(c));
+    }
+    REQUIRE(!cases.empty());
+    std::vector<FusionRequest> requests;
+    for (auto& c : cases) {
+      requests.push_back(q.pack(c.src->device() - c.lo, c.count, c.type, c.packed->device(), c.total));
+      if (c.unpackable)
+        requests.push_back(q.unpack(c.stream->device(), c.total, c.dst->device() - c.lo, c.count, c.type));
+    }
+    q.flush();
+    for (auto& r : requests) q.wait(r);
+    for (auto& c : cases) {
+      INFO(c.type.describe() << " count " << c.count);
+      c.packed->pull();
+      KOKKOSDDT_REQUIRE_BYTES(c.packed->host(), c.expected_packed.data(), c.total);
+      REQUIRE(c.packed->guards_intact());
+      if (!c.unpackable) continue;
+      c.dst->pull();
+      KOKKOSDDT_REQUIRE_BYTES(c.dst->host(), c.expected_user.data(), c.hi - c.lo);
+      REQUIRE(c.dst->guards_intact());
+    }
+  }
+}
+
+TEST_CASE("fusion queue: a launch's team size follows its widest team's words", "[fusion]") {
+  using Device = ShapeOf<256, 32>;
+  using Host = ShapeOf<1, 1>;
+  auto record = [](std::int64_t bytes, std::int64_t tile, int word) {
+    Impl::FusedRecord r;
+    r.begin = 100;
+    r.end = 100 + bytes;
+    r.tile = tile;
+    r.word = static_cast<std::int8_t>(word);
+    return r;
+  };
+  Impl::LaunchKind none;
+  CHECK(none.team_size<Device>() == 32);
+  Impl::LaunchKind tiny;
+  tiny.add(record(8, 256, 1));  // 8 one-byte words: one warp
+  CHECK(tiny.team_size<Device>() == 32);
+  CHECK(tiny.team_size<Host>() == 1);
+  tiny.add(record(520, 2048, 8));  // 65 eight-byte words: three warps
+  CHECK(tiny.team_size<Device>() == 96);
+  tiny.add(record(1 << 20, 2048, 8));  // full tiles of 256 words
+  CHECK(tiny.team_size<Device>() == 256);
+  Impl::LaunchKind wide;
+  wide.add(record(1 << 20, 8192, 4));  // a tile of more words than the backend's team: its team size
+  CHECK(wide.team_size<Device>() == 256);
+  CHECK(wide.team_size<Host>() == 1);
 }
 
 TEST_CASE("fusion queue: a long stream through a 64-slot ring loses and repeats nothing", "[fusion]") {

@@ -457,8 +457,8 @@ struct FusedKernel {
 };
 
 // What a launch's records share, for the uniform kernels: their direction and word size, or word 0 where they differ
-// (or where there are none). The caller adds each record as it places it in the launch, on the host, wherever the
-// kernel will read them from.
+// (or where there are none); and the most words one of their teams moves, for the team size. The caller adds each
+// record as it places it in the launch, on the host, wherever the kernel will read them from.
 class LaunchKind {
  public:
   void add(const FusedRecord& r) {
@@ -468,12 +468,25 @@ class LaunchKind {
     } else if (r.direction != direction_ || r.word != word_) {
       word_ = 0;
     }
+    const std::int64_t bytes = r.end - r.begin < r.tile ? r.end - r.begin : r.tile;
+    const std::int64_t words = (bytes + r.word - 1) / r.word;
+    if (words > widest_) widest_ = words;
   }
   Direction direction() const { return static_cast<Direction>(direction_); }
   int word() const { return count_ > 0 ? word_ : 0; }
+  // Threads per team: the backend's, or fewer where no team has that many words to move (whole warps). A team's
+  // threads take its words in turn, so any size is correct; a tiny launch's one busy warp then waits at the team's
+  // barriers for no idle ones (barrier stalls were the largest of a one-request launch's: ncu on an H200,
+  // perf_tests/results/uniform-fused-2026-11-29.md).
+  template <class Backend>
+  int team_size() const {
+    const std::int64_t g = Backend::team_granule;
+    const std::int64_t wanted = (widest_ + g - 1) / g * g;
+    return static_cast<int>(wanted < g ? g : wanted < Backend::team_size ? wanted : Backend::team_size);
+  }
 
  private:
-  std::int64_t count_ = 0;
+  std::int64_t count_ = 0, widest_ = 0;
   std::int8_t direction_ = 0, word_ = 0;
 };
 
@@ -507,11 +520,11 @@ struct FusedLaunch {
 
  private:
   template <class Functor>
-  static void launch_as(const ExecSpace& space, const Functor& functor, std::int64_t teams, std::int64_t scratch,
-                        const std::string& label);
+  static void launch_as(const ExecSpace& space, const Functor& functor, const LaunchKind& kind, std::int64_t teams,
+                        std::int64_t scratch, const std::string& label);
   template <Direction Dir>
-  static void launch_uniform(const ExecSpace& space, const FusedKernel<ExecSpace>& kernel, int word, std::int64_t teams,
-                             std::int64_t scratch, const std::string& label);
+  static void launch_uniform(const ExecSpace& space, const FusedKernel<ExecSpace>& kernel, const LaunchKind& kind,
+                             std::int64_t teams, std::int64_t scratch, const std::string& label);
 };
 
 template <class ExecSpace>
@@ -522,35 +535,36 @@ void FusedLaunch<ExecSpace>::launch(const ExecSpace& space, const FusedKernel<Ex
     if (kind.word() > 0) {
       switch (kind.direction()) {
         case Direction::Copy:
-          return launch_uniform<Direction::Copy>(space, kernel, kind.word(), teams, scratch, label);
+          return launch_uniform<Direction::Copy>(space, kernel, kind, teams, scratch, label);
         case Direction::Pack:
-          return launch_uniform<Direction::Pack>(space, kernel, kind.word(), teams, scratch, label);
+          return launch_uniform<Direction::Pack>(space, kernel, kind, teams, scratch, label);
         case Direction::Unpack:
-          return launch_uniform<Direction::Unpack>(space, kernel, kind.word(), teams, scratch, label);
+          return launch_uniform<Direction::Unpack>(space, kernel, kind, teams, scratch, label);
         case Direction::Runtime:
           break;  // (no record has it)
       }
     }
   }
-  launch_as(space, kernel, teams, scratch, label);
+  launch_as(space, kernel, kind, teams, scratch, label);
 }
 
 template <class ExecSpace>
 template <Direction Dir>
-void FusedLaunch<ExecSpace>::launch_uniform(const ExecSpace& space, const FusedKernel<ExecSpace>& kernel, int word,
-                                            std::int64_t teams, std::int64_t scratch, const std::string& label) {
-  with_word_size(word, [&](auto w) {
-    launch_as(space, UniformFusedKernel<ExecSpace, Dir, decltype(w)::value>{kernel}, teams, scratch, label);
+void FusedLaunch<ExecSpace>::launch_uniform(const ExecSpace& space, const FusedKernel<ExecSpace>& kernel,
+                                            const LaunchKind& kind, std::int64_t teams, std::int64_t scratch,
+                                            const std::string& label) {
+  with_word_size(kind.word(), [&](auto w) {
+    launch_as(space, UniformFusedKernel<ExecSpace, Dir, decltype(w)::value>{kernel}, kind, teams, scratch, label);
   });
 }
 
 template <class ExecSpace>
 template <class Functor>
-void FusedLaunch<ExecSpace>::launch_as(const ExecSpace& space, const Functor& functor, std::int64_t teams,
-                                       std::int64_t scratch, const std::string& label) {
+void FusedLaunch<ExecSpace>::launch_as(const ExecSpace& space, const Functor& functor, const LaunchKind& kind,
+                                       std::int64_t teams, std::int64_t scratch, const std::string& label) {
   using Policy = typename FusedKernel<ExecSpace>::Policy;
   auto policy =
-      Kokkos::Experimental::require(Policy(space, static_cast<int>(teams), BackendTraits<ExecSpace>::team_size),
+      Kokkos::Experimental::require(Policy(space, static_cast<int>(teams), kind.team_size<BackendTraits<ExecSpace>>()),
                                     Kokkos::Experimental::WorkItemProperty::HintLightWeight);
   if (scratch > 0) policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
   Kokkos::parallel_for(label, policy, functor);
