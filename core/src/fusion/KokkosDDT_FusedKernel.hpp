@@ -81,6 +81,16 @@ void start_below_shared_levels(FusedRecord& r, const CommittedType& type) {
   }
 }
 
+// Devices: whether every walk of a record starting at node `start` reads that node alone: a terminal one whose blocks
+// need no lookaside (Contig, Strided). Such a record's teams read it in place, one load, where the copy into scratch is
+// that load, a store, the team's barrier and a load again: the barrier and the copy were a quarter of a one-warp
+// launch's stall samples (ncu on an H200: perf_tests/results/team-size-2026-11-29.md). Deeper walks keep the copy: in
+// place, each level is another dependent load (perf_tests/results/fused-experiments-2026-11-29.md, section 2).
+inline bool walk_reads_one_node(const CommittedType& type, std::int32_t start) {
+  const DescriptorNode& n = type.nodes[static_cast<std::size_t>(start)];
+  return n.child < 0 && (n.kind == LayoutKind::Contig || n.kind == LayoutKind::Strided);
+}
+
 // The record of a checked transfer (prepare_transfer) over its descriptor in the execution space's memory, in tiles of
 // `tile` bytes; its place in a launch (first_team, slot, ticket) is the caller's. Shared by the fusion queue and fixed
 // batches.
@@ -102,7 +112,10 @@ FusedRecord record_of(const Transfer& t, const Descriptor<typename ExecSpace::me
   r.word = static_cast<std::int8_t>(t.word);
   r.direction = static_cast<std::int8_t>(dir);
   r.cache = cache_level(static_cast<std::int64_t>(d.nodes.extent(0)), r.lookaside_count);
-  if (dir != Direction::Copy) start_below_shared_levels<ExecSpace>(r, *t.type);
+  if (dir != Direction::Copy) {
+    start_below_shared_levels<ExecSpace>(r, *t.type);
+    if (!BackendTraits<ExecSpace>::walks_runs && walk_reads_one_node(*t.type, r.start)) r.cache = 0;
+  }
   return r;
 }
 
@@ -213,7 +226,8 @@ struct FusedKernel {
   // 26-record halo pack's 455 per warp, ncu on an H200: perf_tests/results/shared-levels-2026-11-29.md).
   // Records in memory: binary search.
   KOKKOS_FUNCTION std::int64_t find(std::int64_t team) const {
-    if (n <= kInline) {  // (32-bit: a launch has fewer than 2^31 teams)
+    if (n == 1) return 0;  // (the search's fixed steps were ~35 of a one-record launch's ~330 instructions per warp)
+    if (n <= kInline) {    // (32-bit: a launch has fewer than 2^31 teams)
       const int count = static_cast<int>(n), t = static_cast<int>(team);
       int r = 0;
       for (int step = kSearch / 2; step > 0; step /= 2)
