@@ -81,14 +81,16 @@ void start_below_shared_levels(FusedRecord& r, const CommittedType& type) {
   }
 }
 
-// Devices: whether every walk of a record starting at node `start` reads that node alone: a terminal one whose blocks
-// need no lookaside (Contig, Strided). Such a record's teams read it in place, one load, where the copy into scratch is
-// that load, a store, the team's barrier and a load again: the barrier and the copy were a quarter of a one-warp
-// launch's stall samples (ncu on an H200: perf_tests/results/team-size-2026-11-29.md). Deeper walks keep the copy: in
-// place, each level is another dependent load (perf_tests/results/fused-experiments-2026-11-29.md, section 2).
+// Devices: whether every walk of a record starting at node `start` reads that node alone and little of it: a terminal
+// Contig node (its displacement and size). Such a record's teams read it in place, one load, where the copy into
+// scratch is that load, a store, the team's barrier and a load again: the copy and its barrier were a quarter of a
+// one-warp launch's stall samples (ncu on an H200: perf_tests/results/team-size-2026-11-29.md). Other walks keep the
+// copy: a terminal Strided node read in place made a 26-record halo pack 3 % slower (its walk reads the node's stride
+// and divisors for every word), and deeper walks wait for each level's load (same file, and
+// perf_tests/results/fused-experiments-2026-11-29.md, section 2).
 inline bool walk_reads_one_node(const CommittedType& type, std::int32_t start) {
   const DescriptorNode& n = type.nodes[static_cast<std::size_t>(start)];
-  return n.child < 0 && (n.kind == LayoutKind::Contig || n.kind == LayoutKind::Strided);
+  return n.child < 0 && n.kind == LayoutKind::Contig;
 }
 
 // The record of a checked transfer (prepare_transfer) over its descriptor in the execution space's memory, in tiles of
