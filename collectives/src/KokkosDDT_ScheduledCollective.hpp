@@ -200,8 +200,8 @@ class ScheduledCollective final : public Operation {
       if (repeated_)
         schedule_ = std::move(ctx.cached[Gather ? 1 : 0].schedule);
       else
-        schedule_ =
-            std::make_shared<LinearCollective<ExecSpace, Gather>>(where_, space_, a_, own_bytes_, transport_, tags_);
+        schedule_ = std::make_shared<LinearCollective<ExecSpace, Gather>>(where_, space_, a_, own_bytes_, transport_,
+                                                                          tags_, true);
     } else {
       ctx_ = nullptr;
       tags_ = next_collective_tags(ctx, false);
@@ -292,8 +292,8 @@ class ScheduledCollective final : public Operation {
   void make_schedule() {
     const bool known = agreement_->agreed(kBlockBytes);
     if (choose_schedule(requested_, model_, p_, known) == CollectiveSchedule::Linear)
-      schedule_ =
-          std::make_shared<LinearCollective<ExecSpace, Gather>>(where_, space_, a_, own_bytes_, transport_, tags_);
+      schedule_ = std::make_shared<LinearCollective<ExecSpace, Gather>>(where_, space_, a_, own_bytes_, transport_,
+                                                                        tags_, false);
     else
       schedule_ =
           std::make_shared<TreeCollective<ExecSpace, Gather>>(where_, space_, a_, own_bytes_, transport_, tags_, known);

@@ -81,6 +81,8 @@ void post_bytes(ByteCall call, void* p, const ByteType& layout, int peer, int ta
 }
 
 std::int64_t received_bytes(const MPI_Status& status) {
+  int count = 0;  // (MPI_Get_count first: for bytes it is a division, where MPI_Get_elements_x walks the type)
+  if (MPI_Get_count(&status, MPI_BYTE, &count) == MPI_SUCCESS && count != MPI_UNDEFINED) return count;
   MPI_Count n = 0;
   MPI_Get_elements_x(&status, MPI_BYTE, &n);
   return static_cast<std::int64_t>(n);

@@ -43,7 +43,7 @@ enum class ByteCall { Isend, Irecv, SendInit, RecvInit };
 void post_bytes(ByteCall call, void* p, const ByteType& layout, int peer, int tag, MPI_Comm comm, MPI_Request* request,
                 const char* where);
 
-// Bytes a completed receive got (MPI_Get_elements_x: exact beyond 2^31, where MPI_Get_count gives MPI_UNDEFINED).
+// Bytes a completed receive got (MPI_Get_count, or MPI_Get_elements_x beyond 2^31 where the count is MPI_UNDEFINED).
 std::int64_t received_bytes(const MPI_Status& status);
 
 }  // namespace KokkosDDT::Impl
