@@ -22,9 +22,15 @@ endif()
 if(NOT KOKKOS_PREFIX)
   set(KOKKOS_PREFIX ${WORK_DIR}/relocated)
 endif()
+# Kokkos_ROOT names another Kokkos (a decoy whose config fails if loaded), as a user's environment may: the package
+# must still find the Kokkos it was built with, with no hint but where KokkosDDT is.
+set(decoy ${WORK_DIR}/decoy/lib/cmake/Kokkos)
+file(WRITE ${decoy}/KokkosConfig.cmake "message(FATAL_ERROR \"the decoy Kokkos of Kokkos_ROOT was loaded\")\n")
+file(WRITE ${decoy}/KokkosConfigVersion.cmake
+     "set(PACKAGE_VERSION 4.6.1)\nset(PACKAGE_VERSION_COMPATIBLE TRUE)\nset(PACKAGE_VERSION_EXACT FALSE)\n")
 run(${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${WORK_DIR}/build -G ${GENERATOR} -DCMAKE_BUILD_TYPE=Release
     -DCMAKE_CXX_COMPILER=${CXX_COMPILER} "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
-    -DCMAKE_PREFIX_PATH=${WORK_DIR}/relocated -DKokkos_ROOT=${KOKKOS_PREFIX}
+    -DCMAKE_PREFIX_PATH=${WORK_DIR}/relocated -DKokkos_ROOT=${WORK_DIR}/decoy
     -DKOKKOSDDT_EXPECTED_KOKKOS_PREFIX=${KOKKOS_PREFIX})
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${WORK_DIR}/build/consumer)
