@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# Usage: python3 collective-calls-2026-11-29-compare.py DIR  (DIR holds gatherv-{before,after}-r{1..4}.csv)
+# Usage: python3 collective-calls-2026-11-29-compare.py DIR  (DIR holds gatherv-{before,after}-r{1..N}.csv, any N)
 # Per section and op, geometric means over the 18 cases (b = 1, 10, 100), each run's ratios averaged over the runs:
 # unchecked / MPI's v-collective, persistent / MPI, and unchecked / persistent (the per-call cost, within one run).
-import csv, math, sys
+import csv, glob, math, sys
 d = sys.argv[1]
 def load(f):
     return {(r['section'], r['op'], r['problem'], r['b'], r['contender']): float(r['avg_us']) for r in csv.DictReader(open(f))}
 def gm(x): return math.exp(sum(math.log(v) for v in x) / len(x))
-runs = {n: [load('%s/gatherv-%s-r%d.csv' % (d, n, i)) for i in (1, 2, 3, 4)] for n in ('before', 'after')}
+runs = {n: [load(f) for f in sorted(glob.glob('%s/gatherv-%s-r*.csv' % (d, n)))] for n in ('before', 'after')}
 keys = sorted(set(k[:4] for k in runs['after'][0]))
 def ratio(n, ks, a, b):  # mean over runs of the run's geometric mean of a / b
     return sum(gm([D[k + (a,)] / D[k + (b,)] for k in ks]) for D in runs[n]) / len(runs[n])
