@@ -68,6 +68,32 @@ struct ShapeOf {
   static constexpr int team_size = Size, team_granule = Granule;
 };
 
+// Each case's pack, and its unpack where its runs are disjoint, on `q`, all in one launch (the queue launches only
+// when asked).
+std::vector<FusionRequest> enqueue_all(Queue& q, std::vector<Case>& cases) {
+  std::vector<FusionRequest> requests;
+  for (auto& c : cases) {
+    requests.push_back(q.pack(c.src->device() - c.lo, c.count, c.type, c.packed->device(), c.total));
+    if (c.unpackable)
+      requests.push_back(q.unpack(c.stream->device(), c.total, c.dst->device() - c.lo, c.count, c.type));
+  }
+  return requests;
+}
+
+// What the launch wrote, against the reference, guard bytes intact.
+void check_all(std::vector<Case>& cases) {
+  for (auto& c : cases) {
+    INFO(c.type.describe() << " count " << c.count);
+    c.packed->pull();
+    KOKKOSDDT_REQUIRE_BYTES(c.packed->host(), c.expected_packed.data(), c.total);
+    REQUIRE(c.packed->guards_intact());
+    if (!c.unpackable) continue;
+    c.dst->pull();
+    KOKKOSDDT_REQUIRE_BYTES(c.dst->host(), c.expected_user.data(), c.hi - c.lo);
+    REQUIRE(c.dst->guards_intact());
+  }
+}
+
 }  // namespace
 
 TEST_CASE("fusion queue: random mixes of packs and unpacks in one launch match the reference", "[fusion][random]") {
@@ -77,27 +103,13 @@ TEST_CASE("fusion queue: random mixes of packs and unpacks in one launch match t
   for (int round = 0; round < 2 * rounds; ++round) {
     Queue q(Test::ExecSpace(), fuse_everything());
     std::vector<Case> cases;
-    std::vector<FusionRequest> requests;
     for (int i = 0; i < (round % 2 ? 12 : 40); ++i) cases.push_back(make_case(gen, 100 * round + i));
-    for (auto& c : cases) {
-      requests.push_back(q.pack(c.src->device() - c.lo, c.count, c.type, c.packed->device(), c.total));
-      if (c.unpackable)
-        requests.push_back(q.unpack(c.stream->device(), c.total, c.dst->device() - c.lo, c.count, c.type));
-    }
+    std::vector<FusionRequest> requests = enqueue_all(q, cases);
     CHECK(q.launches() == 0);
     q.flush();
     CHECK(q.launches() == 1);  // everything went out together
     for (auto& r : requests) q.wait(r);
-    for (auto& c : cases) {
-      INFO(c.type.describe() << " count " << c.count);
-      c.packed->pull();
-      KOKKOSDDT_REQUIRE_BYTES(c.packed->host(), c.expected_packed.data(), c.total);
-      REQUIRE(c.packed->guards_intact());
-      if (!c.unpackable) continue;
-      c.dst->pull();
-      KOKKOSDDT_REQUIRE_BYTES(c.dst->host(), c.expected_user.data(), c.hi - c.lo);
-      REQUIRE(c.dst->guards_intact());
-    }
+    check_all(cases);
   }
 }
 
@@ -113,24 +125,11 @@ TEST_CASE("fusion queue: launches of small requests only match the reference", "
       if (c.total > 0 && c.total <= 1024) cases.push_back(std::move(c));
     }
     REQUIRE(!cases.empty());
-    std::vector<FusionRequest> requests;
-    for (auto& c : cases) {
-      requests.push_back(q.pack(c.src->device() - c.lo, c.count, c.type, c.packed->device(), c.total));
-      if (c.unpackable)
-        requests.push_back(q.unpack(c.stream->device(), c.total, c.dst->device() - c.lo, c.count, c.type));
-    }
+    std::vector<FusionRequest> requests = enqueue_all(q, cases);
     q.flush();
+    CHECK(q.launches() == 1);
     for (auto& r : requests) q.wait(r);
-    for (auto& c : cases) {
-      INFO(c.type.describe() << " count " << c.count);
-      c.packed->pull();
-      KOKKOSDDT_REQUIRE_BYTES(c.packed->host(), c.expected_packed.data(), c.total);
-      REQUIRE(c.packed->guards_intact());
-      if (!c.unpackable) continue;
-      c.dst->pull();
-      KOKKOSDDT_REQUIRE_BYTES(c.dst->host(), c.expected_user.data(), c.hi - c.lo);
-      REQUIRE(c.dst->guards_intact());
-    }
+    check_all(cases);
   }
 }
 
