@@ -34,8 +34,8 @@ namespace KokkosDDT::Impl {
 template <class ExecSpace, bool Gather>
 class LinearCollective final : public Operation {
  public:
-  // check_arrivals: the root compares each receive's size with its counts (unchecked calls, which nothing else
-  // checks). Agreed calls (checked, persistent) skip it: their agreement compared every process's bytes with the root's
+  // check_arrivals (the call is unchecked): the root compares each receive's size with its counts, which nothing else
+  // checks. Agreed calls (checked, persistent) skip it: their agreement compared every process's bytes with the root's
   // counts already, and reading a receive's size costs ~140 instructions in MPICH (MPI_Get_elements_x), ~2 000 a round
   // at 16 processes, more than posting the receives (callgrind, perf_tests/results/collective-arrivals-2026-11-29.md).
   LinearCollective(const char* where, const ExecSpace& space, CollectiveArgs args, std::int64_t own_bytes,

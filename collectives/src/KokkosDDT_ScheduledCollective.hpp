@@ -201,7 +201,7 @@ class ScheduledCollective final : public Operation {
         schedule_ = std::move(ctx.cached[Gather ? 1 : 0].schedule);
       else
         schedule_ = std::make_shared<LinearCollective<ExecSpace, Gather>>(where_, space_, a_, own_bytes_, transport_,
-                                                                          tags_, true);
+                                                                          tags_, unchecked_);
     } else {
       ctx_ = nullptr;
       tags_ = next_collective_tags(ctx, false);
@@ -293,7 +293,7 @@ class ScheduledCollective final : public Operation {
     const bool known = agreement_->agreed(kBlockBytes);
     if (choose_schedule(requested_, model_, p_, known) == CollectiveSchedule::Linear)
       schedule_ = std::make_shared<LinearCollective<ExecSpace, Gather>>(where_, space_, a_, own_bytes_, transport_,
-                                                                        tags_, false);
+                                                                        tags_, unchecked_);
     else
       schedule_ =
           std::make_shared<TreeCollective<ExecSpace, Gather>>(where_, space_, a_, own_bytes_, transport_, tags_, known);
