@@ -163,6 +163,18 @@ TEST_CASE("copy: a layout into the same layout elsewhere, located once", "[copy]
   const Datatype mixed_ghost = struct_type({1, 1}, {0, 4096}, {ghost, ghost_f}).commit();
   CHECK_FALSE(Impl::same_shape(mixed_inner.impl_committed("test"), mixed_ghost.impl_committed("test"), delta));
   CHECK(check_copy({mixed_inner, 1}, {mixed_ghost, 1}, 81, 0, 0) > 0);
+  // One contiguous run at two places (on devices a flat record: no descriptor in the kernel): a row of a 2-D array
+  // into another row, and runs of bytes from one to several tiles moved by a displacement.
+  const Datatype row = subarray({8, 100}, {1, 50}, {3, 10}, Order::C, primitive<double>()).commit();
+  const Datatype other_row = subarray({8, 100}, {1, 50}, {6, 40}, Order::C, primitive<double>()).commit();
+  REQUIRE(Impl::same_shape(row.impl_committed("test"), other_row.impl_committed("test"), delta));
+  CHECK(check_copy({row, 1}, {other_row, 1}, 82, 0, 8) > 0);
+  CHECK(check_copy({other_row, 2}, {row, 2}, 83, 0, 0) > 0);
+  for (const std::int64_t n : {1, 7, 4097, 70001}) {
+    const Datatype run = contiguous(n, primitive<char>()).commit();
+    const Datatype moved = hindexed({1}, {n % 13 + 3}, run).commit();
+    CHECK(check_copy({run, 1}, {moved, 1}, 90 + static_cast<std::uint64_t>(n), 1, 5) > 0);
+  }
   // Another shape: a y face.
   const Datatype yface = subarray(sizes, {4, 1, 6}, {1, 1, 1}, Order::C, primitive<double>()).commit();
   CHECK_FALSE(Impl::same_shape(inner.impl_committed("test"), yface.impl_committed("test"), delta));

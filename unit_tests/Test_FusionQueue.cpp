@@ -38,18 +38,20 @@ struct Case {
   bool unpackable = false;
 };
 
-Case make_case(Test::TypeGenerator& gen, int i) {
+// `count` instances of `type` (committed), the source filled with `pattern`; the source and packed buffers start
+// `src_misalign` and `packed_misalign` bytes past an aligned address.
+Case case_of(const Datatype& type, std::int64_t count, int pattern, int src_misalign, int packed_misalign) {
   Case c;
-  c.type = gen.next().type.commit();
-  c.count = gen.pick(1, 3);
+  c.type = type;
+  c.count = count;
   c.total = c.count * c.type.size();
   c.runs = Test::flatten(c.type, c.count);
   std::tie(c.lo, c.hi) = Test::footprint(c.runs);
-  c.src = std::make_unique<Test::GuardedBuffer<Mem>>(c.hi - c.lo, static_cast<int>(gen.pick(0, 15)));
-  c.src->fill_pattern(i);
+  c.src = std::make_unique<Test::GuardedBuffer<Mem>>(c.hi - c.lo, src_misalign);
+  c.src->fill_pattern(pattern);
   c.expected_packed.assign(c.total + 1, 0);
   Test::reference_pack(c.runs, c.src->host() - c.lo, c.expected_packed.data());
-  c.packed = std::make_unique<Test::GuardedBuffer<Mem>>(c.total + 1, static_cast<int>(gen.pick(0, 15)));
+  c.packed = std::make_unique<Test::GuardedBuffer<Mem>>(c.total + 1, packed_misalign);
   c.unpackable = Test::runs_disjoint(c.runs);
   if (c.unpackable) {
     c.stream = std::make_unique<Test::GuardedBuffer<Mem>>(c.total + 1);
@@ -60,6 +62,13 @@ Case make_case(Test::TypeGenerator& gen, int i) {
     c.dst = std::make_unique<Test::GuardedBuffer<Mem>>(c.hi - c.lo);
   }
   return c;
+}
+
+Case make_case(Test::TypeGenerator& gen, int i) {
+  const Datatype type = gen.next().type.commit();
+  const std::int64_t count = gen.pick(1, 3);
+  const int src_misalign = static_cast<int>(gen.pick(0, 15));
+  return case_of(type, count, i, src_misalign, static_cast<int>(gen.pick(0, 15)));
 }
 
 // A backend's team sizes, as LaunchKind reads them.
@@ -128,6 +137,37 @@ TEST_CASE("fusion queue: launches of small requests only match the reference", "
     std::vector<FusionRequest> requests = enqueue_all(q, cases);
     q.flush();
     CHECK(q.launches() == 1);
+    for (auto& r : requests) q.wait(r);
+    check_all(cases);
+  }
+}
+
+TEST_CASE("fusion queue: requests whose bytes are one contiguous run match the reference", "[fusion]") {
+  // On devices such a request is flat (make_flat: no descriptor in the kernel): contiguous ranges of every word size,
+  // at a displacement, from one byte to several tiles, the buffers misaligned, alone and several in one launch.
+  const Datatype d = primitive<double>(), b = primitive<char>();
+  std::vector<std::pair<Datatype, std::int64_t>> types;  // (type, count)
+  for (std::int64_t n : {1, 7, 8, 1000, 5001, 70000}) types.push_back({contiguous(n, b), 1});
+  for (std::int64_t n : {1, 3, 640}) types.push_back({contiguous(n, d), 2});
+  types.push_back({hindexed({1001}, {24}, b), 1});                          // one block at a displacement
+  types.push_back({subarray({8, 100}, {1, 50}, {3, 10}, Order::C, d), 1});  // one row of a 2-D array
+  types.push_back({struct_type({1, 2}, {8, 16}, {d, d}), 3});               // fields that merge into one run
+  types.push_back({resized(contiguous(5, primitive<int>()), 0, 20), 7});    // instances that abut
+  types.push_back({contiguous(3, primitive<std::int16_t>()), 1});
+  for (const bool together : {false, true}) {
+    Queue q(Test::ExecSpace(), fuse_everything());
+    std::vector<Case> cases;
+    for (std::size_t i = 0; i < types.size(); ++i) {
+      Datatype type = types[i].first;
+      const int k = static_cast<int>(i);
+      cases.push_back(case_of(type.commit(), types[i].second, k, k % 16, (3 * k) % 16));
+      if (together) continue;
+      for (auto& r : enqueue_all(q, cases)) q.wait(r);  // (a launch of its own)
+      check_all(cases);
+      cases.clear();
+    }
+    std::vector<FusionRequest> requests = enqueue_all(q, cases);
+    q.flush();
     for (auto& r : requests) q.wait(r);
     check_all(cases);
   }

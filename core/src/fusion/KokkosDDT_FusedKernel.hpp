@@ -82,8 +82,8 @@ void start_below_shared_levels(FusedRecord& r, const CommittedType& type) {
 }
 
 // Devices: whether every walk of a record starting at node `start` reads that node alone and little of it: a terminal
-// Contig node (its displacement and size). Such a record's teams read it in place, one load, where the copy into
-// scratch is that load, a store, the team's barrier and a load again: the copy and its barrier were a quarter of a
+// Contig node (its displacement). Such a record needs no descriptor in the kernel (make_flat), where the copy into
+// scratch is a load, a store, the team's barrier and a load again: the copy and its barrier were a quarter of a
 // one-warp launch's stall samples (ncu on an H200: perf_tests/results/team-size-2026-11-29.md). Other walks keep the
 // copy: a terminal Strided node read in place made a 26-record halo pack 3 % slower (its walk reads the node's stride
 // and divisors for every word), and deeper walks wait for each level's load (same file, and
@@ -91,6 +91,22 @@ void start_below_shared_levels(FusedRecord& r, const CommittedType& type) {
 inline bool walk_reads_one_node(const CommittedType& type, std::int32_t start) {
   const DescriptorNode& n = type.nodes[static_cast<std::size_t>(start)];
   return n.child < 0 && n.kind == LayoutKind::Contig;
+}
+
+// A record's `start` when it is flat: its stream positions are its typed buffer's bytes, in order.
+constexpr std::int32_t kFlatRecord = -1;
+
+// Devices: a record whose every walk would read one terminal Contig node (walk_reads_one_node) needs no walk: the
+// typed address of position p is that node's displacement plus p, so the node's displacement moves into the typed
+// pointer here, once, and the kernel copies words between two contiguous ranges with no descriptor read at all
+// (run_flat). What this removes from a one-warp launch is a dependent load and the walk's ~70 instructions per warp
+// (ncu on an H200: perf_tests/results/team-size-2026-11-29.md).
+inline void make_flat(FusedRecord& r, const CommittedType& type) {
+  const std::int64_t disp = type.nodes[static_cast<std::size_t>(r.start)].disp;
+  r.typed = address_at(r.typed, disp);
+  if (r.direction == static_cast<std::int8_t>(Direction::Copy)) r.packed = address_at(r.packed, disp);  // (one shape)
+  r.start = kFlatRecord;
+  r.cache = 0;
 }
 
 // The record of a checked transfer (prepare_transfer) over its descriptor in the execution space's memory, in tiles of
@@ -116,7 +132,7 @@ FusedRecord record_of(const Transfer& t, const Descriptor<typename ExecSpace::me
   r.cache = cache_level(static_cast<std::int64_t>(d.nodes.extent(0)), r.lookaside_count);
   if (dir != Direction::Copy) {
     start_below_shared_levels<ExecSpace>(r, *t.type);
-    if (!BackendTraits<ExecSpace>::walks_runs && walk_reads_one_node(*t.type, r.start)) r.cache = 0;
+    if (!BackendTraits<ExecSpace>::walks_runs && walk_reads_one_node(*t.type, r.start)) make_flat(r, *t.type);
   }
   return r;
 }
@@ -148,7 +164,10 @@ FusedRecord record_of_copy(const CopyTransfer& t, const ExecSpace& space, std::i
   r.dst_lookaside = d.lookaside.data();
   r.dst_node_count = static_cast<std::int32_t>(d.nodes.extent(0));
   r.dst_lookaside_count = static_cast<std::int32_t>(d.lookaside.extent(0));
-  if (one_shape) start_below_shared_levels<ExecSpace>(r, *t.src_type);
+  if (one_shape) {
+    start_below_shared_levels<ExecSpace>(r, *t.src_type);
+    if (!BackendTraits<ExecSpace>::walks_runs && walk_reads_one_node(*t.src_type, r.start)) make_flat(r, *t.src_type);
+  }
   return r;
 }
 
@@ -318,6 +337,7 @@ struct FusedKernel {
   KOKKOS_FUNCTION static void run_copy(const Member& team, const FusedRecord& r, std::int64_t t) {
     Arrays src{r.nodes, r.lookaside}, dst{r.dst_nodes, r.dst_lookaside};
     if constexpr (!Backend::walks_runs) {
+      if (r.start == kFlatRecord) return run_flat<Direction::Copy, Word>(team, r, t);
       if (r.cache > 0) {
         const bool one = one_walk(r);
         cache(team, r, src, one ? nullptr : &dst);
@@ -366,6 +386,7 @@ struct FusedKernel {
   // from the record).
   template <Direction Dir, int W>
   KOKKOS_FUNCTION static void run_interleaved(const Member& team, const FusedRecord& r, std::int64_t t) {
+    if (r.start == kFlatRecord) return run_flat<Dir, W>(team, r, t);
     TraversalArgs<MemSpace> args = args_of(r);
     Arrays at{r.nodes, r.lookaside};
     if (r.cache > 0) {
@@ -375,6 +396,30 @@ struct FusedKernel {
     }
     const DeviceInterleave<ExecSpace, Dir, W> kernel{args, team.team_size(), false, {}, {}, {}};
     kernel.run_tile(team, at.nodes, t);
+  }
+
+  // Devices: tile t of a flat record (make_flat), the team's threads on interleaved words of two contiguous ranges (a
+  // pack's or unpack's typed and packed buffers; a copy's source and destination).
+  template <Direction Dir, int W>
+  KOKKOS_FUNCTION static void run_flat(const Member& team, const FusedRecord& r, std::int64_t t) {
+    if constexpr (W == 0) {
+      with_word_size(r.word, [&](auto w) { run_flat<Dir, decltype(w)::value>(team, r, t); });
+    } else {
+      // (a copy's destination, in r.packed, is addressed as its source is)
+      const bool packs = Dir == Direction::Runtime ? r.direction == static_cast<std::int8_t>(Direction::Pack)
+                                                   : Dir != Direction::Unpack;
+      const std::int64_t packed_at = Dir == Direction::Copy ? 0 : r.begin;
+      const std::int64_t first = r.begin + t * r.tile, stop = first + r.tile < r.end ? first + r.tile : r.end;
+      const std::int64_t step = static_cast<std::int64_t>(team.team_size()) * W;
+      for (std::int64_t p = first + static_cast<std::int64_t>(team.team_rank()) * W; p < stop; p += step) {
+        char* typed = r.typed + p;
+        char* packed = r.packed + (p - packed_at);
+        if (packs)
+          store_word<W>(packed, load_word<W>(typed));
+        else
+          store_word<W>(typed, load_word<W>(packed));
+      }
+    }
   }
 
   // A uniform launch's tile (UniformFusedKernel): every record has direction Dir and word size W.
