@@ -402,8 +402,11 @@ struct FusedKernel {
   // pack's or unpack's typed and packed buffers; a copy's source and destination).
   template <Direction Dir, int W>
   KOKKOS_FUNCTION static void run_flat(const Member& team, const FusedRecord& r, std::int64_t t) {
-    if constexpr (W == 0) {
-      with_word_size(r.word, [&](auto w) { run_flat<Dir, decltype(w)::value>(team, r, t); });
+    if constexpr (W == 0) {  // (the general kernel: two instances, not five, so that its registers do not spill)
+      if (r.word >= 8)
+        run_flat<Dir, 8>(team, r, t);
+      else
+        run_flat<Dir, 1>(team, r, t);
     } else {
       // (a copy's destination, in r.packed, is addressed as its source is)
       const bool packs = Dir == Direction::Runtime ? r.direction == static_cast<std::int8_t>(Direction::Pack)
