@@ -155,28 +155,41 @@ nodes() {
   env KOKKOSDDT_NODE_SIZE=2 $nodes_env mpiexec -n "$n" "$bin"/perf_tests/halo_bench --csv "$logs/halo-nodes.csv"
 }
 
-# Before against after in one run: jacobi3d of the tree in .carry/base-*.tgz (a git archive of the commit before the
-# change) built like this one, then both over NCCL at every rank count, under each binding.
+# Before against after in one run (issue 47's "no slowdown"): the tree in .carry/base-*.tgz (a git archive of the
+# commit before the change) built like this one; then, alternating the two trees, COMPARE_ROUNDS rounds (default 3)
+# of jacobi_bench at 64^3 per GPU (eager and replayed steps over each transport, NCCL's own send/recv beside them) and
+# halo_bench, at every rank count. CSVs in $logs/compare-{before,after}-*.csv; the summary is compare_runs.py's (the
+# medians over rounds, after/before, and each tree's spread between rounds, so that a difference can be told from
+# the host's jitter).
 compare() {
   local base_tgz
   base_tgz=$(compgen -G '.carry/base-*.tgz' | head -1)
   [ -n "$base_tgz" ] || { echo "no .carry/base-*.tgz"; return 1; }
   rm -rf /tmp/base && mkdir -p /tmp/base && tar xzf "$base_tgz" -C /tmp/base
   (cd /tmp/base && cmake --preset cuda -DKokkosDDT_DISCOVER_TESTS=OFF -DKokkosDDT_ENABLE_KOKKOS_KERNELS=OFF \
-    -DKokkos_ROOT=/opt/kokkos/cuda -DCMAKE_CXX_COMPILER=/opt/kokkos/cuda/bin/nvcc_wrapper \
-    -DCMAKE_CXX_FLAGS=-arch=sm_90 > /dev/null && cmake --build build/cuda -j "$jobs" --target jacobi3d > /dev/null) ||
-    { echo "base build failed"; return 1; }
-  local n tree binding
-  for n in $RANKS; do
-    for binding in default none; do
-      local flags=()
-      [ "$binding" = none ] && flags=(--bind-to none)
-      for tree in /tmp/base "$PWD"; do
-        echo "## $([ "$tree" = "$PWD" ] && echo after || echo before): $n ranks, binding $binding"
-        timeout 120 mpiexec -n "$n" ${flags[@]+"${flags[@]}"} "$tree"/build/cuda/examples/jacobi3d \
-          "$((n * 128))x128x128" 200 nccl | grep -E 'time per iteration|OK|FAILED' || echo "(no result: exit $?)"
+    -DKokkosDDT_ENABLE_TESTS=OFF -DKokkos_ROOT=/opt/kokkos/cuda -DCMAKE_CXX_COMPILER=/opt/kokkos/cuda/bin/nvcc_wrapper \
+    -DCMAKE_CXX_FLAGS=-arch=sm_90 > /dev/null &&
+    cmake --build build/cuda -j "$jobs" --target jacobi_bench halo_bench > /dev/null) || { echo "base build failed"; return 1; }
+  local n tree name round
+  for round in $(seq 1 "${COMPARE_ROUNDS:-3}"); do
+    for tree in /tmp/base "$PWD"; do
+      name=$([ "$tree" = "$PWD" ] && echo after || echo before)
+      for n in $RANKS; do
+        timeout 120 mpiexec -n "$n" "$tree"/build/cuda/perf_tests/jacobi_bench --per-rank 64 --iterations 500 --repeats 3 \
+          --exchanges none,plan-auto,plan-peer,plan-nccl,plan-mpi,nccl --graph --label "$name-r$round" \
+          --csv "$logs/compare-$name-jacobi-$n-r$round.csv" > /dev/null || echo "jacobi_bench $name $n r$round: exit $?"
+        timeout 150 mpiexec -n "$n" "$tree"/build/cuda/perf_tests/halo_bench \
+          --csv "$logs/compare-$name-halo-$n-r$round.csv" > /dev/null || echo "halo_bench $name $n r$round: exit $?"
       done
     done
+  done
+  for n in $RANKS; do
+    echo "## jacobi_bench, $n ranks"
+    python3 perf_tests/compare_runs.py --key ranks,exchange,mode --value us_per_iteration \
+      --before "$logs"/compare-before-jacobi-"$n"-r*.csv --after "$logs"/compare-after-jacobi-"$n"-r*.csv
+    echo "## halo_bench, $n ranks"
+    python3 perf_tests/compare_runs.py --key n,fields,contender --value us \
+      --before "$logs"/compare-before-halo-"$n"-r*.csv --after "$logs"/compare-after-halo-"$n"-r*.csv
   done
 }
 
@@ -258,7 +271,7 @@ for s in "${steps[@]}"; do
     tests) step tests 240 tests ;;
     examples) step examples 120 examples ;;
     nodes) step nodes 200 nodes ;;
-    compare) step compare 150 compare ;;
+    compare) step compare 300 compare ;;
     profile) step profile 60 profile ;;
     scaling) step scaling 240 scaling ;;
     halo) step halo 150 halo ;;
