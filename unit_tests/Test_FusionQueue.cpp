@@ -173,6 +173,32 @@ TEST_CASE("fusion queue: requests whose bytes are one contiguous run match the r
   }
 }
 
+TEST_CASE("fusion queue: packs of one word size, contiguous and not, in one launch match the reference", "[fusion]") {
+  // One direction and one word size: a uniform launch on devices, whose records are flat (make_flat) and not, or all
+  // flat, or none (each has a kernel instance of its own: Flats).
+  const Datatype d = primitive<double>();
+  const std::vector<std::vector<Datatype>> launches{
+      {contiguous(640, d), vector(40, 2, 5, d), hindexed({3}, {16}, d), subarray({6, 7}, {3, 4}, {1, 2}, Order::C, d)},
+      {contiguous(1, d), contiguous(4000, d)},
+      {vector(3, 1, 4, d), vector(100, 3, 7, d)}};
+  int pattern = 0;
+  for (const auto& types : launches) {
+    Queue q(Test::ExecSpace(), fuse_everything());
+    std::vector<Case> cases;
+    std::vector<FusionRequest> requests;
+    for (Datatype type : types) {
+      cases.push_back(case_of(type.commit(), 1, ++pattern, 0, 0));
+      Case& c = cases.back();
+      c.unpackable = false;  // (packs only)
+      requests.push_back(q.pack(c.src->device() - c.lo, c.count, c.type, c.packed->device(), c.total));
+    }
+    q.flush();
+    CHECK(q.launches() == 1);
+    for (auto& r : requests) q.wait(r);
+    check_all(cases);
+  }
+}
+
 TEST_CASE("fusion queue: a launch's team size follows its widest team's words", "[fusion]") {
   using Device = ShapeOf<256, 32>;
   using Host = ShapeOf<1, 1>;
