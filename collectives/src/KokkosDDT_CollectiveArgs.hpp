@@ -73,59 +73,76 @@ std::optional<Error> check_collective_arguments(const CollectiveArgs& a, int me,
   return std::nullopt;
 }
 
-// The root's own block, copied within its memory (unless in place): a plain copy where both sides are one contiguous
-// run (memcpy in host memory, an asynchronous deep_copy on the instance otherwise), one pass where either side is, else
-// through `stage` (a staging buffer it keeps until the copy is fenced). Returns whether work was enqueued on `space`
-// (to be fenced before the operation completes).
-template <bool Gather, class ExecSpace>
-bool copy_root_block(const ExecSpace& space, const CollectiveArgs& a, std::int64_t own_bytes, Staging& stage,
-                     const char* where) {
-  if (a.in_place || own_bytes == 0) return false;
-  char* root_block = static_cast<char*>(const_cast<void*>(a.root_buf)) + a.displs[a.root] * a.root_type.extent();
-  void* own = const_cast<void*>(a.own_buf);
-  const std::int64_t root_count = a.counts[a.root];
-  std::int64_t own_at = 0, root_at = 0;
-  const bool own_run = contiguous_run(a.own_type.impl_committed(where), a.own_count, own_at);
-  const bool root_run = contiguous_run(a.root_type.impl_committed(where), root_count, root_at);
-  if (own_run && root_run) {
-    char* from = Gather ? static_cast<char*>(own) + own_at : root_block + root_at;
-    char* to = Gather ? root_block + root_at : static_cast<char*>(own) + own_at;
-    using Mem = typename ExecSpace::memory_space;
-    if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible) {
-      std::memcpy(to, from, static_cast<std::size_t>(own_bytes));
-      return false;
-    } else {
-      using Bytes = Kokkos::View<char*, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-      Kokkos::deep_copy(space, Bytes(to, own_bytes), Bytes(from, own_bytes));
+// The root's own block, copied within its memory each round (unless in place): a plain copy where both sides are one
+// contiguous run (memcpy in host memory, an asynchronous deep_copy on the instance otherwise), one pass where either
+// side is, else through a staging buffer it keeps until the copy is fenced. Where the runs are is found once, when the
+// schedule is made (LinearCollective, TreeCollective; the root only): finding them each round took ~150 of the
+// ~3 400 instructions a persistent round's start takes at 8 processes (callgrind, MPICH:
+// perf_tests/results/root-block-2026-11-29.md).
+template <class ExecSpace, bool Gather>
+class RootBlock {
+ public:
+  RootBlock() = default;
+  RootBlock(const CollectiveArgs& a, std::int64_t own_bytes, const char* where) : bytes_(a.in_place ? 0 : own_bytes) {
+    if (bytes_ == 0) return;
+    root_block_ = static_cast<char*>(const_cast<void*>(a.root_buf)) + a.displs[a.root] * a.root_type.extent();
+    own_ = static_cast<char*>(const_cast<void*>(a.own_buf));
+    own_run_ = contiguous_run(a.own_type.impl_committed(where), a.own_count, own_at_);
+    root_run_ = contiguous_run(a.root_type.impl_committed(where), a.counts[a.root], root_at_);
+  }
+
+  // Copies it on `space` (the arguments `a` it was made for); returns whether work was enqueued there, to be fenced
+  // before the operation completes.
+  bool copy(const ExecSpace& space, const CollectiveArgs& a) {
+    if (bytes_ == 0) return false;
+    const std::int64_t root_count = a.counts[a.root];
+    if (own_run_ && root_run_) {
+      char* from = Gather ? own_ + own_at_ : root_block_ + root_at_;
+      char* to = Gather ? root_block_ + root_at_ : own_ + own_at_;
+      using Mem = typename ExecSpace::memory_space;
+      if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible) {
+        std::memcpy(to, from, static_cast<std::size_t>(bytes_));
+        return false;
+      } else {
+        using Bytes = Kokkos::View<char*, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+        Kokkos::deep_copy(space, Bytes(to, bytes_), Bytes(from, bytes_));
+        return true;
+      }
+    }
+    if (own_run_) {
+      char* run = own_ + own_at_;
+      if (Gather)
+        unpack(space, run, bytes_, root_block_, root_count, a.root_type);
+      else
+        pack(space, root_block_, root_count, a.root_type, run, bytes_);
       return true;
     }
-  }
-  if (own_run) {
-    char* run = static_cast<char*>(own) + own_at;
-    if (Gather)
-      unpack(space, run, own_bytes, root_block, root_count, a.root_type);
-    else
-      pack(space, root_block, root_count, a.root_type, run, own_bytes);
+    if (root_run_) {
+      if (Gather)
+        pack(space, own_, a.own_count, a.own_type, root_block_ + root_at_, bytes_);
+      else
+        unpack(space, root_block_ + root_at_, bytes_, own_, a.own_count, a.own_type);
+      return true;
+    }
+    // (a copy on this process: no transport reads the buffer, so it lives in the space's own memory)
+    if (stage_.bytes < bytes_) stage_ = take_staging<ExecSpace>(bytes_, true);
+    if (Gather) {
+      pack(space, own_, a.own_count, a.own_type, stage_.data, bytes_);
+      unpack(space, stage_.data, bytes_, root_block_, root_count, a.root_type);
+    } else {
+      pack(space, root_block_, root_count, a.root_type, stage_.data, bytes_);
+      unpack(space, stage_.data, bytes_, own_, a.own_count, a.own_type);
+    }
     return true;
   }
-  if (root_run) {
-    if (Gather)
-      pack(space, own, a.own_count, a.own_type, root_block + root_at, own_bytes);
-    else
-      unpack(space, root_block + root_at, own_bytes, own, a.own_count, a.own_type);
-    return true;
-  }
-  // (a copy on this process: no transport reads the buffer, so it lives in the space's own memory)
-  if (stage.bytes < own_bytes) stage = take_staging<ExecSpace>(own_bytes, true);
-  if (Gather) {
-    pack(space, own, a.own_count, a.own_type, stage.data, own_bytes);
-    unpack(space, stage.data, own_bytes, root_block, root_count, a.root_type);
-  } else {
-    pack(space, root_block, root_count, a.root_type, stage.data, own_bytes);
-    unpack(space, stage.data, own_bytes, own, a.own_count, a.own_type);
-  }
-  return true;
-}
+
+ private:
+  std::int64_t bytes_ = 0, own_at_ = 0, root_at_ = 0;
+  char* root_block_ = nullptr;
+  char* own_ = nullptr;
+  bool own_run_ = false, root_run_ = false;
+  Staging stage_;
+};
 
 // Regular counts as the root's irregular ones: count each, displacements 0, count, 2 count, ... (a negative count is
 // then reported by the root's argument check, like gatherv's).

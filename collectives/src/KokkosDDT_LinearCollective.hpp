@@ -51,6 +51,7 @@ class LinearCollective final : public Operation {
     if (me != a_.root) {
       if (own_bytes_ > 0) add(!Gather, a_.own_buf, a_.own_count, a_.own_type, a_.root);
     } else {
+      root_block_ = RootBlock<ExecSpace, Gather>(a_, own_bytes_, where_);
       const std::int64_t extent = a_.root_type.extent(), size = a_.root_type.size();
       const char* base = static_cast<const char*>(a_.root_buf);
       for (int j = 0; j < p; ++j)  // (a block of no bytes: no message, as its process sends none)
@@ -71,7 +72,7 @@ class LinearCollective final : public Operation {
     for (auto& op : ops_) op->start(), pending_.push_back(op.get());
     if (direct_) direct_->post_sends();
     if (transport_->rank() != a_.root) return;
-    enqueued_ = copy_root_block<Gather>(space_, a_, own_bytes_, own_stage_, where_);
+    enqueued_ = root_block_.copy(space_, a_);
   }
 
   bool progress() override {
@@ -170,7 +171,7 @@ class LinearCollective final : public Operation {
   bool direct_done_ = true;
   std::vector<std::shared_ptr<Operation>> ops_;  // every typed message
   std::vector<Operation*> pending_;              // those of this round not yet done
-  Staging own_stage_;
+  RootBlock<ExecSpace, Gather> root_block_;      // (the root's)
   bool done_ = false;
   bool enqueued_ = false;  // the root's own block is copied on the execution space
 };

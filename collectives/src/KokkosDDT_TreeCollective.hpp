@@ -64,6 +64,7 @@ class TreeCollective final : public Operation {
     p_ = transport_->size();
     me_ = transport_->rank();
     own_bytes_ = own_bytes;
+    if (me_ == a_.root) root_block_ = RootBlock<ExecSpace, Gather>(a_, own_bytes_, where_);
     if (equal_blocks)
       builder_ = std::make_unique<TreeBuilder>(*transport_, a_.root,
                                                local_gather_tree(p_, me_, a_.root, own_bytes_, a_.threshold));
@@ -81,7 +82,7 @@ class TreeCollective final : public Operation {
     enqueued_ = false;
     if (me_ == a_.root) {
       headers_.reserve(static_cast<std::size_t>(p_));  // receives land in it: it must never move
-      enqueued_ = copy_root_block<Gather>(space_, a_, own_bytes_, own_stage_, where_);
+      enqueued_ = root_block_.copy(space_, a_);
     }
   }
   Arrival status() const override { return {}; }
@@ -340,7 +341,8 @@ class TreeCollective final : public Operation {
   bool done_ = false;
   bool enqueued_ = false;  // work of this round on the execution space that nothing else waits for
   // intermediate processes
-  Staging stage_buf_, own_stage_;
+  Staging stage_buf_;
+  RootBlock<ExecSpace, Gather> root_block_;  // (the root's)
   std::int64_t own_at_ = 0;
   std::vector<std::int64_t> child_at_;
   ByteMessages first_, second_;
