@@ -340,9 +340,9 @@ class TreeCollective final : public Operation {
   Stage stage_ = Stage::Waiting;
   bool done_ = false;
   bool enqueued_ = false;  // work of this round on the execution space that nothing else waits for
+  RootBlock<ExecSpace, Gather> root_block_;  // (the root's)
   // intermediate processes
   Staging stage_buf_;
-  RootBlock<ExecSpace, Gather> root_block_;  // (the root's)
   std::int64_t own_at_ = 0;
   std::vector<std::int64_t> child_at_;
   ByteMessages first_, second_;
