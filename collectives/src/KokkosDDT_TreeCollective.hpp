@@ -339,7 +339,7 @@ class TreeCollective final : public Operation {
   std::unique_ptr<TreeBuilder> builder_;
   Stage stage_ = Stage::Waiting;
   bool done_ = false;
-  bool enqueued_ = false;  // work of this round on the execution space that nothing else waits for
+  bool enqueued_ = false;                    // work of this round on the execution space that nothing else waits for
   RootBlock<ExecSpace, Gather> root_block_;  // (the root's)
   // intermediate processes
   Staging stage_buf_;
