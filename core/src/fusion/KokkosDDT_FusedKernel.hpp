@@ -96,6 +96,9 @@ inline bool walk_reads_one_node(const CommittedType& type, std::int32_t start) {
 // A record's `start` when it is flat: its stream positions are its typed buffer's bytes, in order.
 constexpr std::int32_t kFlatRecord = -1;
 
+// How many of a launch's records are flat (LaunchKind): the uniform kernels have an instance for each answer.
+enum class Flats { None, Some, All };
+
 // Devices: a record whose every walk would read one terminal Contig node (walk_reads_one_node) needs no walk: the
 // typed address of position p is that node's displacement plus p, so the node's displacement moves into the typed
 // pointer here, once, and the kernel copies words between two contiguous ranges with no descriptor read at all
@@ -333,11 +336,12 @@ struct FusedKernel {
   // Tile t of a copy: hosts walk it run by run on one thread; on devices each thread of the team takes one word at a
   // time, neighbouring threads neighbouring words, locating it in both descriptors, or once where they are one (in
   // team scratch when cached). Word: the record's word size when known at compile time (uniform launches), else 0.
-  template <int Word = 0>
+  template <int Word = 0, bool MayBeFlat = true>
   KOKKOS_FUNCTION static void run_copy(const Member& team, const FusedRecord& r, std::int64_t t) {
     Arrays src{r.nodes, r.lookaside}, dst{r.dst_nodes, r.dst_lookaside};
     if constexpr (!Backend::walks_runs) {
-      if (r.start == kFlatRecord) return run_flat<Direction::Copy, Word>(team, r, t);
+      if constexpr (MayBeFlat)
+        if (r.start == kFlatRecord) return run_flat<Direction::Copy, Word>(team, r, t);
       if (r.cache > 0) {
         const bool one = one_walk(r);
         cache(team, r, src, one ? nullptr : &dst);
@@ -384,9 +388,10 @@ struct FusedKernel {
 
   // Devices: a pack's or unpack's tile t, the team's threads on interleaved words (Dir, W: Runtime and 0 read them
   // from the record).
-  template <Direction Dir, int W>
+  template <Direction Dir, int W, bool MayBeFlat = true>
   KOKKOS_FUNCTION static void run_interleaved(const Member& team, const FusedRecord& r, std::int64_t t) {
-    if (r.start == kFlatRecord) return run_flat<Dir, W>(team, r, t);
+    if constexpr (MayBeFlat)
+      if (r.start == kFlatRecord) return run_flat<Dir, W>(team, r, t);
     TraversalArgs<MemSpace> args = args_of(r);
     Arrays at{r.nodes, r.lookaside};
     if (r.cache > 0) {
@@ -425,13 +430,17 @@ struct FusedKernel {
     }
   }
 
-  // A uniform launch's tile (UniformFusedKernel): every record has direction Dir and word size W.
-  template <Direction Dir, int W>
+  // A uniform launch's tile (UniformFusedKernel): every record has direction Dir and word size W; Flats says how many
+  // of them are flat (make_flat), so that a launch with none does not test for them and one with only flat ones has
+  // no walk at all.
+  template <Direction Dir, int W, Flats F>
   KOKKOS_FUNCTION static void run_uniform(const Member& team, const FusedRecord& r, std::int64_t t) {
-    if constexpr (Dir == Direction::Copy)
-      run_copy<W>(team, r, t);
+    if constexpr (F == Flats::All)
+      run_flat<Dir, W>(team, r, t);
+    else if constexpr (Dir == Direction::Copy)
+      run_copy<W, F == Flats::Some>(team, r, t);
     else
-      run_interleaved<Dir, W>(team, r, t);
+      run_interleaved<Dir, W, F == Flats::Some>(team, r, t);
   }
 
   // Synchronous hosts: one request on the calling thread, as a one-tile pack runs (no fork of the thread pool).
@@ -532,12 +541,14 @@ class LaunchKind {
     } else if (r.direction != direction_ || r.word != word_) {
       word_ = 0;
     }
+    flat_ += r.start == kFlatRecord;
     const std::int64_t bytes = r.end - r.begin < r.tile ? r.end - r.begin : r.tile;
     const std::int64_t words = (bytes + r.word - 1) / r.word;
     if (words > widest_) widest_ = words;
   }
   Direction direction() const { return static_cast<Direction>(direction_); }
   int word() const { return count_ > 0 ? word_ : 0; }
+  Flats flats() const { return flat_ == 0 ? Flats::None : flat_ == count_ ? Flats::All : Flats::Some; }
   // Threads per team: the backend's, or fewer where no team has that many words to move (whole warps). A team's
   // threads take its words in turn, so any size is correct; a tiny launch's one busy warp then waits at the team's
   // barriers for no idle ones (barrier stalls were the largest of a one-request launch's: ncu on an H200,
@@ -550,7 +561,7 @@ class LaunchKind {
   }
 
  private:
-  std::int64_t count_ = 0, widest_ = 0;
+  std::int64_t count_ = 0, widest_ = 0, flat_ = 0;
   std::int8_t direction_ = 0, word_ = 0;
 };
 
@@ -560,13 +571,13 @@ class LaunchKind {
 // from a cold instruction cache; fetching them was ~half of its stall cycles (ncu:
 // perf_tests/results/fused-experiments-2026-11-29.md). Separate functions, unlike instances inside the general one
 // (which made it 290 KiB), leave each launch's code as small as its own work. Mixed launches keep the general kernel.
-template <class ExecSpace, Direction Dir, int W>
+template <class ExecSpace, Direction Dir, int W, Flats F>
 struct UniformFusedKernel {
   using Member = typename FusedKernel<ExecSpace>::Member;
   FusedKernel<ExecSpace> kernel;
   KOKKOS_FUNCTION void operator()(const Member& team) const {
     kernel.execute(team, [&](const FusedRecord& r, std::int64_t t) {
-      FusedKernel<ExecSpace>::template run_uniform<Dir, W>(team, r, t);
+      FusedKernel<ExecSpace>::template run_uniform<Dir, W, F>(team, r, t);
     });
   }
 };
@@ -618,7 +629,17 @@ void FusedLaunch<ExecSpace>::launch_uniform(const ExecSpace& space, const FusedK
                                             const LaunchKind& kind, std::int64_t teams, std::int64_t scratch,
                                             const std::string& label) {
   with_word_size(kind.word(), [&](auto w) {
-    launch_as(space, UniformFusedKernel<ExecSpace, Dir, decltype(w)::value>{kernel}, kind, teams, scratch, label);
+    constexpr int W = decltype(w)::value;
+    switch (kind.flats()) {
+      case Flats::None:
+        return launch_as(space, UniformFusedKernel<ExecSpace, Dir, W, Flats::None>{kernel}, kind, teams, scratch,
+                         label);
+      case Flats::Some:
+        return launch_as(space, UniformFusedKernel<ExecSpace, Dir, W, Flats::Some>{kernel}, kind, teams, scratch,
+                         label);
+      case Flats::All:
+        return launch_as(space, UniformFusedKernel<ExecSpace, Dir, W, Flats::All>{kernel}, kind, teams, scratch, label);
+    }
   });
 }
 
