@@ -175,7 +175,7 @@ TEST_CASE("fusion queue: requests whose bytes are one contiguous run match the r
 
 TEST_CASE("fusion queue: packs of one word size, contiguous and not, in one launch match the reference", "[fusion]") {
   // One direction and one word size: a uniform launch on devices, whose records are flat (make_flat) and not, or all
-  // flat, or none (the uniform kernel tells them apart record by record).
+  // flat, or none (each has a kernel instance of its own: Flats).
   const Datatype d = primitive<double>();
   const std::vector<std::vector<Datatype>> launches{
       {contiguous(640, d), vector(40, 2, 5, d), hindexed({3}, {16}, d), subarray({6, 7}, {3, 4}, {1, 2}, Order::C, d)},
