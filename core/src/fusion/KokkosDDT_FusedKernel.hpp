@@ -245,17 +245,20 @@ struct FusedKernel {
   }
 
   // The request of league rank `team`: the last one whose first team is not after it. Parameter records: a binary
-  // search of fixed depth over their padded first teams (unrolled, constant-bank reads; steps past the launch's records
-  // skipped), ~4 instructions a step where counting the records that start at or before it took ~6 a record (156 of a
-  // 26-record halo pack's 455 per warp, ncu on an H200: perf_tests/results/shared-levels-2026-11-29.md).
-  // Records in memory: binary search.
+  // search over their padded first teams (constant-bank reads) in as many steps as the launch's records need, where
+  // counting the records that start at or before it took ~6 instructions a record (156 of a 26-record halo pack's 455
+  // per warp, ncu on an H200: perf_tests/results/shared-levels-2026-11-29.md) and a search of the padding's fixed depth
+  // ~35 per warp whatever the count (perf_tests/results/team-lead-2026-11-29.md). Records in memory: binary search.
   KOKKOS_FUNCTION std::int64_t find(std::int64_t team) const {
     if (n == 1) return 0;  // (the search's fixed steps were ~35 of a one-record launch's ~330 instructions per warp)
     if (n <= kInline) {    // (32-bit: a launch has fewer than 2^31 teams)
       const int count = static_cast<int>(n), t = static_cast<int>(team);
+      // (from the largest step the launch's records need: r + step stays below 2 * bit_floor(count - 1) <= kSearch,
+      // and entries past the launch's records hold teams no launch has)
       int r = 0;
-      for (int step = kSearch / 2; step > 0; step /= 2)
-        if (step < count && inline_first.at[r + step] <= t) r += step;
+      for (int step = static_cast<int>(Kokkos::Experimental::bit_floor_builtin(static_cast<unsigned>(count - 1)));
+           step > 0; step /= 2)
+        if (inline_first.at[r + step] <= t) r += step;
       return r;
     }
     std::int64_t lo = 0, hi = n;
@@ -475,10 +478,10 @@ struct FusedKernel {
     // them, host and peers' memory included, before the flag the host polls or the counters peers wait for. Plain
     // volatile stores: GPUs on PCIe have no atomics on host memory.
     team.team_barrier();
-    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+    if (leads(team)) {
       if (flags) complete(r);
       if (signal_count > 0) complete_launch();
-    });
+    }
   }
 
  private:
@@ -488,18 +491,24 @@ struct FusedKernel {
   // terminal or "ended" value meets), and acquire what was published before it.
   KOKKOS_FUNCTION void begin(const Member& team, const FusedRecord& r) const {
     const bool gated = gate_count > 0 && r.gate >= 0;
-    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+    if (leads(team)) {
       if (raise_count > 0 && desul::atomic_fetch_add(launch_started, std::int64_t(1), desul::MemoryOrderRelaxed(),
                                                      desul::MemoryScopeDevice()) == 0)
         for (std::int32_t k = 0; k < raise_count; ++k) store(signals[signal_count + k], signal);
-      if (!gated) return;
-      const auto* at = reinterpret_cast<volatile const std::uint64_t*>(signals[signal_count + raise_count + r.gate]);
-      while (static_cast<std::int64_t>(*at - signal) < 0) {
+      if (gated) {
+        const auto* at = reinterpret_cast<volatile const std::uint64_t*>(signals[signal_count + raise_count + r.gate]);
+        while (static_cast<std::int64_t>(*at - signal) < 0) {
+        }
+        Backend::fence_acq_rel_node();
       }
-      Backend::fence_acq_rel_node();
-    });
+    }
     if (gated) team.team_barrier();
   }
+  // The team's one thread that raises, waits and completes. Not Kokkos::single(PerTeam): on CUDA it computes a
+  // __syncwarp mask with two integer divisions by the vector length in every warp of every team, ~50 of a 26-record
+  // halo pack's ~335 warp instructions per warp (ncu source view on an H200:
+  // perf_tests/results/team-lead-2026-11-29.md); the launches' vector length is 1 and nothing here needs that sync.
+  KOKKOS_FUNCTION static bool leads(const Member& team) { return team.team_rank() == 0; }
   KOKKOS_FUNCTION void store(std::uintptr_t at, std::uint64_t value) const {
     if (low_half)  // (little-endian: the low half comes first)
       *reinterpret_cast<volatile std::uint32_t*>(at) = static_cast<std::uint32_t>(value);
