@@ -245,19 +245,18 @@ struct FusedKernel {
   }
 
   // The request of league rank `team`: the last one whose first team is not after it. Parameter records: a binary
-  // search over their padded first teams (constant-bank reads) in as many steps as the launch's records need, where
-  // counting the records that start at or before it took ~6 instructions a record (156 of a 26-record halo pack's 455
-  // per warp, ncu on an H200: perf_tests/results/shared-levels-2026-11-29.md) and a search of the padding's fixed depth
-  // ~35 per warp whatever the count (perf_tests/results/team-lead-2026-11-29.md). Records in memory: binary search.
+  // search of fixed depth over their padded first teams (unrolled, constant-bank reads), where counting the records
+  // that start at or before it took ~6 instructions a record (156 of a 26-record halo pack's 455 per warp, ncu on an
+  // H200: perf_tests/results/shared-levels-2026-11-29.md). Its five steps are cheaper than any test that would skip
+  // some: a loop from the step the launch's count needs cost a 26-record launch 24 more instructions per warp, and a
+  // test of each step against the count 7 of its 35 (perf_tests/results/team-lead-2026-11-29.md). Records in memory:
+  // binary search.
   KOKKOS_FUNCTION std::int64_t find(std::int64_t team) const {
     if (n == 1) return 0;  // (the search's fixed steps were ~35 of a one-record launch's ~330 instructions per warp)
     if (n <= kInline) {    // (32-bit: a launch has fewer than 2^31 teams)
-      const int count = static_cast<int>(n), t = static_cast<int>(team);
-      // (from the largest step the launch's records need: r + step stays below 2 * bit_floor(count - 1) <= kSearch,
-      // and entries past the launch's records hold teams no launch has)
+      const int t = static_cast<int>(team);
       int r = 0;
-      for (int step = static_cast<int>(Kokkos::Experimental::bit_floor_builtin(static_cast<unsigned>(count - 1)));
-           step > 0; step /= 2)
+      for (int step = kSearch / 2; step > 0; step /= 2)  // (unrolled; entries past the launch's hold teams none has)
         if (inline_first.at[r + step] <= t) r += step;
       return r;
     }
