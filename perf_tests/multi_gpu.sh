@@ -156,9 +156,9 @@ nodes() {
 }
 
 # Before against after in one run (issue 47's "no slowdown"): the tree in .carry/base-*.tgz (a git archive of the
-# commit before the change) built like this one; then, alternating the two trees, COMPARE_ROUNDS rounds (default 3)
-# of jacobi_bench at 64^3 per GPU (eager and replayed steps over each transport, NCCL's own send/recv beside them) and
-# halo_bench, at every rank count. CSVs in $logs/compare-{before,after}-*.csv; the summary is compare_runs.py's (the
+# commit before the change) built like this one; then, alternating the two trees (and which of them goes first),
+# COMPARE_ROUNDS rounds (default 3) of jacobi_bench at 64^3 per GPU (eager and replayed steps over each transport,
+# NCCL's own send/recv beside them) and halo_bench, at every rank count. CSVs in $logs/compare-{before,after}-*.csv; the summary is compare_runs.py's (the
 # medians over rounds, after/before, and each tree's spread between rounds, so that a difference can be told from
 # the host's jitter).
 compare() {
@@ -172,7 +172,11 @@ compare() {
     cmake --build build/cuda -j "$jobs" --target jacobi_bench halo_bench > /dev/null) || { echo "base build failed"; return 1; }
   local n tree name round
   for round in $(seq 1 "${COMPARE_ROUNDS:-3}"); do
-    for tree in /tmp/base "$PWD"; do
+    local order=(/tmp/base "$PWD")
+    # (odd rounds before first, even rounds after first: on 4 x H200 the tree run second was ~3 % slower in code
+    # neither tree changed, perf_tests/results/four-gpu-2026-11-29.md)
+    [ $((round % 2)) = 0 ] && order=("$PWD" /tmp/base)
+    for tree in "${order[@]}"; do
       name=$([ "$tree" = "$PWD" ] && echo after || echo before)
       for n in $RANKS; do
         timeout 120 mpiexec -n "$n" "$tree"/build/cuda/perf_tests/jacobi_bench --per-rank 64 --iterations 500 --repeats 3 \
