@@ -10,7 +10,7 @@
 //
 //   pack_bench_gpu [--quick] [--csv FILE] [--only SECTION]
 //
-// SECTION: one table of limits, latency, contiguous, vector, subarray, indexed, struct, d2h (default: all of them).
+// SECTION: one table of limits, latency, contiguous, vector, subarray, indexed, struct, d2h, copy (default: all).
 //
 // Prints one table per section and writes every measurement as CSV (section,type,block_bytes,packed_bytes,
 // contender,us). Every contender's output is compared with KokkosDDT's on the device; a mismatch is reported.
@@ -30,6 +30,9 @@
 
 #include "support/Options.hpp"
 #include "support/Timing.hpp"
+// (the unit tests' random nested types and reference flattening, for the typed copies: unit_tests/support)
+#include "RandomTypes.hpp"
+#include "Reference.hpp"
 
 #if defined(KOKKOSDDT_HAVE_YAKSA)
 extern "C" {
@@ -181,6 +184,17 @@ __global__ void hand_subarray4d(const double* __restrict__ in, double* __restric
     const int a = static_cast<int>(r);
     out[i] = in[(((std::size_t(a + s) * N + b + s) * N + c + s) * N) + d + s];
   }
+}
+
+// jacobi3d's periodic face copy: the interior layer at 1 along `axis` of an (N+2)^3 block of doubles into the ghost
+// layer at N+1 across; one thread per double, the face's two other indices from one division.
+__global__ void hand_face_copy(double* __restrict__ v, int N, int axis) {
+  const int w = blockIdx.x * blockDim.x + threadIdx.x;
+  if (w >= N * N) return;
+  const std::size_t M = N + 2, a = w / N + 1, b = w % N + 1;
+  const std::size_t from = axis == 0 ? (M + a) * M + b : axis == 1 ? (a * M + 1) * M + b : (a * M + b) * M + 1;
+  const std::size_t step = axis == 0 ? M * M * N : axis == 1 ? M * N : N;
+  v[from + step] = v[from];
 }
 
 // Comb-style index list: one thread per double.
@@ -722,6 +736,82 @@ void d2h_section(const Kokkos::Cuda& exec) {
   }
 }
 
+// Typed-to-typed copies (KokkosDDT::copy: no packed buffer between; one word per thread): jacobi3d's periodic face
+// copies (a face of an (N+2)^3 block of doubles into the ghost layer across: one shape, each word located once)
+// against a hand-written kernel and Kokkos::deep_copy of the two subviews; and random nested types (the unit tests'
+// generator, seed 47, 1 MiB of each) into another layout of the same signature, against packing and unpacking through
+// a buffer. ncu's warp instructions per warp of these launches are issue 47's instructions per word.
+void copy_section(const Kokkos::Cuda& exec) {
+  const std::vector<const char*> cols{"kokkosddt", "hand", "deep_copy", "pack+unpack"};
+  print_header("typed-to-typed copies, D2D (block: the face's axis, or the random type's number)", cols);
+  const auto& dbl = KokkosDDT::primitive<double>();
+  using V3 = Kokkos::View<double***, Kokkos::LayoutRight, Kokkos::CudaSpace, Kokkos::MemoryUnmanaged>;
+  for (int N : g_quick ? std::vector<int>{64} : std::vector<int>{64, 128, 256}) {
+    const std::int64_t M = N + 2, bytes = std::int64_t(N) * N * 8;
+    DeviceBuffer vol(M * M * M * 8), ref(M * M * M * 8);
+    for (int axis = 0; axis < 3; ++axis) {
+      std::vector<std::int64_t> face{N, N, N}, inner{1, 1, 1}, ghost{1, 1, 1};
+      face[axis] = 1;
+      ghost[axis] = N + 1;
+      const Datatype from = KokkosDDT::subarray({M, M, M}, face, inner, KokkosDDT::Order::C, dbl).commit();
+      const Datatype to = KokkosDDT::subarray({M, M, M}, face, ghost, KokkosDDT::Order::C, dbl).commit();
+      Case c{"copy", "face" + std::to_string(N), axis, bytes, {}};
+      c.time_library(
+          exec, [&] { KokkosDDT::copy(exec, vol.p, 1, from, vol.p, 1, to); }, 30);
+      c.time(
+          "hand",
+          [&] {
+            hand_face_copy<<<blocks_for(N * N), 256, 0, g_stream>>>(reinterpret_cast<double*>(ref.p), N, axis);
+          },
+          30);
+      verify("face copy hand", vol.p, ref.p, M * M * M * 8);
+      const V3 v(reinterpret_cast<double*>(ref.p), M, M, M);
+      auto range = [&](int d, std::int64_t at) {
+        return face[d] == 1 ? std::make_pair(at, at + 1) : std::make_pair<std::int64_t, std::int64_t>(1, N + 1);
+      };
+      auto sub_from = Kokkos::subview(v, range(0, inner[0]), range(1, inner[1]), range(2, inner[2]));
+      auto sub_to = Kokkos::subview(v, range(0, ghost[0]), range(1, ghost[1]), range(2, ghost[2]));
+      c.time(
+          "deep_copy", [&] { Kokkos::deep_copy(exec, sub_to, sub_from); }, 30);
+      verify("face copy deep_copy", vol.p, ref.p, M * M * M * 8);
+      print_row(c, cols);
+    }
+  }
+  KokkosDDT::Test::TypeGenerator gen(47);
+  for (int number = 0, tries = 0; number < (g_quick ? 2 : 8) && tries < 100000; ++tries) {
+    KokkosDDT::Test::RandomType r = gen.next();
+    if (r.type.size() < 64) continue;
+    r.type.commit();
+    const std::int64_t count = (std::int64_t(1) << 20) / r.type.size();
+    if (std::abs(r.type.extent()) * count + r.type.true_extent() > (std::int64_t(64) << 20)) continue;
+    const KokkosDDT::Test::Side to = KokkosDDT::Test::rearranged(r.type, count, gen);
+    const auto sruns = KokkosDDT::Test::flatten(r.type, count), druns = KokkosDDT::Test::flatten(to.type, to.count);
+    if (!KokkosDDT::Test::runs_disjoint(druns)) continue;  // (a destination written twice is erroneous)
+    const auto [slo, shi] = KokkosDDT::Test::footprint(sruns);
+    const auto [dlo, dhi] = KokkosDDT::Test::footprint(druns);
+    const std::int64_t bytes = count * r.type.size();
+    DeviceBuffer src(shi - slo), dst(dhi - dlo), packed(bytes), ours(bytes), theirs(bytes);
+    char *s = src.p - slo, *d = dst.p - dlo;
+    std::printf("  random type %d: %s x %lld -> %s x %lld\n", number, r.type.describe().c_str(),
+                static_cast<long long>(count), to.type.describe().c_str(), static_cast<long long>(to.count));
+    Case c{"copy", "random", number++, bytes, {}};
+    c.time_library(
+        exec, [&] { KokkosDDT::copy(exec, s, count, r.type, d, to.count, to.type); }, 30);
+    KokkosDDT::pack(exec, s, count, r.type, ours.p, bytes);
+    KokkosDDT::pack(exec, d, to.count, to.type, theirs.p, bytes);
+    exec.fence();
+    verify("random copy", ours.p, theirs.p, bytes);
+    c.time(
+        "pack+unpack",
+        [&] {
+          KokkosDDT::pack(exec, s, count, r.type, packed.p, bytes);
+          KokkosDDT::unpack(exec, packed.p, bytes, d, to.count, to.type);
+        },
+        30);
+    print_row(c, cols);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
@@ -734,7 +824,8 @@ int main(int argc, char* argv[]) {
       {"subarray", subarray_section},
       {"indexed", indexed_section},
       {"struct", struct_section},
-      {"d2h", d2h_section}};
+      {"d2h", d2h_section},
+      {"copy", copy_section}};
   std::vector<std::string> section_names;
   for (const auto& section : sections) section_names.push_back(section.first);
   std::string csv = "pack_bench_gpu.csv", only;
