@@ -760,9 +760,7 @@ void copy_section(const Kokkos::Cuda& exec) {
           exec, [&] { KokkosDDT::copy(exec, vol.p, 1, from, vol.p, 1, to); }, 30);
       c.time(
           "hand",
-          [&] {
-            hand_face_copy<<<blocks_for(N * N), 256, 0, g_stream>>>(reinterpret_cast<double*>(ref.p), N, axis);
-          },
+          [&] { hand_face_copy<<<blocks_for(N * N), 256, 0, g_stream>>>(reinterpret_cast<double*>(ref.p), N, axis); },
           30);
       verify("face copy hand", vol.p, ref.p, M * M * M * 8);
       const V3 v(reinterpret_cast<double*>(ref.p), M, M, M);
@@ -817,15 +815,9 @@ void copy_section(const Kokkos::Cuda& exec) {
 int main(int argc, char* argv[]) {
   Kokkos::ScopeGuard guard(argc, argv);
   const std::vector<std::pair<const char*, void (*)(const Kokkos::Cuda&)>> sections = {
-      {"limits", limits},
-      {"latency", latency_section},
-      {"contiguous", contiguous_section},
-      {"vector", vector_section},
-      {"subarray", subarray_section},
-      {"indexed", indexed_section},
-      {"struct", struct_section},
-      {"d2h", d2h_section},
-      {"copy", copy_section}};
+      {"limits", limits},         {"latency", latency_section},   {"contiguous", contiguous_section},
+      {"vector", vector_section}, {"subarray", subarray_section}, {"indexed", indexed_section},
+      {"struct", struct_section}, {"d2h", d2h_section},           {"copy", copy_section}};
   std::vector<std::string> section_names;
   for (const auto& section : sections) section_names.push_back(section.first);
   std::string csv = "pack_bench_gpu.csv", only;
