@@ -8,7 +8,7 @@
 // Device-to-host packs write straight into pinned host memory (zero-copy) and are compared with the D2H memcpy
 // bandwidth measured in the same run.
 //
-//   pack_bench_gpu [--quick] [--csv FILE] [--only SECTION]
+//   pack_bench_gpu [--quick] [--profile] [--csv FILE] [--only SECTION]
 //
 // SECTION: one table of limits, latency, contiguous, vector, subarray, indexed, struct, d2h, copy (default: all).
 //
@@ -54,6 +54,7 @@ namespace {
 using KokkosDDT::Datatype;
 cudaStream_t g_stream;
 bool g_quick = false;
+int g_max_reps = 1 << 30;  // --profile: every contender runs a few times (under ncu, which replays each launch)
 int g_mismatches = 0;
 FILE* g_csv = nullptr;
 
@@ -61,6 +62,7 @@ FILE* g_csv = nullptr;
 
 // Median device time (us) between events around fn(), which enqueues on g_stream.
 double event_us(const std::function<void()>& fn, int reps = 20) {
+  reps = std::min(reps, g_max_reps);
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));
   CK(cudaEventCreate(&b));
@@ -88,7 +90,7 @@ double wall_us(const std::function<void()>& fn, int reps = 50) {
   Kokkos::Timer first;
   fn();
   if (first.seconds() > 0.2) return first.seconds() * 1e6;
-  return bench::median_us(reps, fn, 2);
+  return bench::median_us(std::min(reps, g_max_reps), fn, 2);
 }
 
 int reps_for(std::int64_t bytes) { return bytes >= (std::int64_t(64) << 20) ? 10 : 30; }
@@ -790,8 +792,12 @@ void copy_section(const Kokkos::Cuda& exec) {
     const std::int64_t bytes = count * r.type.size();
     DeviceBuffer src(shi - slo), dst(dhi - dlo), packed(bytes), ours(bytes), theirs(bytes);
     char *s = src.p - slo, *d = dst.p - dlo;
-    std::printf("  random type %d: %s x %lld -> %s x %lld\n", number, r.type.describe().c_str(),
-                static_cast<long long>(count), to.type.describe().c_str(), static_cast<long long>(to.count));
+    auto brief = [](const Datatype& t) {  // (a struct of thousands of members describes itself at length)
+      const std::string d = t.describe();
+      return d.size() <= 200 ? d : d.substr(0, 160) + " ... " + d.substr(d.size() - 40);
+    };
+    std::printf("  random type %d: %s x %lld -> %s x %lld\n", number, brief(r.type).c_str(),
+                static_cast<long long>(count), brief(to.type).c_str(), static_cast<long long>(to.count));
     Case c{"copy", "random", number++, bytes, {}};
     c.time_library(
         exec, [&] { KokkosDDT::copy(exec, s, count, r.type, d, to.count, to.type); }, 30);
@@ -822,10 +828,13 @@ int main(int argc, char* argv[]) {
   for (const auto& section : sections) section_names.push_back(section.first);
   std::string csv = "pack_bench_gpu.csv", only;
   bench::Options args("pack_bench_gpu");
+  bool profile = false;
   args.flag("--quick", g_quick, "small sizes, few repetitions")
+      .flag("--profile", profile, "three repetitions of each contender (for ncu)")
       .option("--csv", "FILE", csv, "write every measurement as CSV")
       .option("--only", "SECTION", only, "run this section only", section_names);
   if (const auto done = args.parse(argc, argv)) return *done;
+  if (profile) g_max_reps = 3;
   CK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
   int bad = 0;
   {
