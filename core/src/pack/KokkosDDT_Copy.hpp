@@ -28,6 +28,7 @@
 #include "KokkosDDT_Config.hpp"
 #include "KokkosDDT_Datatype.hpp"
 #include "KokkosDDT_Error.hpp"
+#include "KokkosDDT_InlineDescriptor.hpp"
 #include "KokkosDDT_Pack.hpp"
 #include "KokkosDDT_SameShape.hpp"
 #include "KokkosDDT_Transfer.hpp"
@@ -118,9 +119,30 @@ struct CopyWithWord {
   template <class W>
   void operator()(W) const {
     using MemSpace = typename ExecSpace::memory_space;
-    const auto s = descriptor<MemSpace>(*t.src_type, space);
     std::int64_t delta = 0;
     const bool one_shape = same_shape(*t.src_type, *t.dst_type, delta);  // (then the source's descriptor, moved)
+    if constexpr (!BackendTraits<ExecSpace>::walks_runs && Config::inline_descriptor_bytes > 0) {
+      // Devices: small descriptors ride in the kernel's parameters (as a flat pack's do): no device copy to make or
+      // look up, and every thread reads them from the constant bank.
+      constexpr int bytes = Config::inline_descriptor_bytes;
+      auto fits = [](const CommittedType& c) {
+        return InlineDescriptor<bytes>::fits(static_cast<std::int64_t>(c.nodes.size()),
+                                             static_cast<std::int64_t>(c.lookaside.size()));
+      };
+      if (fits(*t.src_type) && (one_shape || fits(*t.dst_type))) {
+        TypedCopy<ExecSpace, W::value, false, bytes> kernel{
+            {{}, {}, t.src}, {{}, {}, one_shape ? address_at(t.dst, delta) : t.dst}, t.begin, t.end, W::value,
+            one_shape};
+        auto carry = [&](InlineDescriptor<bytes>& at, const CommittedType& c) {
+          at.fill(c.nodes.data(), static_cast<std::int64_t>(c.nodes.size()), c.lookaside.data(),
+                  static_cast<std::int64_t>(c.lookaside.size()));
+        };
+        carry(kernel.carried[0], *t.src_type);
+        if (!one_shape) carry(kernel.carried[1], *t.dst_type);
+        return launch(kernel, one_shape);
+      }
+    }
+    const auto s = descriptor<MemSpace>(*t.src_type, space);
     const auto d = one_shape ? s : descriptor<MemSpace>(*t.dst_type, space);
     TypedCopy<ExecSpace, W::value, BackendTraits<ExecSpace>::walks_runs> kernel{
         {s.nodes, s.lookaside, t.src},
@@ -129,12 +151,20 @@ struct CopyWithWord {
         t.end,
         W::value,
         one_shape};
-    // Hosts walk tiles run by run, enough of them to balance the threads; devices take one word per thread, and
-    // where one walk serves both sides it starts below the levels the whole range shares.
+    launch(kernel, one_shape);
+  }
+
+  // Hosts walk tiles run by run, enough of them to balance the threads; devices take one word per thread, and where
+  // one walk serves both sides it starts below the levels the whole range shares. A flat launch (on CUDA <<<>>> on the
+  // instance's stream: Kokkos' RangePolicy loop was ~29 of the 118 warp instructions per word of a face's copy, ncu
+  // on an H200: perf_tests/results/typed-copy-2026-11-29.md).
+  template <class Kernel>
+  void launch(Kernel& kernel, bool one_shape) const {
+    constexpr int W = Kernel::word;
     if constexpr (BackendTraits<ExecSpace>::walks_runs) {
       const std::int64_t threads = BackendTraits<ExecSpace>::threads(space);
       const std::int64_t tile = std::max<std::int64_t>(std::int64_t(64) << 10, (t.end - t.begin) / (4 * threads) + 1);
-      kernel.tile = (tile + W::value - 1) / W::value * W::value;
+      kernel.tile = (tile + W - 1) / W * W;
     } else if (one_shape) {
       const SharedLevels l = shared_levels(t.src_type->nodes.data(), t.src_type->lookaside.data(), t.begin, t.end);
       kernel.src.start = l.start;
@@ -143,9 +173,9 @@ struct CopyWithWord {
       kernel.begin -= l.at;
       kernel.end -= l.at;
     }
-    Kokkos::parallel_for("KokkosDDT::copy",
-                         Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, kernel.items()),
-                         kernel);
+    static const std::string label = "KokkosDDT::copy";
+    const std::string error = BackendTraits<ExecSpace>::launch_flat(space, label, kernel.items(), kernel);
+    if (!error.empty()) throw_error(ErrorCode::Backend, label.c_str(), "launch", error);
   }
 };
 

@@ -16,6 +16,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "KokkosDDT_HostWalk.hpp"
+#include "KokkosDDT_InlineDescriptor.hpp"
 #include "KokkosDDT_Traversal.hpp"
 #include "KokkosDDT_Words.hpp"
 
@@ -35,8 +36,12 @@ struct CopySide {
   // Where the typed bytes of stream position p start, positions divided as Pos (see locate).
   template <class Pos>
   KOKKOS_INLINE_FUNCTION std::int64_t offset_at(std::int64_t p) const {
-    const std::int64_t* la = lookaside.data();
-    const Hit h = locate<Pos>(nodes.data(), la, p, NoPath(), nodes.data() + start);
+    return offset_in<Pos>(nodes.data(), lookaside.data(), p);
+  }
+  // The same, the descriptor read at `n` and `la` (a copy of it: the kernel's parameters, or team scratch).
+  template <class Pos>
+  KOKKOS_INLINE_FUNCTION std::int64_t offset_in(const DescriptorNode* n, const std::int64_t* la, std::int64_t p) const {
+    const Hit h = locate<Pos>(n, la, p, NoPath(), n + start);
     return block_span(h.node, la, h.block, h.base).offset + h.inner;
   }
 };
@@ -47,15 +52,21 @@ struct CopySide {
 // where its word starts on each side and nothing else: no run lengths, no loop (a loop over runs there cost the
 // fused self-copy of jacobi3d's faces ~190 of its ~950 instructions per word, ncu on an H100:
 // perf_tests/results/step-timeline-2026-11-28.md).
-template <class ExecSpace, int W, bool Walk = false>
+//
+// InlineBytes > 0 (devices' flat launches of types whose descriptors are small, InlineDescriptor): each side's
+// descriptor travels in the kernel's parameters (`carried`; the destination's only where the two shapes differ), read
+// from the constant bank alike by every thread, instead of a device copy read by dependent global loads.
+template <class ExecSpace, int W, bool Walk = false, int InlineBytes = 0>
 struct TypedCopy {
   using MemSpace = typename ExecSpace::memory_space;
+  static constexpr int word = W;
   CopySide<MemSpace> src, dst;
   std::int64_t begin = 0, end = 0;
   std::int64_t tile = W;  // stream bytes per work item (a multiple of W; devices: W, whatever is set)
   // The two sides share one shape (same_shape: `dst` holds the source's descriptor over a buffer moved by their
   // delta): devices locate each word once. Hosts walk both sides' runs as ever.
   bool one_walk = false;
+  InlineDescriptor<InlineBytes> carried[2] = {};  // (last: the scalars every thread reads first share the first lines)
 
   KOKKOS_INLINE_FUNCTION std::int64_t items() const {
     if constexpr (Walk)
@@ -111,8 +122,17 @@ struct TypedCopy {
   // Devices: the word at stream position p.
   template <class Pos>
   KOKKOS_INLINE_FUNCTION void move(std::int64_t p) const {
-    const std::int64_t from = src.template offset_at<Pos>(p);
-    store_word<W>(dst.typed + (one_walk ? from : dst.template offset_at<Pos>(p)), load_word<W>(src.typed + from));
+    const std::int64_t from = offset<Pos>(src, 0, p);
+    store_word<W>(dst.typed + (one_walk ? from : offset<Pos>(dst, 1, p)), load_word<W>(src.typed + from));
+  }
+
+ private:
+  template <class Pos>
+  KOKKOS_FORCEINLINE_FUNCTION std::int64_t offset(const CopySide<MemSpace>& side, int which, std::int64_t p) const {
+    if constexpr (InlineBytes > 0)
+      return side.template offset_in<Pos>(carried[which].nodes(), carried[which].lookaside(), p);
+    else
+      return side.template offset_at<Pos>(p);
   }
 };
 
