@@ -129,8 +129,8 @@ struct DeviceInterleave {
   template <class Pos>
   KOKKOS_FUNCTION char* typed_at(const DescriptorNode* desc, const DescriptorNode* start, std::int64_t q) const {
     const std::int64_t* la = lookaside();
-    const Hit h = locate<Pos>(desc, la, q - args.start_at, NoPath(), start);
-    return args.typed + (args.start_disp + block_span(h.node, la, h.block, h.base).offset + h.inner);
+    const Hit h = locate<Pos, true>(desc, la, q - args.start_at, NoPath(), start);
+    return args.typed + (args.start_disp + h.base + h.inner);
   }
 
   // Words p, p + step, ... before `stop`, one at a time (one word in flight per thread measured best on the H100:

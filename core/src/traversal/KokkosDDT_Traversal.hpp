@@ -138,11 +138,16 @@ KOKKOS_FORCEINLINE_FUNCTION Pos divide_position(const Divisor& d, Pos p) {
 // base without the levels above it (the device launches skip levels whose one element holds the whole transfer, see
 // skip_common_levels).
 //
+// Resolved: the Hit's base is the terminal block's own offset (base + what block_span adds), computed where the walk
+// ends, in the case that already knows the node's kind; a device's word needs its address and nothing else, and
+// block_span's second dispatch on the kind cost ~10 warp instructions per word (ncu on an H200:
+// perf_tests/results/typed-copy-2026-11-29.md).
+//
 // Pos: the type positions are divided in. std::uint32_t where every position of the walk is below 2^31 (the device
 // launches check it per launch): a GPU then divides with one 32-bit multiply-high and multiplies back with one
 // instruction, where 64-bit positions take a chain of four or more (~25 of a level's ~45 instructions on an H200).
 // Unsigned, so that widening a block index or an offset into the block to 64 bits costs nothing. Offsets stay 64-bit.
-template <class Pos = std::int64_t, class Path = NoPath>
+template <class Pos = std::int64_t, bool Resolved = false, class Path = NoPath>
 KOKKOS_INLINE_FUNCTION Hit locate(const DescriptorNode* nodes, const std::int64_t* la, std::int64_t position,
                                   Path&& path = Path(), const DescriptorNode* first = nullptr) {
   const DescriptorNode* n = first ? first : nodes;
@@ -158,16 +163,19 @@ KOKKOS_INLINE_FUNCTION Hit locate(const DescriptorNode* nodes, const std::int64_
         // (elem may not fit Pos only where it exceeds p: then b = 0, and so is the product)
         const Pos b = divide_position(n->div_elem, p);
         p -= b * static_cast<Pos>(n->elem);
-        if (n->child < 0) return {n, b, off, p};
+        const auto block_at = [&] {
+          return n->kind == LayoutKind::Strided ? b * n->stride : Lookaside::block_disps(n, la)[b];
+        };
+        if (n->child < 0) return {n, b, Resolved ? off + block_at() : off, p};
         path(Level{n, b, 0, off});
-        off += n->kind == LayoutKind::Strided ? b * n->stride : Lookaside::block_disps(n, la)[b];
+        off += block_at();
         n = nodes + n->child;
         continue;
       }
       case LayoutKind::Indexed: {
         const std::int64_t b = find_block(n, la, p);
         p -= static_cast<Pos>(Lookaside::prefix(n, la)[b]);
-        if (n->child < 0) return {n, b, off, p};
+        if (n->child < 0) return {n, b, Resolved ? off + Lookaside::disps(n, la)[b] : off, p};
         const Pos e = divide_position(n->div_elem, p);
         p -= e * static_cast<Pos>(n->elem);
         path(Level{n, b, e, off});
@@ -179,7 +187,7 @@ KOKKOS_INLINE_FUNCTION Hit locate(const DescriptorNode* nodes, const std::int64_
         const std::int64_t b = find_block(n, la, p);
         p -= static_cast<Pos>(Lookaside::prefix(n, la)[b]);
         const std::int64_t c = Lookaside::children(n, la)[b];
-        if (c < 0) return {n, b, off, p};
+        if (c < 0) return {n, b, Resolved ? off + Lookaside::disps(n, la)[b] : off, p};
         const DescriptorNode* child = nodes + c;
         const Pos e = divide_position(child->div_size, p);
         p -= e * static_cast<Pos>(child->size);

@@ -41,8 +41,8 @@ struct CopySide {
   // The same, the descriptor read at `n` and `la` (a copy of it: the kernel's parameters, or team scratch).
   template <class Pos>
   KOKKOS_INLINE_FUNCTION std::int64_t offset_in(const DescriptorNode* n, const std::int64_t* la, std::int64_t p) const {
-    const Hit h = locate<Pos>(n, la, p, NoPath(), n + start);
-    return block_span(h.node, la, h.block, h.base).offset + h.inner;
+    const Hit h = locate<Pos, true>(n, la, p, NoPath(), n + start);
+    return h.base + h.inner;
   }
 };
 
@@ -106,8 +106,11 @@ struct TypedCopy {
         HostWalk<ExecSpace, Direction::Unpack, W>{side_args(dst, bounce, q, r)}.walk(dst.nodes.data(), q, r);
       }
     } else {
-      const std::int64_t p = begin + item * W;
-      move_words(p, p + W, W);
+      const std::int64_t p = begin + item * W;  // (one word: no loop)
+      if (end <= kPositions32)
+        move<std::uint32_t>(p);
+      else
+        move<std::int64_t>(p);
     }
   }
 
