@@ -122,14 +122,12 @@ struct CopyWithWord {
     std::int64_t delta = 0;
     const bool one_shape = same_shape(*t.src_type, *t.dst_type, delta);  // (then the source's descriptor, moved)
     if constexpr (!BackendTraits<ExecSpace>::walks_runs && Config::inline_descriptor_bytes > 0) {
-      // Devices: small descriptors of nodes alone ride in the kernel's parameters (as a flat pack's do): no device copy
-      // to make or look up, and every thread of a warp reads the same nodes from the constant bank at once. Not
-      // lookaside tables: each thread reads them at its own block, and divergent constant-bank reads serialize (a
-      // random type's copy with three table levels: short-scoreboard stalls 0.2 -> 5.4 per instruction, 8 % slower;
-      // ncu on an H200, perf_tests/results/typed-copy-2026-11-29.md).
+      // Devices: small descriptors ride in the kernel's parameters (as a flat pack's do): no device copy to make or
+      // look up, and every thread reads them from the constant bank.
       constexpr int bytes = Config::inline_descriptor_bytes;
       auto fits = [](const CommittedType& c) {
-        return c.lookaside.empty() && InlineDescriptor<bytes>::fits(static_cast<std::int64_t>(c.nodes.size()), 0);
+        return InlineDescriptor<bytes>::fits(static_cast<std::int64_t>(c.nodes.size()),
+                                             static_cast<std::int64_t>(c.lookaside.size()));
       };
       if (fits(*t.src_type) && (one_shape || fits(*t.dst_type))) {
         TypedCopy<ExecSpace, W::value, false, bytes> kernel{
