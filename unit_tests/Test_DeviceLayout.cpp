@@ -120,25 +120,43 @@ TEMPLATE_TEST_CASE_SIG("device layout: carried and copied descriptors", "[pack]"
 namespace device_layout_test {
 
 // A typed-to-typed copy in the device layout (TypedCopy without the host walk: a word per work item, located on both
-// sides) of stream bytes [begin, end).
-void run_copy(const Test::Side& from, char* src, const Test::Side& to, char* dst, std::int64_t begin,
-              std::int64_t end) {
-  if (end <= begin) return;
+// sides) of stream bytes [begin, end); `carried`: the descriptors in the functor (InlineDescriptor, as a device's
+// single copy carries small ones) instead of their copies in the memory space. Returns false where they do not fit.
+bool run_copy(const Test::Side& from, char* src, const Test::Side& to, char* dst, std::int64_t begin, std::int64_t end,
+              bool carried) {
+  constexpr int bytes = Config::inline_descriptor_bytes;
   const auto& s = from.type.impl_committed("test");
   const auto& d = to.type.impl_committed("test");
+  auto fits = [](const Impl::CommittedType& c) {
+    return Impl::InlineDescriptor<bytes>::fits(static_cast<std::int64_t>(c.nodes.size()),
+                                               static_cast<std::int64_t>(c.lookaside.size()));
+  };
+  if (carried && !(fits(s) && fits(d))) return false;
+  if (end <= begin) return true;
   const int word = Impl::copy_word(s, from.count, src, d, to.count, dst, begin, end - begin);
   Test::ExecSpace space;
   Impl::with_word_size(word, [&](auto w) {
     constexpr int W = decltype(w)::value;
     using Mem = Test::ExecSpace::memory_space;
+    using Range = Kokkos::RangePolicy<Test::ExecSpace, Kokkos::IndexType<std::int64_t>>;
+    if constexpr (bytes > 0) {
+      if (carried) {
+        Impl::TypedCopy<Test::ExecSpace, W, false, bytes> kernel{{{}, {}, src}, {{}, {}, dst}, begin, end, W};
+        kernel.carried[0].fill(s.nodes.data(), static_cast<std::int64_t>(s.nodes.size()), s.lookaside.data(),
+                               static_cast<std::int64_t>(s.lookaside.size()));
+        kernel.carried[1].fill(d.nodes.data(), static_cast<std::int64_t>(d.nodes.size()), d.lookaside.data(),
+                               static_cast<std::int64_t>(d.lookaside.size()));
+        return Kokkos::parallel_for(Range(space, 0, kernel.items()), kernel);
+      }
+    }
     const auto sd = Impl::descriptor<Mem>(s, space);
     const auto dd = Impl::descriptor<Mem>(d, space);
     const Impl::TypedCopy<Test::ExecSpace, W, false> kernel{
         {sd.nodes, sd.lookaside, src}, {dd.nodes, dd.lookaside, dst}, begin, end, W};
-    Kokkos::parallel_for(
-        Kokkos::RangePolicy<Test::ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, kernel.items()), kernel);
+    Kokkos::parallel_for(Range(space, 0, kernel.items()), kernel);
   });
   space.fence();
+  return true;
 }
 
 }  // namespace device_layout_test
@@ -146,7 +164,7 @@ void run_copy(const Test::Side& from, char* src, const Test::Side& to, char* dst
 TEST_CASE("device layout: typed-to-typed copies match the reference", "[copy][random]") {
   using Mem = Test::ExecSpace::memory_space;
   Test::TypeGenerator gen(4711);
-  int checked = 0;
+  int checked = 0, carried_checked = 0;
   for (int i = 0; i < Test::scaled(400); ++i) {
     Datatype t = gen.next().type.commit();
     const Test::Side from{t, gen.pick(1, 3)};
@@ -164,12 +182,20 @@ TEST_CASE("device layout: typed-to-typed copies match the reference", "[copy][ra
     Test::reference_pack(sruns, src.host() - slo, packed.data());
     Test::reference_unpack(druns, packed.data(), want.data() - dlo);
     const std::int64_t cut = gen.pick(0, total);  // two ranges, split anywhere
-    device_layout_test::run_copy(from, src.device() - slo, to, dst.device() - dlo, cut, total);
-    device_layout_test::run_copy(from, src.device() - slo, to, dst.device() - dlo, 0, cut);
-    dst.pull();
-    KOKKOSDDT_REQUIRE_BYTES(dst.host(), want.data(), dhi - dlo);
-    REQUIRE(dst.guards_intact());
+    for (bool carried : {false, true}) {
+      INFO("descriptors carried in the functor: " << carried);
+      dst.poison();
+      if (!device_layout_test::run_copy(from, src.device() - slo, to, dst.device() - dlo, cut, total, carried))
+        continue;
+      device_layout_test::run_copy(from, src.device() - slo, to, dst.device() - dlo, 0, cut, carried);
+      dst.pull();
+      KOKKOSDDT_REQUIRE_BYTES(dst.host(), want.data(), dhi - dlo);
+      REQUIRE(dst.guards_intact());
+      carried_checked += carried;
+    }
     ++checked;
   }
   CHECK(checked > Test::scaled(400) / 2);
+  if (Config::inline_descriptor_bytes > 0)
+    CHECK(carried_checked > checked / 2);  // (most random types' descriptors fit)
 }
