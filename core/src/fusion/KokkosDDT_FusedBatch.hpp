@@ -107,6 +107,7 @@ class FusedBatch {
   void place(FusedRecord& r, std::int64_t bytes, const char* where);
   // The kernel's records (as parameters when few, else copied to the execution space once), counters and flags.
   void build();
+  void retile();
   void check_open(const char* where) const {
     if (built_) throw_error(ErrorCode::InvalidArgument, where, "this", "the batch has been launched: it is fixed");
   }
@@ -326,8 +327,36 @@ void FusedBatch<ExecSpace>::place(FusedRecord& r, std::int64_t bytes, const char
   records_.push_back(r);
 }
 
+// Devices: a batch whose words outnumber the threads the device holds at once gives each thread several words of its
+// record, so that the launch is one wave. Each record was tiled on its own (LaunchShape::tile_bytes: one word per
+// thread until the record alone fills the device), but a halo's records together can hold several times the device's
+// threads (26 records of 32 fields at n = 64: ~800 K words against ~270 K threads on an H200), and a fused thread's
+// setup (its record, the descriptor copied into scratch, the barrier) is most of its instructions when it moves one
+// word (ncu: ~200 of a self-copy's 304 per word, perf_tests/results/typed-copy-2026-11-29.md).
+template <class ExecSpace>
+void FusedBatch<ExecSpace>::retile() {
+  if constexpr (!Backend::walks_runs) {
+    std::int64_t words = 0;
+    for (const FusedRecord& r : records_) words += (r.end - r.begin + r.word - 1) / r.word;
+    const std::int64_t threads = Backend::threads(space_);
+    const std::int64_t per_thread = (words + threads - 1) / threads;
+    if (per_thread <= 1) return;
+    std::int64_t first = 0;
+    for (FusedRecord& r : records_) {
+      const std::int64_t bytes = r.end - r.begin;
+      const std::int64_t wanted = std::int64_t(Backend::team_size) * r.word * per_thread;
+      r.tile = std::max(r.tile, std::min(wanted, (bytes + r.word - 1) / r.word * r.word));
+      r.teams = static_cast<std::int32_t>((bytes + r.tile - 1) / r.tile);
+      r.first_team = static_cast<std::int32_t>(first);
+      first += r.teams;
+    }
+    teams_ = first;  // (fewer than before: within an int)
+  }
+}
+
 template <class ExecSpace>
 void FusedBatch<ExecSpace>::build() {
+  retile();
   const auto n = static_cast<std::int64_t>(records_.size());
   inline_ = Backend::synchronous && Backend::walks_runs && teams_ == n &&
             (space_.concurrency() == 1 || bytes_ <= Config::host_inline_bytes);
