@@ -327,30 +327,20 @@ void FusedBatch<ExecSpace>::place(FusedRecord& r, std::int64_t bytes, const char
   records_.push_back(r);
 }
 
-// Devices: a batch whose words outnumber the threads the device holds at once gives each thread several words of its
-// record, so that the launch is one wave. Each record was tiled on its own (LaunchShape::tile_bytes: one word per
-// thread until the record alone fills the device), but a halo's records together can hold several times the device's
-// threads (26 records of 32 fields at n = 64: ~800 K words against ~270 K threads on an H200), and a fused thread's
-// setup (its record, the descriptor copied into scratch, the barrier) is most of its instructions when it moves one
-// word (ncu: ~200 of a self-copy's 304 per word, perf_tests/results/typed-copy-2026-11-29.md).
+// Devices: where the batch's words outnumber the device's threads, several words per thread (launch_words_per_thread).
 template <class ExecSpace>
 void FusedBatch<ExecSpace>::retile() {
   if constexpr (!Backend::walks_runs) {
     std::int64_t words = 0;
     for (const FusedRecord& r : records_) words += (r.end - r.begin + r.word - 1) / r.word;
-    const std::int64_t threads = Backend::threads(space_);
-    const std::int64_t per_thread = (words + threads - 1) / threads;
+    const std::int64_t per_thread = launch_words_per_thread(words, Backend::threads(space_));
     if (per_thread <= 1) return;
     std::int64_t first = 0;
     for (FusedRecord& r : records_) {
-      const std::int64_t bytes = r.end - r.begin;
-      const std::int64_t wanted = std::int64_t(Backend::team_size) * r.word * per_thread;
-      r.tile = std::max(r.tile, std::min(wanted, (bytes + r.word - 1) / r.word * r.word));
-      r.teams = static_cast<std::int32_t>((bytes + r.tile - 1) / r.tile);
       r.first_team = static_cast<std::int32_t>(first);
-      first += r.teams;
+      first += widen_tile(r, per_thread, Backend::team_size);
     }
-    teams_ = first;  // (fewer than before: within an int)
+    teams_ = first;
   }
 }
 
