@@ -394,3 +394,50 @@ TEST_CASE("copy: what a fused request caches in team scratch, and requests whose
   for (std::int64_t i = 0; i < at; ++i) wrong += r(i) != (inside[static_cast<std::size_t>(i)] ? i : poison);
   CHECK(wrong == 0);
 }
+
+// A launch whose words outnumber the threads a device holds at once (Impl::launch_words_per_thread: several words per
+// thread, one wave) moves the same bytes as one word per thread would: a pack, a copy into the same layout one element
+// along, and an unpack, of every other double of 2^21, as a fixed batch and as one flush of a fusion queue (hosts: the
+// same launches, tiled as ever).
+TEST_CASE("copy: a fused launch larger than the device moves every word once", "[copy][fusion]") {
+  using Mem = ExecSpace::memory_space;
+  const std::int64_t n = std::int64_t(1) << 20;  // doubles moved per request
+  const Datatype every_other = vector(n, 1, 2, primitive<double>()).commit();
+  Kokkos::View<double*, Mem> src("src", 2 * n + 1), to_unpack("to_unpack", n);
+  ExecSpace space;
+  Kokkos::parallel_for(
+      "fill", Kokkos::RangePolicy<ExecSpace>(space, 0, 2 * n), KOKKOS_LAMBDA(std::int64_t i) { src(i) = 0.5 * i; });
+  Kokkos::parallel_for(
+      "fill", Kokkos::RangePolicy<ExecSpace>(space, 0, n), KOKKOS_LAMBDA(std::int64_t i) { to_unpack(i) = -1.0 * i; });
+  space.fence();
+  for (bool queue : {false, true}) {
+    INFO("through a fusion queue: " << queue);
+    Kokkos::View<double*, Mem> packed("packed", n), copied("copied", 2 * n + 1), unpacked("unpacked", 2 * n);
+    if (queue) {
+      FusionQueue<ExecSpace> q(space, {8, std::int64_t(1) << 40, false});  // (one launch: flushed by wait_all)
+      q.pack(src.data(), 1, every_other, packed.data(), n * 8);
+      q.copy(src.data(), 1, every_other, copied.data() + 1, 1, every_other);
+      q.unpack(to_unpack.data(), n * 8, unpacked.data(), 1, every_other);
+      q.wait_all();
+      CHECK(q.launches() == 1);
+    } else {
+      Impl::FusedBatch<ExecSpace> batch(space);
+      batch.add_pack(src.data(), 1, every_other, packed.data(), n * 8);
+      batch.add_copy(src.data(), false, 1, every_other, copied.data() + 1, false, 1, every_other);
+      batch.add_unpack(to_unpack.data(), n * 8, unpacked.data(), 1, every_other);
+      batch.launch();
+      batch.wait();
+    }
+    space.fence();
+    const auto p = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), packed);
+    const auto c = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), copied);
+    const auto u = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), unpacked);
+    std::int64_t wrong = 0;
+    for (std::int64_t k = 0; k < n; ++k) {
+      wrong += p(k) != 0.5 * (2 * k);
+      wrong += c(2 * k + 1) != 0.5 * (2 * k) || c(2 * k) != 0.0;
+      wrong += u(2 * k) != -1.0 * k || u(2 * k + 1) != 0.0;
+    }
+    CHECK(wrong == 0);
+  }
+}

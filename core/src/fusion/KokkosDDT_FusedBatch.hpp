@@ -107,6 +107,7 @@ class FusedBatch {
   void place(FusedRecord& r, std::int64_t bytes, const char* where);
   // The kernel's records (as parameters when few, else copied to the execution space once), counters and flags.
   void build();
+  void retile();
   void check_open(const char* where) const {
     if (built_) throw_error(ErrorCode::InvalidArgument, where, "this", "the batch has been launched: it is fixed");
   }
@@ -326,8 +327,26 @@ void FusedBatch<ExecSpace>::place(FusedRecord& r, std::int64_t bytes, const char
   records_.push_back(r);
 }
 
+// Devices: where the batch's words outnumber the device's threads, several words per thread (launch_words_per_thread).
+template <class ExecSpace>
+void FusedBatch<ExecSpace>::retile() {
+  if constexpr (!Backend::walks_runs) {
+    std::int64_t words = 0;
+    for (const FusedRecord& r : records_) words += (r.end - r.begin + r.word - 1) / r.word;
+    const std::int64_t per_thread = launch_words_per_thread(words, Backend::threads(space_));
+    if (per_thread <= 1) return;
+    std::int64_t first = 0;
+    for (FusedRecord& r : records_) {
+      r.first_team = static_cast<std::int32_t>(first);
+      first += widen_tile(r, per_thread, Backend::team_size);
+    }
+    teams_ = first;
+  }
+}
+
 template <class ExecSpace>
 void FusedBatch<ExecSpace>::build() {
+  retile();
   const auto n = static_cast<std::int64_t>(records_.size());
   inline_ = Backend::synchronous && Backend::walks_runs && teams_ == n &&
             (space_.concurrency() == 1 || bytes_ <= Config::host_inline_bytes);

@@ -7,6 +7,7 @@
 // (HostWalk or DeviceInterleave::run_tile). The last team to finish a request writes the request's ticket into a
 // host-readable flag, so the host learns of completion without synchronizing the stream.
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -536,6 +537,29 @@ struct FusedKernel {
     for (std::int32_t k = 0; k < signal_count; ++k) store(signals[k], signal);
   }
 };
+
+// Devices: words per thread for a launch of `words` words on a device that holds `threads` at once: one, until the
+// launch outnumbers the device; then enough that the launch is one wave. Each record was tiled on its own
+// (LaunchShape::tile_bytes: one word per thread until the record alone fills the device), but a halo's records
+// together can hold several times the device's threads (26 records of 32 fields at n = 64: ~800 K words against
+// ~270 K threads on an H200), and a fused thread's setup (its record, the descriptor copied into scratch, the barrier)
+// is most of its instructions when it moves one word (ncu: ~200 of a self-copy's 304 per word,
+// perf_tests/results/typed-copy-2026-11-29.md).
+inline std::int64_t launch_words_per_thread(std::int64_t words, std::int64_t threads) {
+  return threads > 0 && words > threads ? (words + threads - 1) / threads : 1;
+}
+
+// Record r's tile widened to `per_thread` words per thread of `team_size`-thread teams (never narrowed, never past its
+// bytes); returns its teams.
+inline std::int64_t widen_tile(FusedRecord& r, std::int64_t per_thread, int team_size) {
+  const std::int64_t bytes = r.end - r.begin;
+  if (per_thread > 1) {
+    const std::int64_t wanted = std::int64_t(team_size) * r.word * per_thread;
+    r.tile = std::max(r.tile, std::min(wanted, (bytes + r.word - 1) / r.word * r.word));
+    r.teams = static_cast<std::int32_t>((bytes + r.tile - 1) / r.tile);  // (fewer than before)
+  }
+  return r.teams;
+}
 
 // What a launch's records share, for the uniform kernels: their direction and word size, or word 0 where they differ
 // (or where there are none); and the most words one of their teams moves, for the team size. The caller adds each

@@ -290,12 +290,20 @@ bool FusionQueue<ExecSpace>::conflicts(const Slot& s) const {
 template <class ExecSpace>
 void FusionQueue<ExecSpace>::flush() {
   if (pending_count_ == 0) return;
-  std::int64_t teams = 0, scratch = 0;
+  std::int64_t teams = 0, scratch = 0, per_thread = 1;
+  if constexpr (!Impl::BackendTraits<ExecSpace>::walks_runs) {  // (devices: one wave, Impl::launch_words_per_thread)
+    std::int64_t words = 0;
+    for (int i = 0; i < pending_count_; ++i) {
+      const Impl::FusedRecord& it = staging_((pending_begin_ + i) % capacity_);
+      words += (it.end - it.begin + it.word - 1) / it.word;
+    }
+    per_thread = Impl::launch_words_per_thread(words, Impl::BackendTraits<ExecSpace>::threads(space_));
+  }
   Impl::LaunchKind kind;
   for (int i = 0; i < pending_count_; ++i) {
     Impl::FusedRecord& it = staging_((pending_begin_ + i) % capacity_);
     it.first_team = static_cast<std::int32_t>(teams);
-    teams += it.teams;
+    teams += Impl::widen_tile(it, per_thread, Impl::BackendTraits<ExecSpace>::team_size);
     scratch = std::max(scratch, Impl::FusedKernel<ExecSpace>::scratch_bytes(it));
     kind.add(it);
   }
