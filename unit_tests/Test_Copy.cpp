@@ -398,7 +398,8 @@ TEST_CASE("copy: what a fused request caches in team scratch, and requests whose
 // A launch whose words outnumber the threads a device holds at once (Impl::launch_words_per_thread: several words per
 // thread, one wave) moves the same bytes as one word per thread would: a pack, a copy into the same layout one element
 // along, and an unpack, of every other double of 2^21, as a fixed batch and as one flush of a fusion queue (hosts: the
-// same launches, tiled as ever).
+// same launches, tiled as ever); and as three single launches, which on a device read the small descriptor from its
+// copy in device memory at this size (Impl::carry_descriptor: more than two waves).
 TEST_CASE("copy: a fused launch larger than the device moves every word once", "[copy][fusion]") {
   using Mem = ExecSpace::memory_space;
   const std::int64_t n = std::int64_t(1) << 20;  // doubles moved per request
@@ -410,10 +411,15 @@ TEST_CASE("copy: a fused launch larger than the device moves every word once", "
   Kokkos::parallel_for(
       "fill", Kokkos::RangePolicy<ExecSpace>(space, 0, n), KOKKOS_LAMBDA(std::int64_t i) { to_unpack(i) = -1.0 * i; });
   space.fence();
-  for (bool queue : {false, true}) {
-    INFO("through a fusion queue: " << queue);
+  REQUIRE_FALSE(Impl::carry_descriptor(n, n / 2 - 1));
+  for (int how : {0, 1, 2}) {
+    INFO((how == 0 ? "a fixed batch" : how == 1 ? "a fusion queue" : "single launches"));
     Kokkos::View<double*, Mem> packed("packed", n), copied("copied", 2 * n + 1), unpacked("unpacked", 2 * n);
-    if (queue) {
+    if (how == 2) {
+      KokkosDDT::pack(space, src.data(), 1, every_other, packed.data(), n * 8);
+      KokkosDDT::copy(space, src.data(), 1, every_other, copied.data() + 1, 1, every_other);
+      KokkosDDT::unpack(space, to_unpack.data(), n * 8, unpacked.data(), 1, every_other);
+    } else if (how == 1) {
       FusionQueue<ExecSpace> q(space, {8, std::int64_t(1) << 40, false});  // (one launch: flushed by wait_all)
       q.pack(src.data(), 1, every_other, packed.data(), n * 8);
       q.copy(src.data(), 1, every_other, copied.data() + 1, 1, every_other);

@@ -6,7 +6,8 @@
 // none, the first pack in a memory space allocates and synchronizes nothing, and freeing the type frees no device
 // memory (cudaFree waits for the whole device). It also shortens the kernel: the descriptor reads that start every
 // word's address computation come from the parameter bank, which every thread of a launch reads alike, instead of
-// dependent global loads (perf_tests/results/engine-2026-11-24.md).
+// dependent global loads (perf_tests/results/engine-2026-11-24.md). That holds while latency bounds the launch; see
+// carry_descriptor for the launches where it does not.
 
 #include <cstdint>
 #include <cstring>
@@ -46,6 +47,17 @@ struct InlineDescriptor {
     return reinterpret_cast<const std::int64_t*>(bytes + lookaside_at);
   }
 };
+
+// Whether a device launch of `words` words (each located in the descriptor) carries a small descriptor, on a device
+// that holds `resident` threads at once: up to two waves of them. In such launches latency bounds the kernel and the
+// constant bank's is shorter than the global loads' (a face copy's long-scoreboard stalls 21 -> 8 cycles per
+// instruction, 3.20 -> 2.62 us). In larger ones the kernel is bound by how fast it issues, and the indexed reads of the
+// constant bank (the MIO pipe: short-scoreboard stalls 0.1 -> 5.4) fall behind L1 hits on the device copy: 1-byte
+// copies of 1 MiB (four waves on an H200) were 3-19 % slower carried (ncu, perf_tests/results/launch-rules-2026-11-29.md).
+inline constexpr std::int64_t carried_descriptor_waves = 2;
+inline bool carry_descriptor(std::int64_t words, std::int64_t resident) {
+  return words <= carried_descriptor_waves * resident;
+}
 
 // No inline descriptor (Config::inline_descriptor_bytes = 0): the kernel reads the descriptor's copy in its memory
 // space.
