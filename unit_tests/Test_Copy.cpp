@@ -398,8 +398,7 @@ TEST_CASE("copy: what a fused request caches in team scratch, and requests whose
 // A launch whose words outnumber the threads a device holds at once (Impl::launch_words_per_thread: several words per
 // thread, one wave) moves the same bytes as one word per thread would: a pack, a copy into the same layout one element
 // along, and an unpack, of every other double of 2^21, as a fixed batch and as one flush of a fusion queue (hosts: the
-// same launches, tiled as ever); and as three single launches, which on a device read the small descriptor from its
-// copy in device memory at this size (Impl::carry_descriptor: more than two waves).
+// same launches, tiled as ever).
 TEST_CASE("copy: a fused launch larger than the device moves every word once", "[copy][fusion]") {
   using Mem = ExecSpace::memory_space;
   const std::int64_t n = std::int64_t(1) << 20;  // doubles moved per request
@@ -411,15 +410,10 @@ TEST_CASE("copy: a fused launch larger than the device moves every word once", "
   Kokkos::parallel_for(
       "fill", Kokkos::RangePolicy<ExecSpace>(space, 0, n), KOKKOS_LAMBDA(std::int64_t i) { to_unpack(i) = -1.0 * i; });
   space.fence();
-  REQUIRE_FALSE(Impl::carry_descriptor(n, n / 2 - 1));
-  for (int how : {0, 1, 2}) {
-    INFO((how == 0 ? "a fixed batch" : how == 1 ? "a fusion queue" : "single launches"));
+  for (bool queue : {false, true}) {
+    INFO("through a fusion queue: " << queue);
     Kokkos::View<double*, Mem> packed("packed", n), copied("copied", 2 * n + 1), unpacked("unpacked", 2 * n);
-    if (how == 2) {
-      KokkosDDT::pack(space, src.data(), 1, every_other, packed.data(), n * 8);
-      KokkosDDT::copy(space, src.data(), 1, every_other, copied.data() + 1, 1, every_other);
-      KokkosDDT::unpack(space, to_unpack.data(), n * 8, unpacked.data(), 1, every_other);
-    } else if (how == 1) {
+    if (queue) {
       FusionQueue<ExecSpace> q(space, {8, std::int64_t(1) << 40, false});  // (one launch: flushed by wait_all)
       q.pack(src.data(), 1, every_other, packed.data(), n * 8);
       q.copy(src.data(), 1, every_other, copied.data() + 1, 1, every_other);
@@ -443,6 +437,46 @@ TEST_CASE("copy: a fused launch larger than the device moves every word once", "
       wrong += p(k) != 0.5 * (2 * k);
       wrong += c(2 * k + 1) != 0.5 * (2 * k) || c(2 * k) != 0.0;
       wrong += u(2 * k) != -1.0 * k || u(2 * k + 1) != 0.0;
+    }
+    CHECK(wrong == 0);
+  }
+}
+
+// Single launches of 1-byte words beyond two waves of a device's threads read a small descriptor from its copy in
+// device memory (Impl::carry_descriptor); the same type in a small launch carries it. Both move the same bytes: a pack,
+// a copy one byte along and an unpack of every other byte of 2^22 (2^21 words), and of its first 1000 bytes.
+TEST_CASE("copy: narrow words with carried and copied descriptors", "[copy][pack]") {
+  using Mem = ExecSpace::memory_space;
+  const std::int64_t n = std::int64_t(1) << 21;         // bytes moved per call
+  REQUIRE_FALSE(Impl::carry_descriptor(n, 1, 270336));  // (an H200's resident threads)
+  REQUIRE(Impl::carry_descriptor(n, 8, 270336));
+  const Datatype every_other = vector(n, 1, 2, primitive<char>()).commit();
+  const auto byte_at = [](std::int64_t i) { return static_cast<char>(i % 251); };
+  Kokkos::View<char*, Mem> src("src", 2 * n + 1), to_unpack("to_unpack", n);
+  ExecSpace space;
+  Kokkos::parallel_for(
+      "fill", Kokkos::RangePolicy<ExecSpace>(space, 0, 2 * n), KOKKOS_LAMBDA(std::int64_t i) {
+        src(i) = static_cast<char>(i % 251);
+        if (i < n) to_unpack(i) = static_cast<char>((3 * i) % 251);
+      });
+  space.fence();
+  for (std::int64_t count : {n, std::int64_t(1000)}) {
+    INFO("bytes per call: " << count);
+    const Datatype t = count == n ? every_other : vector(count, 1, 2, primitive<char>()).commit();
+    Kokkos::View<char*, Mem> packed("packed", n), copied("copied", 2 * n + 1), unpacked("unpacked", 2 * n);
+    KokkosDDT::pack(space, src.data(), 1, t, packed.data(), count);
+    KokkosDDT::copy(space, src.data(), 1, t, copied.data() + 1, 1, t);
+    KokkosDDT::unpack(space, to_unpack.data(), count, unpacked.data(), 1, t);
+    space.fence();
+    const auto p = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), packed);
+    const auto c = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), copied);
+    const auto u = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), unpacked);
+    std::int64_t wrong = 0;
+    for (std::int64_t k = 0; k < n; ++k) {
+      const bool moved = k < count;
+      wrong += p(k) != (moved ? byte_at(2 * k) : 0);
+      wrong += c(2 * k + 1) != (moved ? byte_at(2 * k) : 0) || c(2 * k) != 0;
+      wrong += u(2 * k) != (moved ? byte_at(3 * k) : 0) || u(2 * k + 1) != 0;
     }
     CHECK(wrong == 0);
   }

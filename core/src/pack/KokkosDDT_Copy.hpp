@@ -122,16 +122,16 @@ struct CopyWithWord {
     std::int64_t delta = 0;
     const bool one_shape = same_shape(*t.src_type, *t.dst_type, delta);  // (then the source's descriptor, moved)
     if constexpr (!BackendTraits<ExecSpace>::walks_runs && Config::inline_descriptor_bytes > 0) {
-      // Devices: small descriptors ride in the kernel's parameters (as a flat pack's do) in launches of up to two
-      // waves (carry_descriptor): no device copy to make or look up, and every thread reads them from the constant
-      // bank.
+      // Devices: small descriptors ride in the kernel's parameters (as a flat pack's do) unless the launch is large
+      // and its words narrow (carry_descriptor): no device copy to make or look up, and every thread reads them from
+      // the constant bank.
       constexpr int bytes = Config::inline_descriptor_bytes;
       auto fits = [](const CommittedType& c) {
         return InlineDescriptor<bytes>::fits(static_cast<std::int64_t>(c.nodes.size()),
                                              static_cast<std::int64_t>(c.lookaside.size()));
       };
       if (fits(*t.src_type) && (one_shape || fits(*t.dst_type)) &&
-          carry_descriptor((t.end - t.begin) / W::value, BackendTraits<ExecSpace>::threads(space))) {
+          carry_descriptor((t.end - t.begin) / W::value, W::value, BackendTraits<ExecSpace>::threads(space))) {
         TypedCopy<ExecSpace, W::value, false, bytes> kernel{
             {{}, {}, t.src}, {{}, {}, one_shape ? address_at(t.dst, delta) : t.dst}, t.begin, t.end, W::value,
             one_shape};

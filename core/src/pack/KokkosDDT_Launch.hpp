@@ -127,12 +127,12 @@ void launch_traversal_words(const ExecSpace& space, const CommittedType& type, c
     if (kernel.args.cache_descriptor) policy.set_scratch_size(0, Kokkos::PerTeam(descriptor_scratch_bytes(nodes)));
     Kokkos::parallel_for(label, policy, kernel);
   } else {
-    // Small descriptors ride in the flat kernel's parameters in launches of up to two waves (carry_descriptor): no
-    // device copy to make or look up.
+    // Small descriptors ride in the flat kernel's parameters unless the launch is large and its words narrow
+    // (carry_descriptor): no device copy to make or look up.
     constexpr int inline_bytes = Config::inline_descriptor_bytes;
     if constexpr (Shape::flat && inline_bytes > 0) {  // (InlineDescriptor<0> exists so that this compiles when off)
       if (InlineDescriptor<inline_bytes>::fits(nodes, static_cast<std::int64_t>(type.lookaside.size())) &&
-          carry_descriptor((end - begin) / W, BackendTraits<ExecSpace>::threads(space))) {
+          carry_descriptor((end - begin) / W, W, BackendTraits<ExecSpace>::threads(space))) {
         DeviceInterleave<ExecSpace, Dir, W, inline_bytes> kernel;
         kernel.args = make_args<ExecSpace, Shape, W>(space, Descriptor<MemSpace>{}, typed, packed, begin, end);
         skip_common_levels(type.nodes.data(), type.lookaside.data(), kernel.args);

@@ -48,15 +48,20 @@ struct InlineDescriptor {
   }
 };
 
-// Whether a device launch of `words` words (each located in the descriptor) carries a small descriptor, on a device
-// that holds `resident` threads at once: up to two waves of them. In such launches latency bounds the kernel and the
-// constant bank's is shorter than the global loads' (a face copy's long-scoreboard stalls 21 -> 8 cycles per
-// instruction, 3.20 -> 2.62 us). In larger ones the kernel is bound by how fast it issues, and the indexed reads of the
-// constant bank (the MIO pipe: short-scoreboard stalls 0.1 -> 5.4) fall behind L1 hits on the device copy: 1-byte
-// copies of 1 MiB (four waves on an H200) were 3-19 % slower carried (ncu, perf_tests/results/launch-rules-2026-11-29.md).
+// Whether a device launch of `words` words of `word` bytes (each located in the descriptor) carries a small
+// descriptor, on a device that holds `resident` threads at once. Carried, every thread reads the descriptor from the
+// constant bank; else from L1 (its copy in device memory). ncu on an H200
+// (perf_tests/results/launch-rules-2026-11-29.md):
+// - up to two waves of words, latency bounds the kernel and the constant bank's is shorter: carried (a face copy's
+//   long-scoreboard stalls 21 -> 8 cycles per instruction, 3.20 -> 2.62 us);
+// - beyond, words under 4 bytes: a walk per byte or two bounds the kernel by how fast it issues descriptor reads, and
+//   indexed constant-bank loads (the MIO pipe: short-scoreboard stalls 0.1 -> 5.4) fall behind L1 hits: from device
+//   memory (1 MiB of 1-byte words: copies 4-17 % and most packs 10-20 % faster);
+// - beyond, wider words: the data's loads bound the kernel, and descriptor reads from L1 would compete with them:
+//   carried (16 MiB packs of 32-byte blocks were 11 % slower from device memory).
 inline constexpr std::int64_t carried_descriptor_waves = 2;
-inline bool carry_descriptor(std::int64_t words, std::int64_t resident) {
-  return words <= carried_descriptor_waves * resident;
+inline bool carry_descriptor(std::int64_t words, int word, std::int64_t resident) {
+  return words <= carried_descriptor_waves * resident || word >= 4;
 }
 
 // No inline descriptor (Config::inline_descriptor_bytes = 0): the kernel reads the descriptor's copy in its memory
