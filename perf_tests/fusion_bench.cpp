@@ -50,6 +50,11 @@ using Range = std::pair<int, int>;
 
 FILE* g_csv = nullptr;
 bool g_quick = false;
+std::vector<int> g_cell;                // --cell n,w,F: the halo grid's one cell (for ncu)
+std::vector<std::string> g_contenders;  // --contenders: the halo grid's contenders to time (empty: all)
+bool timed(const char* contender) {
+  return g_contenders.empty() || std::find(g_contenders.begin(), g_contenders.end(), contender) != g_contenders.end();
+}
 
 struct Region {
   KokkosDDT::Datatype send, recv;
@@ -307,35 +312,41 @@ void halo_table(const Space& space) {
     for (int w : {1, 2})
       for (int F : field_counts) {
         if (n == 256 && F > 8) continue;  // 32 fields of 260^3 doubles: 4.5 GB
+        if (g_cell.size() == 3 && (n != g_cell[0] || w != g_cell[1] || F != g_cell[2])) continue;
         Setup s(n, w, F);
         KokkosDDT::FusionOptions all;  // one launch per direction: a ring that holds the whole exchange
         all.threshold_bytes = std::int64_t(1) << 40;
         all.capacity = 52 * F + 8;
         KokkosDDT::FusionQueue<Space> q(space, all);
         const int reps = g_quick ? 3 : (n >= 128 ? 30 : 100);
-        const double fused = median_us(reps, [&] { s.fused(q); });
+        // (a contender not timed reads -1)
+        const auto timed_us = [&](const char* contender, int r, auto&& f) {
+          return timed(contender) ? median_us(r, f) : -1;
+        };
+        const double fused = timed_us("fused", reps, [&] { s.fused(q); });
         const std::int64_t launches_before = q.launches();
-        s.fused(q);
+        if (timed("fused")) s.fused(q);
         const std::int64_t launches = q.launches() - launches_before;
         // Host cost of one enqueue: the packs of one exchange, timed without their launch.
-        std::vector<double> per;
-        for (int rep = 0; rep < (g_quick ? 3 : 20); ++rep) {
+        std::vector<double> per{-1};
+        for (int rep = 0; rep < (g_quick ? 3 : 20) && timed("enqueue"); ++rep) {
           Kokkos::Timer t;
           s.enqueue_packs(q);
           per.push_back(t.seconds() * 1e6 / (26.0 * F));
           q.wait_all();
         }
+        if (per.size() > 1) per.erase(per.begin());
         const double enqueue = median(per);
-        const double sync = median_us(std::max(3, reps / 4), [&] { s.each(space, true); });
-        const double async = median_us(reps, [&] { s.each(space, false); });
-        const double dc = median_us(std::max(3, reps / 2), [&] { s.deep_copies(space); });
-        const double hand = median_us(reps, [&] { s.hand(space); });
-        const double fpack = median_us(reps, [&] { s.fused_pack(q); });
-        const double hpack = median_us(reps, [&] { s.hand_pack(space); });
-        const double dpack = median_us(std::max(3, reps / 2), [&] { s.deep_copy_pack(space); });
+        const double sync = timed_us("sync", std::max(3, reps / 4), [&] { s.each(space, true); });
+        const double async = timed_us("async", reps, [&] { s.each(space, false); });
+        const double dc = timed_us("deep_copy", std::max(3, reps / 2), [&] { s.deep_copies(space); });
+        const double hand = timed_us("hand", reps, [&] { s.hand(space); });
+        const double fpack = timed_us("fused_pack", reps, [&] { s.fused_pack(q); });
+        const double hpack = timed_us("hand_pack", reps, [&] { s.hand_pack(space); });
+        const double dpack = timed_us("deep_copy_pack", std::max(3, reps / 2), [&] { s.deep_copy_pack(space); });
         double plan_us = -1;
 #if defined(KOKKOSDDT_BENCH_MPI)
-        {
+        if (timed("plan")) {
           // The plan on a one-process periodic grid; its ghosts checked against per-region packs first.
           MPI_Comm alone;
           const int dims[3] = {1, 1, 1}, periods[3] = {1, 1, 1};
@@ -463,7 +474,11 @@ int main(int argc, char** argv) {
   bench::Options args("fusion_bench");
   args.flag("--quick", g_quick, "small sizes, few repetitions")
       .option("--csv", "FILE", csv, "write every measurement as CSV")
-      .option("--only", "SECTION", only, "run this section only", {"phases", "halo", "sweep"});
+      .option("--only", "SECTION", only, "run this section only", {"phases", "halo", "sweep"})
+      .option("--cell", "N,W,F", g_cell, "the halo grid's cell of this size, halo width and field count only")
+      .option("--contenders", "LIST", g_contenders,
+              "the halo grid's contenders to time (fused, enqueue, sync, async, deep_copy, hand, fused_pack, "
+              "hand_pack, deep_copy_pack, plan; default: all; the others read -1)");
   if (const auto done = args.parse(argc, argv)) return *done;
   return run(csv, only);
 }
