@@ -28,7 +28,7 @@ def main():
     sweep, model = [], None
     with open(a.csv) as f:
         for r in csv.DictReader(f):
-            if r["section"] == "halo" and r["contender"] in STYLE:
+            if r["section"] == "halo" and r["contender"] in STYLE and float(r["us"]) > 0:  # (-1: not timed)
                 halo[(int(r["fields"]), int(r["w"]))][r["contender"]].append((int(r["n"]), float(r["us"])))
             elif r["section"] == "sweep":
                 point = (int(r["threshold"]), float(r["us"]), int(r["launches"]))
