@@ -45,6 +45,8 @@ struct GenericBackend {
 
   // Threads this instance runs (hosts: its share of the pool; devices: resident threads).
   static int threads(const ExecSpace& space) { return std::max(1, space.concurrency()); }
+  // Threads of the fused kernel resident at once (its launch bounds may hold fewer than threads()).
+  static std::int64_t fused_threads(const ExecSpace& space) { return threads(space); }
 
   // Runs kernel(i) for i in [0, threads) on `space`. Returns an error text, empty on success.
   template <class Kernel>

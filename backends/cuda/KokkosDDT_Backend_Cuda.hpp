@@ -15,7 +15,13 @@ template <>
 struct BackendTraits<Kokkos::Cuda> : GenericBackend<Kokkos::Cuda> {
   // 4 teams per multiprocessor (at most 64 registers at 256 threads), so that a halo exchange's ~400 teams run in one
   // wave on 132 multiprocessors (perf_tests/results/fusion-2026-11-21.md).
-  using fused_launch_bounds = Kokkos::LaunchBounds<team_size, 4>;
+  static constexpr int fused_teams_per_sm = 4;
+  using fused_launch_bounds = Kokkos::LaunchBounds<team_size, fused_teams_per_sm>;
+  // The fused kernels use 57-62 registers under these bounds (ncu, H200), so a multiprocessor holds exactly
+  // fused_teams_per_sm of their teams: 1 024 threads, half of what concurrency() counts.
+  static std::int64_t fused_threads(const Kokkos::Cuda& space) {
+    return std::int64_t(space.cuda_device_prop().multiProcessorCount) * fused_teams_per_sm * team_size;
+  }
 
   template <class Kernel>
   static std::string launch_flat(const Kokkos::Cuda& space, const std::string& label, std::int64_t threads,

@@ -333,7 +333,7 @@ void FusedBatch<ExecSpace>::retile() {
   if constexpr (!Backend::walks_runs) {
     std::int64_t words = 0;
     for (const FusedRecord& r : records_) words += (r.end - r.begin + r.word - 1) / r.word;
-    const std::int64_t per_thread = launch_words_per_thread(words, Backend::threads(space_));
+    const std::int64_t per_thread = launch_words_per_thread(words, Backend::fused_threads(space_));
     if (per_thread <= 1) return;
     std::int64_t first = 0;
     for (FusedRecord& r : records_) {

@@ -538,12 +538,12 @@ struct FusedKernel {
   }
 };
 
-// Devices: words per thread for a launch of `words` words on a device that holds `threads` at once: one, until the
-// launch outnumbers the device; then enough that the launch is one wave. Each record was tiled on its own
-// (LaunchShape::tile_bytes: one word per thread until the record alone fills the device), but a halo's records
-// together can hold several times the device's threads (26 records of 32 fields at n = 64: ~800 K words against
-// ~270 K threads on an H200), and a fused thread's setup (its record, the descriptor copied into scratch, the barrier)
-// is most of its instructions when it moves one word (ncu: ~200 of a self-copy's 304 per word,
+// Devices: words per thread for a launch of `words` words on a device that holds `threads` of the fused kernel at once
+// (BackendTraits::fused_threads): one, until the launch outnumbers them; then enough that the launch is one wave. Each
+// record was tiled on its own (LaunchShape::tile_bytes: one word per thread until the record alone fills the device),
+// but a halo's records together can hold several times the device's threads (26 records of 32 fields at n = 64: ~800 K
+// words against ~135 K fused threads on an H200), and a fused thread's setup (its record, the descriptor copied into
+// scratch, the barrier) is most of its instructions when it moves one word (ncu: ~200 of a self-copy's 304 per word,
 // perf_tests/results/typed-copy-2026-11-29.md).
 inline std::int64_t launch_words_per_thread(std::int64_t words, std::int64_t threads) {
   return threads > 0 && words > threads ? (words + threads - 1) / threads : 1;

@@ -297,7 +297,7 @@ void FusionQueue<ExecSpace>::flush() {
       const Impl::FusedRecord& it = staging_((pending_begin_ + i) % capacity_);
       words += (it.end - it.begin + it.word - 1) / it.word;
     }
-    per_thread = Impl::launch_words_per_thread(words, Impl::BackendTraits<ExecSpace>::threads(space_));
+    per_thread = Impl::launch_words_per_thread(words, Impl::BackendTraits<ExecSpace>::fused_threads(space_));
   }
   Impl::LaunchKind kind;
   for (int i = 0; i < pending_count_; ++i) {
