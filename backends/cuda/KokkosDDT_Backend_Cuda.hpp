@@ -17,8 +17,9 @@ struct BackendTraits<Kokkos::Cuda> : GenericBackend<Kokkos::Cuda> {
   // wave on 132 multiprocessors (perf_tests/results/fusion-2026-11-21.md).
   static constexpr int fused_teams_per_sm = 4;
   using fused_launch_bounds = Kokkos::LaunchBounds<team_size, fused_teams_per_sm>;
-  // The fused kernels use 57-62 registers under these bounds (ncu, H200), so a multiprocessor holds exactly
-  // fused_teams_per_sm of their teams: 1 024 threads, half of what concurrency() counts.
+  // The fused kernels that walk descriptors use 56-64 registers under these bounds (ptxas -v, sm_90), so a
+  // multiprocessor holds exactly fused_teams_per_sm of their teams: 1 024 threads, half of what concurrency() counts.
+  // (Launches of flat records alone use 23-26 and could hold twice as many; they are counted alike, not measured.)
   static std::int64_t fused_threads(const Kokkos::Cuda& space) {
     return std::int64_t(space.cuda_device_prop().multiProcessorCount) * fused_teams_per_sm * team_size;
   }
