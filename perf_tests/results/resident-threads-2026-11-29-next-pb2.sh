@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device (one H200), eighteenth session: pack_bench_gpu --only indexed at 4 KiB, ncu with stall reasons, this tree
+# Device (one H200), prepared in the eighteenth session for the next (not run; carry .carry): pack_bench_gpu --only indexed at 4 KiB, ncu with stall reasons, this tree
 # as configured by default (descriptors of up to 1 KiB carried) and with -DKokkosDDT_INLINE_DESCRIPTOR_BYTES=2048 (the
 # irregular indexed type's 1.6 KiB descriptor carried too).
 export OUT=${OUT:-$PWD/gpu-out} OMP_PROC_BIND=false OMP_NUM_THREADS=1 PATH=/usr/local/cuda/bin:$PATH
@@ -25,3 +25,15 @@ for b in build/cuda /tmp/s2/build/cuda; do
     $b/perf_tests/pack_bench_gpu --profile --only indexed --csv /dev/null > "$OUT/pb2-ncu-$n.csv" 2>&1
   echo "## ncu $n exit $? after $((SECONDS - t0)) s"
 done
+# Regressions elsewhere from a larger parameter block (every flat launch carries InlineDescriptor<Bytes> whole):
+# host-timed rows of the latency-bound sections, default-2048-2048-default.
+for n in default 2048 2048 default; do
+  b=build/cuda; [ $n = 2048 ] && b=/tmp/s2/build/cuda
+  r=$([ -e "$OUT/pb2-$n-r1.csv" ] && echo 2 || echo 1)
+  for s in vector subarray indexed struct copy; do
+    timeout 60 $b/perf_tests/pack_bench_gpu --only $s --csv "$OUT/pb2-$n-$s-r$r.csv" > /dev/null 2>&1
+  done
+  touch "$OUT/pb2-$n-r1.csv"
+  echo "## timed $n r$r after $((SECONDS - t0)) s"
+done
+(cd "$OUT" && tar czf ../pb2-out.tgz . && rm -f ./* && mv ../pb2-out.tgz .)
