@@ -92,26 +92,38 @@ TEMPLATE_TEST_CASE_SIG("device layout: interleaved words match the reference", "
   }
 }
 
-// Both sides of the inline-descriptor limit (Config::inline_descriptor_bytes): a short vector, whose descriptor the
-// flat launch carries in its parameters, and a long irregular index list with a bucket table, read from its copy in
-// the memory space.
+// Every side of the inline-descriptor limits (Config::inline_descriptor_bytes and inline_descriptor_bytes_large): a
+// short vector, whose descriptor the flat launch carries in its smaller parameter block, an index list of 48 blocks
+// with a bucket table (~1.6 KiB with its nodes: the larger block), and a long one, read from its copy in the memory
+// space.
 TEMPLATE_TEST_CASE_SIG("device layout: carried and copied descriptors", "[pack]", ((bool Flat), Flat), false, true) {
-  std::vector<std::int64_t> lens, disps;
-  for (std::int64_t b = 0, at = 0; b < 300; ++b, at += 40) {
-    lens.push_back(1 + (b * 7919) % 23);
-    disps.push_back(at);
-  }
+  auto list = [](std::int64_t blocks) {
+    std::vector<std::int64_t> lens, disps;
+    for (std::int64_t b = 0, at = 0; b < blocks; ++b, at += 40) {
+      lens.push_back(1 + (b * 7919) % 23);
+      disps.push_back(at);
+    }
+    return hindexed(lens, disps, primitive<std::int16_t>()).commit();
+  };
   const Datatype small = vector(5, 3, 7, primitive<double>()).commit();
-  const Datatype listed = hindexed(lens, disps, primitive<std::int16_t>()).commit();
-  using Carried = Impl::InlineDescriptor<Config::inline_descriptor_bytes>;
-  const auto& v = small.impl_committed("test");
-  if (Config::inline_descriptor_bytes >= 1024)
-    REQUIRE(Carried::fits(static_cast<std::int64_t>(v.nodes.size()), static_cast<std::int64_t>(v.lookaside.size())));
-  const auto& c = listed.impl_committed("test");
-  REQUIRE(c.nodes[1].bucket_shift >= 0);
-  REQUIRE_FALSE(
-      Carried::fits(static_cast<std::int64_t>(c.nodes.size()), static_cast<std::int64_t>(c.lookaside.size())));
-  for (const Datatype& t : {small, listed}) {
+  const Datatype medium = list(48);
+  const Datatype listed = list(300);
+  auto fits = [](auto carried, const Datatype& t) {
+    const auto& c = t.impl_committed("test");
+    return decltype(carried)::fits(static_cast<std::int64_t>(c.nodes.size()),
+                                   static_cast<std::int64_t>(c.lookaside.size()));
+  };
+  using Small = Impl::InlineDescriptor<Config::inline_descriptor_bytes>;
+  using Large = Impl::InlineDescriptor<Config::inline_descriptor_bytes_large>;
+  if (Config::inline_descriptor_bytes >= 1024) REQUIRE(fits(Small{}, small));
+  if (Config::inline_descriptor_bytes_large >= 2048) {
+    REQUIRE_FALSE(fits(Small{}, medium));
+    REQUIRE(fits(Large{}, medium));
+  }
+  REQUIRE(listed.impl_committed("test").nodes[1].bucket_shift >= 0);
+  REQUIRE_FALSE(fits(Small{}, listed));
+  REQUIRE_FALSE(fits(Large{}, listed));
+  for (const Datatype& t : {small, medium, listed}) {
     INFO(t.describe());
     check_round_trip<Flat>(t, 3, 3, 0, 3 * t.size() / 2);
   }

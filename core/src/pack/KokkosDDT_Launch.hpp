@@ -94,6 +94,29 @@ void launch_interleave(const ExecSpace& space, const std::string& label, Kernel&
   }
 }
 
+// A flat launch with the descriptor carried in an InlineDescriptor<Bytes>; false (nothing launched) where it does not
+// fit, or Bytes is 0 (InlineDescriptor<0> exists so that this compiles when a block is configured off).
+template <int Bytes, class ExecSpace, Direction Dir, int W, class Shape>
+bool launch_carried([[maybe_unused]] const ExecSpace& space, [[maybe_unused]] const std::string& label,
+                    [[maybe_unused]] const CommittedType& type, [[maybe_unused]] char* typed,
+                    [[maybe_unused]] char* packed, [[maybe_unused]] std::int64_t begin,
+                    [[maybe_unused]] std::int64_t end) {
+  if constexpr (Bytes > 0) {
+    using MemSpace = typename ExecSpace::memory_space;
+    const auto nodes = static_cast<std::int64_t>(type.nodes.size());
+    const auto lookaside = static_cast<std::int64_t>(type.lookaside.size());
+    if (!InlineDescriptor<Bytes>::fits(nodes, lookaside)) return false;
+    DeviceInterleave<ExecSpace, Dir, W, Bytes> kernel;
+    kernel.args = make_args<ExecSpace, Shape, W>(space, Descriptor<MemSpace>{}, typed, packed, begin, end);
+    skip_common_levels(type.nodes.data(), type.lookaside.data(), kernel.args);
+    kernel.first_node = type.nodes[static_cast<std::size_t>(kernel.args.start)];
+    kernel.carried.fill(type.nodes.data(), nodes, type.lookaside.data(), lookaside);
+    launch_interleave<ExecSpace, Shape>(space, label, kernel, nodes);
+    return true;
+  }
+  return false;
+}
+
 template <class ExecSpace, Direction Dir, int W, class Shape>
 void launch_traversal_words(const ExecSpace& space, const CommittedType& type, char* typed, char* packed,
                             std::int64_t begin, std::int64_t end) {
@@ -128,19 +151,15 @@ void launch_traversal_words(const ExecSpace& space, const CommittedType& type, c
     Kokkos::parallel_for(label, policy, kernel);
   } else {
     // Small descriptors ride in the flat kernel's parameters unless the launch is large and its words narrow
-    // (carry_descriptor): no device copy to make or look up.
-    constexpr int inline_bytes = Config::inline_descriptor_bytes;
-    if constexpr (Shape::flat && inline_bytes > 0) {  // (InlineDescriptor<0> exists so that this compiles when off)
-      if (InlineDescriptor<inline_bytes>::fits(nodes, static_cast<std::int64_t>(type.lookaside.size())) &&
-          carry_descriptor((end - begin) / W, W, BackendTraits<ExecSpace>::threads(space))) {
-        DeviceInterleave<ExecSpace, Dir, W, inline_bytes> kernel;
-        kernel.args = make_args<ExecSpace, Shape, W>(space, Descriptor<MemSpace>{}, typed, packed, begin, end);
-        skip_common_levels(type.nodes.data(), type.lookaside.data(), kernel.args);
-        kernel.first_node = type.nodes[static_cast<std::size_t>(kernel.args.start)];
-        kernel.carried.fill(type.nodes.data(), nodes, type.lookaside.data(),
-                            static_cast<std::int64_t>(type.lookaside.size()));
-        return launch_interleave<ExecSpace, Shape>(space, label, kernel, nodes);
-      }
+    // (carry_descriptor): no device copy to make or look up. Two parameter blocks, the larger only for descriptors
+    // over the smaller's bytes.
+    if constexpr (Shape::flat) {
+      if (carry_descriptor((end - begin) / W, W, BackendTraits<ExecSpace>::threads(space)) &&
+          (launch_carried<Config::inline_descriptor_bytes, ExecSpace, Dir, W, Shape>(space, label, type, typed, packed,
+                                                                                     begin, end) ||
+           launch_carried<Config::inline_descriptor_bytes_large, ExecSpace, Dir, W, Shape>(space, label, type, typed,
+                                                                                           packed, begin, end)))
+        return;
     }
     DeviceInterleave<ExecSpace, Dir, W> kernel;
     kernel.args = make_args<ExecSpace, Shape, W>(space, descriptor<MemSpace>(type, space), typed, packed, begin, end);
