@@ -391,6 +391,20 @@ __global__ void empty_kernel() {}
 //   gpu:       device time per operation when 50 of them wait behind a busy kernel and then run back to back;
 //   enqueue:   host time to issue one operation (the same 50, timed on the host);
 //   wall:      issue + wait for completion.
+// The indexed section's blocks: block b holds 1..16 doubles (irregular) or 8, at 512 * b (+ 0..48 bytes when
+// irregular); `list` is every double's index (the hand-written kernel's index list).
+struct BlockList {
+  std::vector<std::int64_t> bl, dp;
+  std::vector<int> list;
+  BlockList(int nb, bool irregular) : bl(nb), dp(nb) {
+    for (int b = 0; b < nb; ++b) {
+      bl[b] = irregular ? 1 + (b * 7) % 16 : 8;
+      dp[b] = std::int64_t(b) * 64 + (irregular ? (b * 5) % 7 : 0);
+      for (int j = 0; j < bl[b]; ++j) list.push_back(static_cast<int>(dp[b] + j));
+    }
+  }
+};
+
 void latency_section(const Kokkos::Cuda& exec) {
   const std::vector<const char*> cols{"from_idle", "gpu", "enqueue", "wall"};
   print_header("latency of a 4 KiB pack, broken down", cols);
@@ -402,6 +416,12 @@ void latency_section(const Kokkos::Cuda& exec) {
   using V2 = Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::CudaSpace, Kokkos::MemoryUnmanaged>;
   V2 s2(reinterpret_cast<double*>(src.p), n, stride / 8), d2(reinterpret_cast<double*>(theirs.p), n, 1);
   auto sub = Kokkos::subview(s2, Kokkos::ALL, std::make_pair(0, 1));
+  // The indexed section's irregular index list of 64 blocks (4352 bytes): a descriptor over the smaller carried block.
+  const BlockList blocks(64, true);
+  const auto list_bytes = static_cast<std::int64_t>(blocks.list.size() * 8);
+  Datatype irregular = KokkosDDT::indexed(blocks.bl, blocks.dp, dbl).commit();
+  DeviceBuffer dlist(blocks.list.size() * sizeof(int)), list_ours(list_bytes), list_theirs(list_bytes);
+  CK(cudaMemcpy(dlist.p, blocks.list.data(), blocks.list.size() * sizeof(int), cudaMemcpyHostToDevice));
   const std::vector<std::pair<std::string, std::function<void()>>> ops = {
       {"raw empty kernel", [&] { empty_kernel<<<1, 256, 0, g_stream>>>(); }},
       {"Kokkos empty pfor",
@@ -415,6 +435,13 @@ void latency_section(const Kokkos::Cuda& exec) {
       {"kokkosddt vector8", [&] { KokkosDDT::pack(exec, src.p, 1, vec, ours.p, packed); }},
       {"cudaMemcpy contig", [&] { CK(cudaMemcpyAsync(theirs.p, src.p, packed, cudaMemcpyDeviceToDevice, g_stream)); }},
       {"kokkosddt contig", [&] { KokkosDDT::pack(exec, src.p, 1, contig, ours.p, packed); }},
+      {"hand irregular64",
+       [&] {
+         hand_index_list<<<blocks_for(blocks.list.size()), 256, 0, g_stream>>>(
+             reinterpret_cast<const double*>(src.p), reinterpret_cast<double*>(list_theirs.p),
+             reinterpret_cast<const int*>(dlist.p), blocks.list.size());
+       }},
+      {"kokkosddt irregular64", [&] { KokkosDDT::pack(exec, src.p, 1, irregular, list_ours.p, list_bytes); }},
   };
   constexpr int queued = 50;
   for (const auto& entry : ops) {
@@ -602,14 +629,9 @@ void indexed_section(const Kokkos::Cuda& exec) {
   const auto& dbl = KokkosDDT::primitive<double>();
   for (int nb : g_quick ? std::vector<int>{64, 1024} : std::vector<int>{64, 1024, 16384, 262144}) {
     for (bool irregular : {false, true}) {
-      // Block b: 1..16 doubles (irregular) or 8, at 512 * b (+ 0..48 bytes when irregular).
-      std::vector<std::int64_t> bl(nb), dp(nb);
-      std::vector<int> list;
-      for (int b = 0; b < nb; ++b) {
-        bl[b] = irregular ? 1 + (b * 7) % 16 : 8;
-        dp[b] = std::int64_t(b) * 64 + (irregular ? (b * 5) % 7 : 0);
-        for (int j = 0; j < bl[b]; ++j) list.push_back(static_cast<int>(dp[b] + j));
-      }
+      const BlockList blocks(nb, irregular);
+      const auto &bl = blocks.bl, &dp = blocks.dp;
+      const auto& list = blocks.list;
       const std::int64_t packed = static_cast<std::int64_t>(list.size()) * 8;
       DeviceBuffer src(std::size_t(nb) * 512 + 1024), ours(packed), theirs(packed);
       int* dlist;
