@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device (one H200), prepared in the eighteenth session for the next (not run; carry .carry): pack_bench_gpu --only indexed at 4 KiB, ncu with stall reasons, this tree
+# Device (one H200), nineteenth session (call 0; prepared in the eighteenth as resident-threads-2026-11-29-next-pb2.sh): pack_bench_gpu --only indexed at 4 KiB, ncu with stall reasons, this tree
 # as configured by default (descriptors of up to 1 KiB carried) and with -DKokkosDDT_INLINE_DESCRIPTOR_BYTES=2048 (the
 # irregular indexed type's 1.6 KiB descriptor carried too).
 export OUT=${OUT:-$PWD/gpu-out} OMP_PROC_BIND=false OMP_NUM_THREADS=1 PATH=/usr/local/cuda/bin:$PATH
