@@ -31,6 +31,9 @@ struct DeviceLayout {
   }
   // 8 words per thread: tiles are multiples of the packed-side word, so narrow types take that path when aligned.
   static std::int64_t tile_bytes(const Test::ExecSpace&, std::int64_t, int word) { return 8 * word * team_size(); }
+  // A device's worth: the tests' transfers count as latency-bound (carry_descriptor), so flat launches carry every
+  // descriptor that fits one of the parameter blocks, as a GPU's small launches do; larger ones take the device copy.
+  static std::int64_t resident_threads(const Test::ExecSpace&) { return std::int64_t(1) << 20; }
 };
 
 template <Impl::Direction Dir, bool Flat>

@@ -34,6 +34,8 @@ struct LaunchShape {
   // more host time, its scratch copy and barrier 0-5 % at 256 MiB; perf_tests/results/gpu-2026-11-21-tuning.txt).
   static constexpr bool flat = !walks_runs;
   static int team_size() { return Backend::team_size; }
+  // Threads the device holds at once: what the descriptor-carrying rules (carry_descriptor) measure a launch against.
+  static std::int64_t resident_threads(const ExecSpace& space) { return Backend::threads(space); }
 
   // Packed bytes per team. Hosts: enough tiles to balance the threads, each large enough to amortize the descriptor
   // copy. Devices: enough threads to fill the device first; beyond that, more work per thread only for narrow words
@@ -152,13 +154,15 @@ void launch_traversal_words(const ExecSpace& space, const CommittedType& type, c
   } else {
     // Small descriptors ride in the flat kernel's parameters unless the launch is large and its words narrow
     // (carry_descriptor): no device copy to make or look up. Two parameter blocks, the larger only for descriptors
-    // over the smaller's bytes.
+    // over the smaller's bytes and in latency-bound launches (carry_large_descriptor).
     if constexpr (Shape::flat) {
-      if (carry_descriptor((end - begin) / W, W, BackendTraits<ExecSpace>::threads(space)) &&
+      const std::int64_t words = (end - begin) / W, resident = Shape::resident_threads(space);
+      if (carry_descriptor(words, W, resident) &&
           (launch_carried<Config::inline_descriptor_bytes, ExecSpace, Dir, W, Shape>(space, label, type, typed, packed,
                                                                                      begin, end) ||
-           launch_carried<Config::inline_descriptor_bytes_large, ExecSpace, Dir, W, Shape>(space, label, type, typed,
-                                                                                           packed, begin, end)))
+           (carry_large_descriptor(words, resident) &&
+            launch_carried<Config::inline_descriptor_bytes_large, ExecSpace, Dir, W, Shape>(space, label, type, typed,
+                                                                                            packed, begin, end))))
         return;
     }
     DeviceInterleave<ExecSpace, Dir, W> kernel;

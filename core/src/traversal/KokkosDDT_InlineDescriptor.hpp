@@ -64,6 +64,15 @@ inline bool carry_descriptor(std::int64_t words, int word, std::int64_t resident
   return words <= carried_descriptor_waves * resident || word >= 4;
 }
 
+// Whether such a launch carries a descriptor too large for the smaller parameter block in the larger one
+// (Config::inline_descriptor_bytes_large): only up to two waves of words, where latency bounds the launch (the 4 KiB
+// pack of a 64-block irregular index list: 4.22 -> 3.26 us of kernel time on an H200,
+// perf_tests/results/carried-large-2026-11-30.md). Beyond, a large descriptor is mostly per-block tables that a warp's
+// lanes read at different addresses, which the constant bank serves one at a time and L1 at once: the device copy.
+inline bool carry_large_descriptor(std::int64_t words, std::int64_t resident) {
+  return words <= carried_descriptor_waves * resident;
+}
+
 // No inline descriptor (Config::inline_descriptor_bytes = 0): the kernel reads the descriptor's copy in its memory
 // space.
 template <>
