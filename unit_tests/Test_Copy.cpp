@@ -455,6 +455,42 @@ TEST_CASE("copy: a fused launch larger than the device moves every word once", "
   }
 }
 
+// The same with runs of several words: runs of 3 doubles every 5 copied into the same layout one element along (one
+// walk) and into runs of 2 every 3 (two walks), 786 432 doubles each, so that a device's threads take several words
+// each and a thread's words lie in different runs of either side. Every other element stays poisoned.
+TEST_CASE("copy: a fused launch larger than the device steps through runs", "[copy][fusion]") {
+  using Mem = ExecSpace::memory_space;
+  const std::int64_t m = 6 * (std::int64_t(1) << 17);  // doubles copied per request
+  const Datatype threes = vector(m / 3, 3, 5, primitive<double>()).commit();
+  const Datatype twos = vector(m / 2, 2, 3, primitive<double>()).commit();
+  const std::int64_t src_len = m / 3 * 5, two_len = m / 2 * 3;
+  Kokkos::View<double*, Mem> src("src", src_len), shifted("shifted", src_len + 1), reshaped("reshaped", two_len);
+  ExecSpace space;
+  Kokkos::parallel_for(
+      "fill", Kokkos::RangePolicy<ExecSpace>(space, 0, src_len), KOKKOS_LAMBDA(std::int64_t i) { src(i) = 0.5 * i; });
+  Kokkos::deep_copy(space, shifted, -1.0);
+  Kokkos::deep_copy(space, reshaped, -1.0);
+  Impl::FusedBatch<ExecSpace> batch(space);
+  batch.add_copy(src.data(), false, 1, threes, shifted.data() + 1, false, 1, threes);
+  batch.add_copy(src.data(), false, 1, threes, reshaped.data(), false, 1, twos);
+  batch.launch();
+  batch.wait();
+  space.fence();
+  auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), shifted);
+  auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), reshaped);
+  std::vector<double> want_a(static_cast<std::size_t>(src_len + 1), -1.0),
+      want_b(static_cast<std::size_t>(two_len), -1.0);
+  for (std::int64_t k = 0; k < m; ++k) {
+    const double v = 0.5 * static_cast<double>(5 * (k / 3) + k % 3);
+    want_a[static_cast<std::size_t>(5 * (k / 3) + k % 3 + 1)] = v;
+    want_b[static_cast<std::size_t>(3 * (k / 2) + k % 2)] = v;
+  }
+  std::int64_t wrong = 0;
+  for (std::int64_t i = 0; i <= src_len; ++i) wrong += a(i) != want_a[static_cast<std::size_t>(i)];
+  for (std::int64_t i = 0; i < two_len; ++i) wrong += b(i) != want_b[static_cast<std::size_t>(i)];
+  CHECK(wrong == 0);
+}
+
 // Single launches of 1-byte words beyond two waves of a device's threads read a small descriptor from its copy in
 // device memory (Impl::carry_descriptor); the same type in a small launch carries it. Both move the same bytes: a pack,
 // a copy one byte along and an unpack of every other byte of 2^22 (2^21 words), and of its first 1000 bytes.
