@@ -7,7 +7,9 @@
 // memory (cudaFree waits for the whole device). It also shortens the kernel: the descriptor reads that start every
 // word's address computation come from the parameter bank, which every thread of a launch reads alike, instead of
 // dependent global loads (perf_tests/results/engine-2026-11-24.md). That holds while latency bounds the launch; see
-// carry_descriptor for the launches where it does not.
+// carry_descriptor for the launches where it does not. Flat packs and unpacks have a second, larger block
+// (Config::inline_descriptor_bytes_large) for descriptors over the first, in latency-bound launches only
+// (carry_large_descriptor).
 
 #include <cstdint>
 #include <cstring>
