@@ -155,7 +155,7 @@ Result solve(MPI_Comm cart, const Cells& cells, int iterations, const KokkosDDT:
   };
   // Untimed first: every kernel of every timed run launches once (CUDA loads a kernel's code at its first launch,
   // which the first timed run would count as its own: the exchange's share of an iteration at 128^3 on a GPU read 25 %
-  // instead of 7-10 %, perf_tests/results/peer-2026-11-27b.md). Then the fields start over.
+  // instead of 7-10 %, perf_tests/results/peer-2026-11-27b/peer-2026-11-27b.md). Then the fields start over.
   run(true, true, 2);
   run(false, true, 2);
   if (compare_staged) run(true, false, 2);

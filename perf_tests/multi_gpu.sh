@@ -112,7 +112,7 @@ tests() {
       "$bin"/unit_tests/kokkosddt_mpi_tests_Cuda "[halo],[exchange],[transport]"
     check mpiexec -n "$n" "$bin"/unit_tests/kokkosddt_collectives_tests_Cuda
     # Deadlines and teardown (issue 46), over every transport on one node (across emulated nodes the teardown still
-    # hangs: perf_tests/results/peer-memory-2026-11-27.md).
+    # hangs: perf_tests/results/peer-memory-2026-11-27/peer-memory-2026-11-27.md).
     for transport in MPI NCCL PEER AUTO; do
       check env KOKKOSDDT_TEST_TRANSPORT=$transport mpiexec -n "$n" "$bin"/unit_tests/kokkosddt_mpi_tests_Cuda "[deadline]"
     done
@@ -174,7 +174,7 @@ compare() {
   for round in $(seq 1 "${COMPARE_ROUNDS:-3}"); do
     local order=(/tmp/base "$PWD")
     # (odd rounds before first, even rounds after first: on 4 x H200 the tree run second was ~3 % slower in code
-    # neither tree changed, perf_tests/results/four-gpu-2026-11-29.md)
+    # neither tree changed, perf_tests/results/four-gpu-2026-11-29/four-gpu-2026-11-29.md)
     [ $((round % 2)) = 0 ] && order=("$PWD" /tmp/base)
     for tree in "${order[@]}"; do
       name=$([ "$tree" = "$PWD" ] && echo after || echo before)

@@ -14,7 +14,7 @@ namespace KokkosDDT::Impl {
 template <>
 struct BackendTraits<Kokkos::Cuda> : GenericBackend<Kokkos::Cuda> {
   // 4 teams per multiprocessor (at most 64 registers at 256 threads), so that a halo exchange's ~400 teams run in one
-  // wave on 132 multiprocessors (perf_tests/results/fusion-2026-11-21.md).
+  // wave on 132 multiprocessors (perf_tests/results/fusion-2026-11-21/fusion-2026-11-21.md).
   static constexpr int fused_teams_per_sm = 4;
   using fused_launch_bounds = Kokkos::LaunchBounds<team_size, fused_teams_per_sm>;
   // The fused kernels that walk descriptors use 56-64 registers under these bounds (ptxas -v, sm_90), so a
@@ -47,7 +47,7 @@ struct BackendTraits<Kokkos::Cuda> : GenericBackend<Kokkos::Cuda> {
   static Kokkos::Cuda instance_on(void* stream) { return cuda_instance_on(static_cast<cudaStream_t>(stream)); }
 
   // desul's fences are sequentially consistent (MEMBAR.SC), stronger than the release a completion flag needs; CUDA's
-  // acquire-release fence does it for less (perf_tests/results/fusion-2026-11-21.md).
+  // acquire-release fence does it for less (perf_tests/results/fusion-2026-11-21/fusion-2026-11-21.md).
   KOKKOS_FORCEINLINE_FUNCTION static void fence_acq_rel_node() {
 #if defined(__CUDA_ARCH__)
     asm volatile("fence.acq_rel.sys;" ::: "memory");

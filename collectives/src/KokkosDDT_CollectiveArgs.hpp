@@ -78,7 +78,7 @@ std::optional<Error> check_collective_arguments(const CollectiveArgs& a, int me,
 // side is, else through a staging buffer it keeps until the copy is fenced. Where the runs are is found once, when the
 // schedule is made (LinearCollective, TreeCollective; the root only): finding them each round took ~150 of the
 // ~3 400 instructions a persistent round's start takes at 8 processes (callgrind, MPICH:
-// perf_tests/results/root-block-2026-11-29.md).
+// perf_tests/results/root-block-2026-11-29/root-block-2026-11-29.md).
 template <class ExecSpace, bool Gather>
 class RootBlock {
  public:

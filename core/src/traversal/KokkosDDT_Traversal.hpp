@@ -141,7 +141,7 @@ KOKKOS_FORCEINLINE_FUNCTION Pos divide_position(const Divisor& d, Pos p) {
 // Resolved: the Hit's base is the terminal block's own offset (base + what block_span adds), computed where the walk
 // ends, in the case that already knows the node's kind; a device's word needs its address and nothing else, and
 // block_span's second dispatch on the kind was 12 of a face copy's 186 warp instructions per word (ncu's source view
-// on an H200: perf_tests/results/typed-copy-2026-11-29.md).
+// on an H200: perf_tests/results/typed-copy-2026-11-29/typed-copy-2026-11-29.md).
 //
 // Pos: the type positions are divided in. std::uint32_t where every position of the walk is below 2^31 (the device
 // launches check it per launch): a GPU then divides with one 32-bit multiply-high and multiplies back with one

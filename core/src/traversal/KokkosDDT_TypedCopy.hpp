@@ -51,7 +51,7 @@ struct CopySide {
 // sides. The transfer's word W keeps every word inside one run of both types (copy_word), so a device item needs
 // where its word starts on each side and nothing else: no run lengths, no loop (a loop over runs there cost the
 // fused self-copy of jacobi3d's faces ~190 of its ~950 instructions per word, ncu on an H100:
-// perf_tests/results/step-timeline-2026-11-28.md).
+// perf_tests/results/step-timeline-2026-11-28/step-timeline-2026-11-28.md).
 //
 // InlineBytes > 0 (devices' flat launches of types whose descriptors are small, InlineDescriptor): each side's
 // descriptor travels in the kernel's parameters (`carried`; the destination's only where the two shapes differ), read
@@ -98,7 +98,7 @@ struct TypedCopy {
       const std::int64_t stop = p + tile < end ? p + tile : end;
       // Through a bounce buffer that stays in the L1 cache: each chunk packed from the source by HostWalk, then
       // unpacked into the destination by HostWalk (their tuned loops over runs: a locate per run on each side made the
-      // plans' host step up to 3.7x slower where runs are single cells; perf_tests/results/peer-2026-11-26.md).
+      // plans' host step up to 3.7x slower where runs are single cells; perf_tests/results/peer-2026-11-26/peer-2026-11-26.md).
       alignas(16) char bounce[kBounce];
       for (std::int64_t q = p; q < stop; q += kBounce) {
         const std::int64_t r = q + kBounce < stop ? q + kBounce : stop;

@@ -148,7 +148,7 @@ std::vector<std::uint64_t*> PeerLinks::begin_raises() const {
 // memory operation per peer and wait); 2 x H200, 64^3 per GPU, jacobi_bench's replayable step 34.5 -> 25.9 us eager.
 // Rising counters lose by it: the wait only moves into the kernel, whose polling teams then share the GPU with the
 // caller's work (plan-auto 21.7 -> 22.4 us; halo_bench's peer plans 1.04x):
-// perf_tests/results/device-begin-2026-11-28.md. KOKKOSDDT_DEVICE_BEGIN: 0 never, 1 also rising counters, always also
+// perf_tests/results/device-begin-2026-11-28/device-begin-2026-11-28.md. KOKKOSDDT_DEVICE_BEGIN: 0 never, 1 also rising counters, always also
 // where a downstream peer shares this GPU (to test the protocol on one GPU, under MPS).
 std::vector<std::uint64_t*> PeerLinks::gates() const {
   const char* env = std::getenv("KOKKOSDDT_DEVICE_BEGIN");

@@ -20,7 +20,7 @@
 //              wait before it). Every step enqueues the same operations, so that a step captured in a CUDA graph
 //              replays as it ran. The resets, one more memory operation per peer and wait, made jacobi_bench's
 //              eager iteration (64^3 per GPU, 4 x H100) 1.4 us slower at 2 GPUs and 4.5 us at 4
-//              (perf_tests/results/graph-steps-2026-11-28.md): hence not the default.
+//              (perf_tests/results/graph-steps-2026-11-28/graph-steps-2026-11-28.md): hence not the default.
 //
 // abandon() ends every wait that may never be met, for good (teardown, timeouts): a terminal value (rising), the
 // counter's high half, which no reset touches (replayable). Destroying the links is the plan's collective end: this

@@ -87,7 +87,7 @@ std::pair<char*, char*> span(const TypedEnd& e) {
 // The rule for cells in short runs. A remote store writes one run: a receive of many isolated cells (a face of 8-byte
 // cells a row apart) costs one small NVLink write per cell when the sender writes it typed. Landed instead, the sender
 // packs it into a buffer of the receiver's in whole coalesced lines and the receiver unpacks it from its own memory, at
-// the price of one more launch there. Measured on 2 and 4 H100 (perf_tests/results/peer-2026-11-27.md): landing
+// the price of one more launch there. Measured on 2 and 4 H100 (perf_tests/results/peer-2026-11-27/peer-2026-11-27.md): landing
 // lost 5-8 us per step on halo_bench's faces of up to 16 384 cells and won 2.7 us on heat3d's face of 40 000; so a
 // receive is landed when its shortest run is under kShortRun bytes and it holds at least kManyRuns runs.
 // KOKKOSDDT_PEER_LANDING=always|never overrides the rule (tests use "always" to run the landed path on small fields).
