@@ -10,6 +10,8 @@
 #   bash perf_tests/gpu_session.sh kokkos build-mpi graph halo-compare  (+ CUDA graphs of steps; before against after)
 #   bash perf_tests/gpu_session.sh kokkos build-multi-gpu               (what perf_tests/multi_gpu.sh runs)
 #   bash perf_tests/gpu_session.sh fresh                                (README's one CUDA command, nothing installed)
+#   bash perf_tests/gpu_session.sh readme                               (the same, exactly as README gives it, on
+#                                                                        .carry/head.tgz = git archive HEAD, 3 runs)
 #   bash perf_tests/gpu_session.sh kokkos build-engine   then   engine-test engine-compare   (before against after)
 #   bash perf_tests/gpu_session.sh kokkos collectives                   (the collectives: tests, model, gatherv_bench)
 #   bash perf_tests/gpu_session.sh spack-cuda                           (spack install --test=root kokkos-ddt+cuda)
@@ -96,6 +98,39 @@ for stage in "$@"; do
       rm -rf build/cuda build/cuda-fresh
       run fresh cmake --workflow --preset cuda
       mv build/cuda build/cuda-fresh ;;  # the other stages configure build/cuda on the installed Kokkos
+    readme)
+      # README's GPU command exactly as README.md gives it (the first command under "## GPUs"), on a `git archive` of
+      # the commit (.carry/head.tgz: `git archive HEAD | gzip > .carry/head.tgz`) unpacked into a new folder, nothing
+      # reused from earlier builds or installs, README_RUNS times in a row (default 3) in that folder: the first
+      # configures and builds from nothing, each later one runs the same command again (its configure, a build with
+      # nothing left to do, every test). As on a machine with internet but for one thing: the release archives come
+      # from .carry/tpls as source trees. No MPS: the multi-rank tests time-slice the GPU, as a new user's do.
+      # Output: $OUT/readme-<run>.log.gz and $OUT/readme-summary.txt (each run's exit status and ctest's count).
+      if compgen -G '/opt/kokkos*' > /dev/null || [ -n "${Kokkos_ROOT:-}" ]; then
+        echo "==== readme: a Kokkos is installed (/opt/kokkos*, Kokkos_ROOT): not a fresh machine"
+        status=1
+        continue
+      fi
+      tree=/tmp/readme-tree
+      rm -rf "$tree" /tmp/readme-src && mkdir -p "$tree" /tmp/readme-src
+      tar xzf .carry/head.tgz -C "$tree"
+      tar xzf "$root/.carry/tpls/kokkos-4.6.01.tar.gz" -C /tmp/readme-src
+      tar xzf "$root/.carry/tpls/kokkos-kernels-4.7.00.tar.gz" -C /tmp/readme-src
+      readme_command=$(awk '/^## GPUs/ {on = 1; next} /^## / {on = 0} on && /^    [^ ]/ {sub(/^    /, ""); print; exit}' \
+        "$tree/README.md")
+      echo "==== readme: \$ $readme_command   (in $tree, $(git -C "$root" log -1 --format=%h 2>/dev/null || echo "HEAD"))"
+      for r in $(seq "${README_RUNS:-3}"); do
+        # shellcheck disable=SC2086
+        (cd "$tree" && env FETCHCONTENT_SOURCE_DIR_KOKKOS=/tmp/readme-src/kokkos-4.6.01 \
+          FETCHCONTENT_SOURCE_DIR_KOKKOSKERNELS=/tmp/readme-src/kokkos-kernels-4.7.00 \
+          OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 $readme_command) > "$OUT/readme-$r.log" 2>&1
+        rc=$?
+        [ "$rc" -eq 0 ] || status=1
+        echo "run $r: exit $rc; $(grep -E 'tests passed' "$OUT/readme-$r.log" | tail -1)" | tee -a "$OUT/readme-summary.txt"
+        grep -E '^ *[0-9]+ - .*\((Failed|Timeout|Not Run|SEGFAULT|Subprocess aborted)\)' "$OUT/readme-$r.log" |
+          tee -a "$OUT/readme-summary.txt"
+        gzip -f "$OUT/readme-$r.log"
+      done ;;
     env)
       run env bash -c 'nvidia-smi; nvcc --version | tail -2; cmake --version | head -1; g++ --version | head -1;
                       (command -v mpicxx && mpicxx --version | head -1) || echo "no MPI"; nproc; date -u' ;;

@@ -54,6 +54,7 @@
 #define HALO_BENCH_GPU 0
 #endif
 
+#include "support/Gpus.hpp"
 #include "support/Mpi.hpp"
 #include "support/Options.hpp"
 #include "support/Timing.hpp"
@@ -189,20 +190,10 @@ int main(int argc, char* argv[]) {
     const std::vector<int> field_counts = quick ? std::vector<int>{1} : std::vector<int>{1, 4};
     Space space;
 #if HALO_BENCH_NCCL
-    // NCCL refuses two ranks on one GPU: the NCCL table needs one GPU per rank (compared by PCI bus id).
-    bool with_nccl = std::is_same_v<Space, Kokkos::Cuda>;
-    {
-      char bus[32] = {};
-      int device = 0;
-      cudaGetDevice(&device);
-      cudaDeviceGetPCIBusId(bus, sizeof bus, device);
-      std::vector<char> all(32 * static_cast<std::size_t>(size));
-      MPI_Allgather(bus, 32, MPI_CHAR, all.data(), 32, MPI_CHAR, cart);
-      for (int a = 0; a < size; ++a)
-        for (int b = a + 1; b < size; ++b)
-          if (std::strncmp(&all[32 * a], &all[32 * b], 32) == 0) with_nccl = false;
-      if (!with_nccl && rank == 0) std::printf("(no NCCL table: ranks share a GPU, which NCCL refuses)\n");
-    }
+    // NCCL refuses two ranks on one GPU: the NCCL table needs one GPU per rank.
+    const std::string sharing = std::is_same_v<Space, Kokkos::Cuda> ? bench::gpu_sharing(cart) : "not a CUDA space";
+    const bool with_nccl = sharing.empty();
+    if (!with_nccl && rank == 0) std::printf("(no NCCL table: %s, which NCCL refuses)\n", sharing.c_str());
     ncclComm_t nccl = nullptr;
     if (with_nccl) {
       ncclUniqueId id{};

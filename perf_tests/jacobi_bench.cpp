@@ -51,6 +51,7 @@
 #endif
 
 #include "jacobi3d_problem.hpp"
+#include "support/Gpus.hpp"
 #include "support/Mpi.hpp"
 #include "support/Options.hpp"
 
@@ -505,26 +506,33 @@ int main(int argc, char* argv[]) {
   char grid_text[64];
   std::snprintf(grid_text, sizeof grid_text, "%dx%dx%d", cells[0], cells[1], cells[2]);
   double sweeps_only = 0, sweeps_only_sync = 0, sweeps_only_graph = 0;
+  // The hand-written NCCL contenders need one GPU per rank (NCCL refuses ranks that share one).
+  const std::string gpus_shared = kCuda ? bench::gpu_sharing(cart) : "";
   for (const std::string& name : exchanges) {
     MPI_Barrier(cart);
     const auto made = Clock::now();
     std::unique_ptr<Exchange> x;
-    if (name == "none") x = std::make_unique<NoExchange>();
-    if (name.rfind("plan-", 0) == 0 && KokkosDDT::mpi::has_transport(name.substr(5)))
-      x = std::make_unique<PlanExchange>(space, cart, name.substr(5), u, v);
-    if (name.rfind("graph-", 0) == 0 && KokkosDDT::mpi::has_transport(name.substr(6)))
-      x = std::make_unique<PlanExchange>(space, cart, name.substr(6), u, v, true);
+    std::string skipped = "not in this build";
+    try {  // (a plan that cannot run on this machine throws on every rank alike: it is skipped with its reason)
+      if (name == "none") x = std::make_unique<NoExchange>();
+      if (name.rfind("plan-", 0) == 0 && KokkosDDT::mpi::has_transport(name.substr(5)))
+        x = std::make_unique<PlanExchange>(space, cart, name.substr(5), u, v);
+      if (name.rfind("graph-", 0) == 0 && KokkosDDT::mpi::has_transport(name.substr(6)))
+        x = std::make_unique<PlanExchange>(space, cart, name.substr(6), u, v, true);
+    } catch (const KokkosDDT::Error& e) {
+      skipped = e.what();
+    }
 #if JACOBI_BENCH_NCCL
-    if (name == "hand-nccl") x = std::make_unique<HandNcclExchange>(cart, b, u, v, true);
-    if (name == "nccl") x = std::make_unique<HandNcclExchange>(cart, b, u, v, false);
-    if (name == "nccl-remote") {
-      auto floor = std::make_unique<HandNcclExchange>(cart, b, u, v, false);
-      floor->keep_other_nodes(cart);
-      x = std::move(floor);
+    const bool hand = name == "hand-nccl" || name == "nccl" || name == "nccl-remote";
+    if (hand && !gpus_shared.empty()) skipped = gpus_shared + ", which NCCL refuses";
+    if (hand && gpus_shared.empty()) {
+      auto nccl = std::make_unique<HandNcclExchange>(cart, b, u, v, name == "hand-nccl");
+      if (name == "nccl-remote") nccl->keep_other_nodes(cart);
+      x = std::move(nccl);
     }
 #endif
     if (!x) {
-      if (rank == 0) std::printf("%-10s (not in this build)\n", name.c_str());
+      if (rank == 0) std::printf("%-10s (skipped: %s)\n", name.c_str(), skipped.c_str());
       continue;
     }
     // What a user pays once: making the exchange (both plans: types, matching, the transport's communicator and its

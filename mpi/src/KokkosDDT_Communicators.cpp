@@ -56,6 +56,13 @@ std::int64_t node_leader(MPI_Comm comm, const char* where) {
   return leader;
 }
 
+int tag_upper_bound(MPI_Comm comm, const char* where) {
+  void* value = nullptr;
+  int found = 0;
+  mpi_check(MPI_Comm_get_attr(comm, MPI_TAG_UB, &value, &found), where, "MPI_Comm_get_attr (MPI_TAG_UB)");
+  return found && value ? *static_cast<int*>(value) : 32767;  // (the least MPI guarantees)
+}
+
 int emulated_node_size() {
   static const int k = [] {
     const char* env = std::getenv("KOKKOSDDT_NODE_SIZE");

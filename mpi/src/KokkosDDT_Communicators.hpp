@@ -14,6 +14,7 @@
 //   at_mpi_finalize(f)           work that must run when MPI finalizes, before it frees its communicators (the NCCL
 //                                communicators the NCCL transport caches per group of processes).
 //   node_leader(comm)            which node a process is on, alike on the processes of one node (the peer transport).
+//   tag_upper_bound(comm)        the largest tag comm's messages may carry (MPI_TAG_UB).
 //   mpi_finalized()              whether MPI is gone (every destructor that frees an MPI object asks it).
 
 #include <mpi.h>
@@ -35,6 +36,9 @@ void free_comm(MPI_Comm& comm);                             // (after MPI_Finali
 // MPI_COMM_WORLD, which the library then treats as nodes of their own: two nodes on one machine.
 std::int64_t node_leader(MPI_Comm comm, const char* where);
 int emulated_node_size();  // k, or 0 when unset
+
+// The largest tag a message on comm may carry (its MPI_TAG_UB attribute; MPI guarantees at least 32767).
+int tag_upper_bound(MPI_Comm comm, const char* where);
 
 // Runs `f` once when MPI finalizes (an attribute on MPI_COMM_SELF, whose deletion MPI_Finalize runs first).
 void at_mpi_finalize(void (*f)(), const char* where);

@@ -154,7 +154,8 @@ class ExchangeEngine {
       if (timeout_ > 0 &&
           !wait_watching([&] { return BackendTraits<ExecSpace>::idle(step_space_); }, Deadline(timeout_), where))
         fail(where, "the step did not complete on the execution space");
-      step_space_.fence(where);  // (without a deadline: the backend's own blocking wait)
+      step_space_.fence(where);   // (without a deadline: the backend's own blocking wait)
+      check_step(where, steps_);  // (the step's waits may have ended without a peer's writes: told here, not later)
     }
   }
 
@@ -238,10 +239,20 @@ class ExchangeEngine {
   bool replayed_ = false;          // the step started was a replay (wait() has nothing to enqueue)
   typename Backend::Graph graph_;  // the first step, recorded (options.graph)
 
-  // A wait passed the deadline (`timed_out`), or a peer's process ended: the step is given up (the transport's step
-  // abandoned: nothing waits on it any longer), the plan has failed, and Error(Timeout) says which step, its routes,
-  // the peers it did not hear from and those whose process ended.
-  [[noreturn]] void fail(const char* where, const std::string& what, bool timed_out = true);
+  // A wait passed the deadline (`timed_out`), a peer gave the plan up, or a peer's process ended: the step is given up
+  // (the transport's step abandoned: nothing waits on it any longer), the plan has failed, and Error(Timeout) says
+  // which step, its routes, the peers it did not hear from and those whose process ended.
+  [[noreturn]] void fail(const char* where, const std::string& what, bool timed_out = true) {
+    fail(where, StepFailure{what, step_->late_peers(), timed_out}, steps_);
+  }
+  [[noreturn]] void fail(const char* where, const StepFailure& failure, std::int64_t step);
+  // Throws Error(Timeout) if the plan failed earlier, or if the step says that step `step` (begun, or about to begin)
+  // cannot complete (Step::failure: a watched deadline passed, a peer gave the plan up, a peer's process ended).
+  void check_step(const char* where, std::int64_t step) {
+    if (!failure_.empty()) throw_error(ErrorCode::Timeout, where, "plan", "failed earlier: " + failure_);
+    if (StepFailure f = step_->failure(step); !f.what.empty())
+      fail(where, f, f.step > 0 ? f.step : f.timed_out ? steps_ : step);  // (a deadline: the step last waited for)
+  }
   std::string not_replayable() const {  // why a step is not Step::replayable
     if (host_sends_ && step_->messages() > 0) return "the host posts the messages of " + routes_text();
     return "its peer routes count steps (make the plan with options.graph)";
@@ -252,11 +263,11 @@ class ExchangeEngine {
       if (names.find(r.route) == std::string::npos) names += (names.empty() ? "" : ", ") + r.route;
     return names;
   }
-  // wait_until(done, deadline); with a deadline, it also asks the step every 50 ms whether a peer's process ended
-  // (a peer route knows), and fails the step at once if so.
+  // wait_until(done, deadline), asking the step every 50 ms whether the step failed otherwise (check_step: a peer
+  // gave the plan up, a peer's process ended), deadline or not, and failing it at once if so.
   template <class Done>
   bool wait_watching(const Done& done, const Deadline& deadline, const char* where);
-  bool peer_ended();  // (asks the step at most every 50 ms)
+  bool watch_due();  // (true at most every 50 ms)
   std::chrono::steady_clock::time_point next_watch_{};
 
   // At destroy, before the fence: whether every process completed the same steps and none failed (one allreduce on
@@ -394,7 +405,7 @@ Routes ExchangeEngine<ExecSpace>::route(const std::vector<PlannedMessage>& sends
 
 template <class ExecSpace>
 void ExchangeEngine<ExecSpace>::start(const ExecSpace& space, const char* where) {
-  if (!failure_.empty()) throw_error(ErrorCode::Timeout, where, "plan", "failed earlier: " + failure_);
+  check_step(where, steps_ + 1);
   if (started_) throw_error(ErrorCode::InvalidArgument, where, "plan", "was started and not waited for");
   // A step can be captured in a CUDA graph where it enqueues the same work every step (Step::replayable). (The
   // backend is asked only where the answer matters: a replayable step without options.graph runs alike either way.)
@@ -468,7 +479,7 @@ void ExchangeEngine<ExecSpace>::progress() {
 
 template <class ExecSpace>
 void ExchangeEngine<ExecSpace>::wait(const char* where) {
-  if (!failure_.empty()) throw_error(ErrorCode::Timeout, where, "plan", "failed earlier: " + failure_);
+  check_step(where, steps_);
   if (!started_) return;
   const Deadline deadline(timeout_);
   const bool sent = wait_watching(
@@ -486,9 +497,11 @@ void ExchangeEngine<ExecSpace>::wait(const char* where) {
   if (replayed_) {  // (the graph holds the step's wait too; a stream-ordered transport's error, if any, throws here)
     replayed_ = false;
     (void)step_->test();
-    return;
+  } else {
+    wait_step();
   }
-  wait_step();
+  // With a deadline, the step's device-side waits (now enqueued) end by it, from the watchdog's thread if need be.
+  if (timeout_ > 0) step_->watch(StreamRef{BackendTraits<ExecSpace>::native_stream(step_space_)}, timeout_);
 }
 
 template <class ExecSpace>
@@ -505,38 +518,37 @@ void ExchangeEngine<ExecSpace>::wait_step() {
 template <class ExecSpace>
 template <class Done>
 bool ExchangeEngine<ExecSpace>::wait_watching(const Done& done, const Deadline& deadline, const char* where) {
-  if (deadline.none()) return wait_until(done, deadline);
   return wait_until(
       [&] {
         if (done()) return true;
-        if (peer_ended()) fail(where, "a peer's process has ended", false);
+        if (watch_due()) check_step(where, steps_);
         return false;
       },
       deadline);
 }
 
 template <class ExecSpace>
-bool ExchangeEngine<ExecSpace>::peer_ended() {
+bool ExchangeEngine<ExecSpace>::watch_due() {
   const auto now = std::chrono::steady_clock::now();
   if (now < next_watch_) return false;
   next_watch_ = now + std::chrono::milliseconds(50);
-  return !step_->ended_peers().empty();
+  return true;
 }
 
 template <class ExecSpace>
-void ExchangeEngine<ExecSpace>::fail(const char* where, const std::string& what, bool timed_out) {
-  std::string text = "step " + std::to_string(steps_) + " (" + routes_text() + "): " + what;
-  if (timed_out) text += " within " + std::to_string(timeout_) + " s (options.timeout or KOKKOSDDT_TIMEOUT_S)";
-  const std::vector<int> late = step_->late_peers();
-  for (std::size_t i = 0; i < late.size(); ++i)
-    text += (i == 0 ? "; nothing arrived from rank " : ", ") + std::to_string(late[i]);
+void ExchangeEngine<ExecSpace>::fail(const char* where, const StepFailure& failure, std::int64_t step) {
+  std::string text = "step " + std::to_string(step) + " (" + routes_text() + "): " + failure.what;
+  if (failure.timed_out) text += " within " + std::to_string(timeout_) + " s (options.timeout or KOKKOSDDT_TIMEOUT_S)";
+  for (std::size_t i = 0; i < failure.late.size(); ++i)
+    text += (i == 0 ? "; nothing arrived from rank " : ", ") + std::to_string(failure.late[i]);
   const std::vector<int> ended = step_->ended_peers();
   for (std::size_t i = 0; i < ended.size(); ++i)
     text += (i == 0 ? "; the process of rank " : ", ") + std::to_string(ended[i]);
   if (!ended.empty()) text += ended.size() == 1 ? " has ended" : " have ended";
   failure_ = text;
   started_ = false;
-  step_->abandon(true, timeout_);  // (this process's streams and messages stop waiting for the late peers)
+  // (this process's streams and messages stop waiting for the late peers; its peers learn that it gave up)
+  step_->abandon(true, timeout_, steps_);
   throw_error(ErrorCode::Timeout, where, "timeout", text);
 }
 
@@ -553,13 +565,13 @@ ExchangeEngine<ExecSpace>::~ExchangeEngine() {
     // settle together whether a step was left unmatched or failed anywhere, and if so give it up everywhere at once
     // (NCCL's abort is only complete once every process of the communicator aborts); with a deadline, this process's
     // own waits end too once it passed, so that neither the fence below nor a peer's destroy hangs.
-    step_->abandon(false, timeout_);
+    step_->abandon(false, timeout_, steps_);
     clock.mark("abandon");
     settle();
     clock.mark("settle");
     if constexpr (!BackendTraits<ExecSpace>::synchronous)
       if (timeout_ > 0 && !wait_until([&] { return BackendTraits<ExecSpace>::idle(step_space_); }, Deadline(timeout_)))
-        step_->abandon(true, timeout_);
+        step_->abandon(true, timeout_, steps_);
     clock.mark("idle");
     step_space_.fence("KokkosDDT: a plan released");  // (the unpacks read the transport's buffers)
     clock.mark("fence");
@@ -581,11 +593,11 @@ void ExchangeEngine<ExecSpace>::settle() {
     control_->keep_until_finalize();
     return;
   }
-  bool gone = false;  // (a peer's process ended: it will never come)
+  bool gone = false;  // (a peer's process ended: it will never come, deadline or not)
   auto settled = [&] {
     int done = 0;
     if (MPI_Test(&request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || done != 0) return true;
-    gone = timeout_ > 0 && peer_ended();
+    gone = watch_due() && !step_->ended_peers().empty();
     return gone;
   };
   const bool met = wait_until(settled, Deadline(timeout_)) && !gone;
@@ -596,7 +608,7 @@ void ExchangeEngine<ExecSpace>::settle() {
   // come to settle will not come to the step's own meeting at its destroy either (the peer links' barrier): waiting
   // for it there again would double the destroy.
   constexpr double kAlreadyLate = 1e-3;
-  step_->abandon(true, met ? timeout_ : kAlreadyLate);
+  step_->abandon(true, met ? timeout_ : kAlreadyLate, steps_);
 }
 
 // Compiled once per backend in the library (mpi/src/eti/KokkosDDT_ETI_ExchangeEngine.cpp).

@@ -38,6 +38,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "KokkosDDT_Communicators.hpp"
 #include "KokkosDDT_Config.hpp"
 #include "KokkosDDT_Datatype.hpp"
 #include "KokkosDDT_Error.hpp"
@@ -72,6 +73,7 @@ class ExchangePlan {
     if (comm == MPI_COMM_NULL)
       Impl::throw_error(ErrorCode::InvalidArgument, "KokkosDDT::mpi::ExchangePlan", "comm", "is MPI_COMM_NULL");
     Impl::mpi_check(MPI_Comm_size(comm, &size_), "KokkosDDT::mpi::ExchangePlan", "MPI_Comm_size");
+    tag_ub_ = Impl::tag_upper_bound(comm, "KokkosDDT::mpi::ExchangePlan");
     valid_ = true;
   }
   // On the default instance of ExecSpace.
@@ -85,6 +87,7 @@ class ExchangePlan {
     comm_ = std::exchange(other.comm_, MPI_COMM_NULL);
     options_ = other.options_;
     size_ = other.size_;
+    tag_ub_ = other.tag_ub_;
     valid_ = std::exchange(other.valid_, false);
     sends_ = std::move(other.sends_);
     recvs_ = std::move(other.recvs_);
@@ -178,6 +181,7 @@ class ExchangePlan {
   MPI_Comm comm_ = MPI_COMM_NULL;
   ExchangeOptions options_;
   int size_ = 0;
+  int tag_ub_ = 0;  // MPI_TAG_UB of comm_
   bool valid_ = false;
   std::vector<Impl::PlannedMessage> sends_, recvs_;
   // (declared before the engine, destroyed after it: the engine's messages may run on it)
@@ -201,8 +205,9 @@ void ExchangePlan<ExecSpace>::add(bool sending, std::vector<Impl::PlannedMessage
   if (peer != MPI_PROC_NULL && (peer < 0 || peer >= size_))
     Impl::throw_error(ErrorCode::InvalidArgument, where, peer_name,
                       "is " + std::to_string(peer) + "; the communicator has " + std::to_string(size_) + " ranks");
-  if (tag < 0)
-    Impl::throw_error(ErrorCode::InvalidArgument, where, "tag", "is " + std::to_string(tag) + "; must be >= 0");
+  if (tag < 0 || tag > tag_ub_)
+    Impl::throw_error(ErrorCode::InvalidArgument, where, "tag",
+                      "is " + std::to_string(tag) + "; must be in [0, " + std::to_string(tag_ub_) + "] (MPI_TAG_UB)");
   if (bytes > 0 && !absolute && buf == nullptr)
     Impl::throw_error(
         ErrorCode::NullPointer, where, "buf",

@@ -62,7 +62,9 @@ enum class HaloNeighbors {
 struct HaloOptions {
   int ghost = 1;  // ghost layers on each side, >= 1
   HaloNeighbors neighbors = HaloNeighbors::Faces;
-  int tag = 0x4b44;                    // tags [tag, tag + 3^rank) are the plan's, on its own communicator
+  // The plan's messages carry tags [tag, tag + 3^rank) on its own duplicate of the communicator (no user message can
+  // match them): a tag that puts them below 0 or above MPI_TAG_UB is refused on every rank, naming "options".
+  int tag = 0x4b44;
   TransportChoice transport = "auto";  // each message its best route; or "mpi", "nccl" (nccl_from_raw), "peer"
   double timeout = 0;  // seconds a wait may take, then Error(Timeout) (0: KOKKOSDDT_TIMEOUT_S if set, else none)
   // Each step replayed from a CUDA graph of the first (start through wait, recorded at the first start): start() is
@@ -153,10 +155,10 @@ class HaloPlan {
 
 namespace KokkosDDT::Impl {
 
-// Throws on every rank of `comm` when `message` is non-empty on any, or when a value of `same` (an argument's name and
-// a fingerprint of it) differs between the ranks: a collective verdict, so that no rank goes on into a collective call
-// or a neighbour handshake that another rank has left.
-inline void agree_or_throw(MPI_Comm comm, const std::string& message,
+// Throws on every rank of `comm` when `message` is non-empty on any (naming `argument`), or when a value of `same` (an
+// argument's name and a fingerprint of it) differs between the ranks: a collective verdict, so that no rank goes on
+// into a collective call or a neighbour handshake that another rank has left.
+inline void agree_or_throw(MPI_Comm comm, const std::string& message, const char* argument,
                            const std::vector<std::pair<const char*, std::int64_t>>& same = {}) {
   const char* where = "KokkosDDT::mpi::make_halo_plan";
   std::vector<std::int64_t> values;
@@ -170,7 +172,7 @@ inline void agree_or_throw(MPI_Comm comm, const std::string& message,
           std::string("differs between the ranks (") +
               (i == 0 ? "ghost width, neighbour set, tag or transport" : "number of fields or their value types") +
               "): every rank must pass the same");
-  throw_if_any(verdict, message, where, "fields");
+  throw_if_any(verdict, message, where, argument);
 }
 
 // What a plan needs of one field: where it is, its extents, its storage order and its element type.
@@ -237,10 +239,24 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
   }
   if (cart == MPI_COMM_NULL || topology != MPI_CART)
     throw_error(ErrorCode::InvalidArgument, where, "cart", error);  // (no collective is possible)
+  const char* culprit = "fields";  // (the argument an error names: "options" for the options' own errors)
+  auto option_error = [&](std::string text) {
+    if (!error.empty()) return;
+    error = std::move(text);
+    culprit = "options";
+  };
   const int g = options.ghost;
-  if (error.empty() && g < 1) error = "options.ghost is " + std::to_string(g) + "; must be >= 1";
-  if (error.empty() && !(options.timeout >= 0))
-    error = "options.timeout is " + std::to_string(options.timeout) + "; must be >= 0 seconds (0: none)";
+  if (g < 1) option_error("options.ghost is " + std::to_string(g) + "; must be >= 1");
+  // The plan's messages carry tags [tag, tag + 3^rank) on its own duplicate of cart, whose MPI_TAG_UB is cart's.
+  std::int64_t tags = 1;
+  for (int k = 0; k < rank; ++k) tags *= 3;
+  const std::int64_t tag_ub = tag_upper_bound(cart, where);
+  if (options.tag < 0 || options.tag + tags - 1 > tag_ub)
+    option_error("options.tag is " + std::to_string(options.tag) + "; the plan's tags [tag, tag + " +
+                 std::to_string(tags) + ") must lie in [0, " + std::to_string(tag_ub) +
+                 "] (MPI_TAG_UB): tag must be in [0, " + std::to_string(tag_ub - tags + 1) + "]");
+  if (!(options.timeout >= 0))
+    option_error("options.timeout is " + std::to_string(options.timeout) + "; must be >= 0 seconds (0: none)");
   if (error.empty() && fields.empty()) error = "there are no fields";
   const std::array<std::int64_t, 4> n = fields.empty() ? std::array<std::int64_t, 4>{} : fields.front().extents;
   for (const HaloField& f : fields)
@@ -251,7 +267,9 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
               " is less than 3 x ghost: the interior cannot fill a ghost layer";
   for (const HaloField& f : fields)
     if (error.empty() && !f.allocated) error = "a field is unallocated";
-  if (error.empty()) error = transport_refusal<ExecSpace>(options.transport);
+  if (error.empty())
+    if (std::string refusal = transport_refusal<ExecSpace>(options.transport); !refusal.empty())
+      option_error(std::move(refusal));
   // What every rank must pass alike, settled before any neighbour handshake (whose messages depend on it).
   std::vector<std::int64_t> kinds{static_cast<std::int64_t>(fields.size())};
   for (const HaloField& f : fields) {
@@ -264,7 +282,7 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
   const SetupDeadline deadline(timeout_seconds(options.timeout));
   auto control = MpiTransport::duplicate(cart, where);  // (the plan's control plane: all its setup runs there)
   clock.mark("control plane");
-  agree_or_throw(control->comm(), error,
+  agree_or_throw(control->comm(), error, culprit,
                  {{"options", fingerprint({g, static_cast<std::int64_t>(options.neighbors), options.tag,
                                            fingerprint(options.transport), options.graph ? 1 : 0})},
                   {"fields", fingerprint(kinds)}});
@@ -354,7 +372,8 @@ HaloPlan<ExecSpace> HaloPlan<ExecSpace>::build(const ExecSpace& space, std::shar
   Impl::agree_or_throw(
       plan.control_->comm(),
       Impl::match_messages(*plan.control_, sends, recvs, me,
-                           " (the fields' extents, ghost widths or value types differ between the ranks)", where));
+                           " (the fields' extents, ghost widths or value types differ between the ranks)", where),
+      "fields");
   clock.mark("match");
   plan.transport_ = options.transport;
   std::shared_ptr<Impl::Transport> transport =

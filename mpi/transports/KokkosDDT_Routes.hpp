@@ -49,6 +49,7 @@ enum class PeerRefusal : std::int64_t {
   NoCounters,   // a GPU without 64-bit stream memory operations, or the step counters could not be made
   Cells,        // the receive's cells are not in one device allocation CUDA IPC can export (host, managed, several)
   Failed,       // mapping failed (the plan then throws everywhere)
+  NoBoard,      // the receiver's departure board cannot be opened: the processes share no /dev/shm
 };
 
 // What one end of a pair knows of itself.
@@ -85,6 +86,8 @@ inline const char* why(PeerRefusal r) {
       return "the receive's cells are not in one device allocation";
     case PeerRefusal::Failed:
       return "mapping failed";
+    case PeerRefusal::NoBoard:
+      return "the processes share no host memory (/dev/shm)";
   }
   return "unknown";
 }

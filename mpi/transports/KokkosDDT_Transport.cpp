@@ -85,7 +85,11 @@ class MessageStep final : public Step {
     set_->join(stream);
   }
   std::vector<int> late_peers() override { return set_->late_peers(); }
-  void abandon(bool failed, double timeout) override { set_->abandon(failed, timeout); }
+  void abandon(bool failed, double timeout, std::int64_t) override { set_->abandon(failed, timeout); }
+  void watch(StreamRef stream, double seconds) override {
+    if (!host_) set_->watch(stream, seconds);
+  }
+  StepFailure failure(std::int64_t) override { return set_->failure(); }
 
  private:
   std::unique_ptr<MessageSet> set_;

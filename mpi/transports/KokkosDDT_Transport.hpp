@@ -73,6 +73,16 @@ struct StreamRef {
   void* native = nullptr;
 };
 
+// What ended a step outside its own calls, as the transport found it (Step::failure): a deadline that passed while the
+// step's device-side waits were pending (Step::watch), a peer that gave the plan up before completing the step (its
+// destroy, its timeout), or a peer's process that ended. `what` is empty while nothing is known.
+struct StepFailure {
+  std::string what;        // e.g. "rank 1 gave the plan up after step 3 (its destroy or its timeout)"
+  std::vector<int> late;   // the peers it names (those the step waited for)
+  bool timed_out = false;  // a deadline passed
+  std::int64_t step = 0;   // the first step it left incomplete, where known (0: the step asked about)
+};
+
 // A fixed set of messages, posted once (p2p, collectives) or many times (persistent: halo plans).
 class MessageSet {
  public:
@@ -103,6 +113,13 @@ class MessageSet {
     (void)failed;
     (void)timeout;
   }
+  // Completion::Stream, as Step::watch and Step::failure: the messages enqueued so far (joined to `stream`) are due
+  // within `seconds`; past that they are given up (as abandon(true)) and failure() says so.
+  virtual void watch(StreamRef stream, double seconds) {
+    (void)stream;
+    (void)seconds;
+  }
+  virtual StepFailure failure() { return {}; }
 };
 
 // One typed end of a persistent message, offered to route(): `count` of `type` at `buf` (or, `absolute`, at the type's
@@ -194,14 +211,33 @@ class Step {
   // The peers whose process is known to have ended (a peer route checks its neighbours' pids on the node); a waiting
   // step fails at once, naming them, instead of at its deadline. Others: none known.
   virtual std::vector<int> ended_peers() { return {}; }
-  // Before the step is destroyed, and after a timeout (`failed`): every counter a peer's stream may wait on gets a
-  // terminal value, ordered after this process's own writes into peers' memory, so that a peer's begun step ends
-  // (its cells then hold this step's or the last one's values); `failed`: also this process's own streams stop
-  // waiting for peers, and its messages are given up. The destroy that follows waits at most `timeout` seconds for
-  // the other processes (0: as long as it takes).
-  virtual void abandon(bool failed, double timeout) {
+  // With a deadline, after wait(stream) (or after a replayed step's launch): the device-side waits enqueued on
+  // `stream` so far (the peers' counters, NCCL's kernels) end within `seconds` from now. If they are still pending
+  // then, the transport ends them itself from the watchdog's thread (KokkosDDT_Watchdog.hpp), as abandon(true) does,
+  // so that the work enqueued after them runs, and failure() says the step failed. Host-completed transports, whose
+  // waits are the host's own, do nothing.
+  virtual void watch(StreamRef stream, double seconds) {
+    (void)stream;
+    (void)seconds;
+  }
+  // Why step `step` (begun, or about to begin) cannot complete, as far as the transport knows now: a watched deadline
+  // that passed, a peer that gave the plan up after fewer steps (its destroy or its timeout: its terminal counter
+  // values ended this process's waits without its writes), a peer's process that ended (checked in the background,
+  // with or without a deadline). Cheap (the engine asks at every call); empty while none.
+  virtual StepFailure failure(std::int64_t step) {
+    (void)step;
+    return {};
+  }
+  // Before the step is destroyed, and after a timeout (`failed`): this process gives the plan up after `steps` steps
+  // begun. Every counter a peer's stream may wait on gets a terminal value, ordered after this process's own writes
+  // into peers' memory, so that a peer's begun step ends (its cells then hold this step's or the last one's values),
+  // and the peer learns that its steps after `steps` failed (failure()); `failed`: also this process's own streams
+  // stop waiting for peers, and its messages are given up. The destroy that follows waits at most `timeout` seconds
+  // for the other processes (0: as long as it takes, or until a peer's process is seen to have ended).
+  virtual void abandon(bool failed, double timeout, std::int64_t steps) {
     (void)failed;
     (void)timeout;
+    (void)steps;
   }
 };
 

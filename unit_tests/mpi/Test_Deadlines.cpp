@@ -110,6 +110,115 @@ TEST_CASE("deadlines: a rank that skips a step: its neighbour times out naming i
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+namespace {
+
+// Whether this rank's receive from `peer` in `plan` is written by the peer's own kernel (the peer route): its waits are
+// on the device, which only the library's departure boards and watchdog can end without a deadline.
+bool direct_from(const mpi::ExchangePlan<ExecSpace>& plan, int peer) {
+  for (const mpi::Route& r : plan.routes())
+    if (!r.send && r.peer == peer && r.route.rfind("peer", 0) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "deadlines: start, wait and a fence against a rank that skips a step: released by the deadline, the next "
+    "call throws",
+    "[.][deadline]") {
+  // README's loop. Host-completed messages (MPI) throw in wait() at the deadline; stream-ordered ones (peer, NCCL)
+  // return from wait() at once, the fence returns once the library ended the step's device-side waits at the deadline,
+  // and the next call throws. Either way the rank that waits for the late one learns it within the deadline (and the
+  // slack of a loaded machine), never a stale step without an error.
+  World w;
+  if (w.size < 2) return;
+  Test::Watchdog dog("README's loop against a skipped step", 90);
+  using Clock = std::chrono::steady_clock;
+  const int late = 1, victim = (late + 1) % w.size;
+  {
+    Ring ring(kTimeout);
+    CHECK(ring.step(1));
+    if (w.rank != late) {
+      Kokkos::deep_copy(ring.out, -1.0);
+      ExecSpace space;
+      const auto t0 = Clock::now();
+      std::string what;
+      try {
+        ring.plan.start(space);
+        ring.plan.wait();
+        space.fence();
+      } catch (const Error& e) {
+        CHECK(e.code() == ErrorCode::Timeout);
+        what = e.what();
+      }
+      const double released = std::chrono::duration<double>(Clock::now() - t0).count();
+      if (w.rank == victim) {
+        INFO("rank " << w.rank << " released after " << released << " s");
+        CHECK(released <= kTimeout + kSlack);
+        if (what.empty()) {  // (stream-ordered: the next call says it)
+          try {
+            ring.plan.start(space);
+            FAIL("a step whose deadline passed was not reported");
+          } catch (const Error& e) {
+            CHECK(e.code() == ErrorCode::Timeout);
+            what = e.what();
+          }
+        }
+        CHECK(what.find("step 2") != std::string::npos);
+        std::printf("rank %d: released after %.2f s under a %.1f-s deadline: %s\n", w.rank, released, kTimeout,
+                    what.c_str());
+      }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);  // (the late rank destroys with the others, after their deadlines)
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+TEST_CASE("deadlines: without a deadline, a rank that gives the plan up fails the step it left, never completes it",
+          "[.][deadline]") {
+  // The late rank destroys its plan instead of starting step 2. A peer route's receiver waits on the device, and the
+  // destroy ends that wait (terminal counter values) as the late rank's writes would have: the step must fail, at the
+  // receiver's next call, not complete with the last step's cells. Messages of a host-completed transport that never
+  // come have no end without a deadline: there the case says so and checks nothing.
+  World w;
+  if (w.size < 2) return;
+  Test::Watchdog dog("a rank that gives the plan up", 60);
+  const int late = 1, victim = (late + 1) % w.size;
+  {
+    Ring ring(0);
+    CHECK(ring.step(1));
+    int direct = w.rank == victim && direct_from(ring.plan, late) ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &direct, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (!direct) {
+      if (w.rank == 0)
+        std::printf(
+            "(skipped: the late rank's messages are not written direct (%s); without a deadline their wait "
+            "has no end)\n",
+            mpi::name(Test::halo_transport()));
+    } else if (w.rank == late) {
+      // Gives the plan up instead of starting step 2. (Its destroy then meets the others' at the end of the scope.)
+      ring.plan = mpi::ExchangePlan<ExecSpace>();
+    } else if (w.rank == victim) {
+      Kokkos::deep_copy(ring.out, -1.0);
+      ExecSpace space;
+      try {  // (start(2) already throws where the late rank gave up first; else the fence returns and start(3) throws)
+        ring.plan.start(space);
+        ring.plan.wait();
+        space.fence();
+        ring.plan.start(space);
+        FAIL("a step the late rank left was completed");
+      } catch (const Error& e) {
+        CHECK(e.code() == ErrorCode::Timeout);
+        const std::string what = e.what();
+        INFO(what);
+        CHECK(what.find("step 2") != std::string::npos);
+        CHECK(what.find("rank " + std::to_string(late) + " gave the plan up after step 1") != std::string::npos);
+      }
+    }
+  }  // (no barrier before: the late rank's destroy waits for the others')
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 TEST_CASE("deadlines: a start never matched (its neighbour skips the step) and a destroy without wait return",
           "[.][deadline]") {
   World w;
@@ -171,7 +280,8 @@ TEST_CASE("deadlines: options.timeout is checked on every rank, and none changes
 // within the deadline (and kSlack), and every survivor's destroy returns within as long. Each survivor prints its
 // verdict, which the pass reads, and leaves without MPI_Finalize (collective: the dead rank never comes).
 // KOKKOSDDT_TEST_DEATH=kill: the rank dies of SIGKILL instead (launchers that allow it); KOKKOSDDT_TEST_DEATH_S: the
-// deadline (default 1 s; a peer route reports a death sooner, which a longer one shows).
+// deadline (default 1 s; a peer route reports a death sooner, which a longer one shows; 0: none, where a peer route
+// still reports it).
 TEST_CASE("deadlines: a rank that dies: its neighbour gets an error within the deadline, every destroy returns",
           "[.][killed]") {
   World w;
@@ -193,6 +303,19 @@ TEST_CASE("deadlines: a rank that dies: its neighbour gets an error within the d
   {
     Ring ring(timeout);
     ok = ring.step(1);
+    // Without a deadline (KOKKOSDDT_TEST_DEATH_S=0) only a wait on the device has something to end it: the background
+    // check of the linked peers' processes. A host wait for a message from a dead process has no end: not run there.
+    int direct = w.rank == neighbour && direct_from(ring.plan, killed) ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &direct, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (timeout == 0 && !direct) {
+      std::printf(
+          "a rank that dies: rank %d survived (not run: no deadline, and rank %d's messages are not written "
+          "direct)\n",
+          w.rank, killed);
+      std::fflush(stdout);
+      MPI_Barrier(MPI_COMM_WORLD);
+      std::_Exit(0);
+    }
     MPI_Barrier(MPI_COMM_WORLD);
     if (w.rank == killed && death && std::string(death) == "kill") std::raise(SIGKILL);
     if (w.rank == killed) std::_Exit(3);

@@ -6,6 +6,7 @@
 // goes to this process itself through NCCL). Then every error path: local argument errors at once, mismatched messages
 // and options on every rank, never a hang (a watchdog fails one).
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -165,6 +166,12 @@ TEST_CASE("mpi exchange plan: bad arguments throw at once and leave the plan as 
   Test::require_error([&] { plan.recv(a, 1, v, MPI_ANY_SOURCE, 0); }, ErrorCode::InvalidArgument, "source");
   Test::require_error([&] { plan.recv(a, 1, v, w.prev(), MPI_ANY_TAG); }, ErrorCode::InvalidArgument, "tag");
   Test::require_error([&] { plan.recv(a, 1, v, w.prev(), -3); }, ErrorCode::InvalidArgument, "tag");
+  int* tag_ub = nullptr;
+  int found = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &found);
+  REQUIRE(found);
+  if (*tag_ub < std::numeric_limits<int>::max())  // (above MPI_TAG_UB)
+    Test::require_error([&] { plan.send(a, 1, v, w.next(), *tag_ub + 1); }, ErrorCode::InvalidArgument, "tag");
   Test::require_error([&] { plan.start(); }, ErrorCode::InvalidArgument, "plan");
   CHECK(plan.sends() == 0);
   CHECK(plan.receives() == 0);

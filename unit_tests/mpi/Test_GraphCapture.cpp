@@ -104,8 +104,10 @@ void check_capture(bool graph) {
     for (int k = 0; k < 2; ++k) it.run(plan, false);  // (eager first: Kokkos' first launches query the device)
     it.space.fence();
 
-    // Capture one iteration. A host-completed plan throws at start, before it enqueued anything of its own.
-    cudaStream_t stream = it.space.cuda_stream();
+    // Capture one iteration. A host-completed plan throws at start, before it enqueued anything of its own. (`Space`,
+    // not the test's ExecSpace: a discarded branch of a template compiles only what depends on its parameter.)
+    const Space& space = it.space;
+    cudaStream_t stream = space.cuda_stream();
     REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) == cudaSuccess);
     CHECK(Impl::BackendTraits<ExecSpace>::capturing(it.space));
     bool refused = false;

@@ -70,7 +70,21 @@ TEST_CASE("mpi halo plan: bad arguments throw on every rank", "[mpi][halo][error
   // Extents that differ between fields; too small for the ghost width; a bad ghost width.
   Test::require_error([&] { mpi::make_halo_plan(space, grid.cart, {}, a, b); }, ErrorCode::InvalidArgument, "fields");
   Test::require_error([&] { mpi::make_halo_plan(space, grid.cart, {}, tiny); }, ErrorCode::InvalidArgument, "fields");
-  Test::require_error([&] { mpi::make_halo_plan(space, grid.cart, {0}, a); }, ErrorCode::InvalidArgument, "fields");
+  Test::require_error([&] { mpi::make_halo_plan(space, grid.cart, {0}, a); }, ErrorCode::InvalidArgument, "options");
+  // Tags: the plan's [tag, tag + 3^2) must lie in [0, MPI_TAG_UB] (a 2-D grid: 9 tags).
+  int* tag_ub = nullptr;
+  int found = 0;
+  MPI_Comm_get_attr(grid.cart, MPI_TAG_UB, &tag_ub, &found);
+  REQUIRE(found);
+  for (const int tag : {-1, *tag_ub, *tag_ub - 7}) {
+    mpi::HaloOptions o;
+    o.tag = tag;
+    INFO("tag " << tag);
+    Test::require_error([&] { mpi::make_halo_plan(space, grid.cart, o, a); }, ErrorCode::InvalidArgument, "options");
+  }
+  mpi::HaloOptions last;
+  last.tag = *tag_ub - 8;  // (the plan's last tag is MPI_TAG_UB itself)
+  mpi::make_halo_plan(space, grid.cart, last, a).exchange();
   // Only rank 0's field is larger: its neighbours' sizes disagree, and every rank throws.
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

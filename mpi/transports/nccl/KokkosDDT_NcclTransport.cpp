@@ -24,6 +24,8 @@
 #include "KokkosDDT_SetupClock.hpp"
 #include "KokkosDDT_MPIError.hpp"
 #include "KokkosDDT_MpiTransport.hpp"
+#include "KokkosDDT_StreamDeadlines.hpp"
+#include "KokkosDDT_Watchdog.hpp"
 
 namespace KokkosDDT::Impl {
 namespace {
@@ -103,10 +105,10 @@ class NcclCommunicator {
   bool aborted() const { return aborted_; }
 
   // A timeout: the library's communicator is aborted, so that its operations in flight end (ncclCommDestroy would
-  // wait for them); the cache makes a new one for later plans. A user's is left to the user.
+  // wait for them); the cache makes a new one for later plans. A user's is left to the user. (From the watchdog's
+  // thread too: a step's deadline.)
   void abort() {
-    if (owned_ && !aborted_) abort_detached(comm_);
-    aborted_ = aborted_ || owned_;
+    if (owned_ && !aborted_.exchange(true)) abort_detached(comm_);
   }
 
   // An error NCCL found asynchronously: the library's communicator is aborted (so that nothing waits on it), then it
@@ -123,7 +125,8 @@ class NcclCommunicator {
 
  private:
   ncclComm_t comm_ = nullptr;
-  bool owned_ = false, aborted_ = false;
+  bool owned_ = false;
+  std::atomic<bool> aborted_{false};
   int device_ = 0;
   cudaStream_t stream_ = nullptr;
 };
@@ -192,6 +195,7 @@ class NcclMessageSet final : public MessageSet {
     if (persistent) connect(where);
   }
   ~NcclMessageSet() override {
+    watch_.stop();                         // (before what its tick reads goes)
     if (ready_) cudaEventDestroy(ready_);  // (released once the work recorded on them completes)
     if (done_) cudaEventDestroy(done_);
   }
@@ -229,6 +233,25 @@ class NcclMessageSet final : public MessageSet {
   // communicator. Without `failed` nothing is given up: NCCL's abort completes only once every process aborts.
   void abandon(bool failed, double) override {
     if (failed) comm_.abort();
+  }
+
+  // A deadline: an event after the group on the stream it ran on; past the deadline with the group pending, the
+  // watchdog's thread aborts the library's communicator (its kernels end) and the step has failed.
+  void watch(StreamRef stream, double seconds) override {
+    if (!enqueued_) return;
+    deadlines_.add(own_stream() ? comm_.stream() : static_cast<cudaStream_t>(stream.native), seconds, where_);
+    watch_.start([this] {
+      if (!deadlines_.expired()) return;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (failure_.what.empty()) failure_ = {"its NCCL messages did not complete", {}, true};
+      }
+      comm_.abort();
+    });
+  }
+  StepFailure failure() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return failure_;
   }
 
   Arrival arrival(std::size_t receive) const override {
@@ -276,6 +299,10 @@ class NcclMessageSet final : public MessageSet {
   std::vector<WireMessage> sends_, posted_receives_;  // in posting order, peers as NCCL ranks
   cudaEvent_t ready_ = nullptr, done_ = nullptr;
   bool enqueued_ = false;
+  std::mutex mutex_;  // (failure_, shared with the watchdog's thread)
+  StepFailure failure_;
+  StreamDeadlines deadlines_;
+  Watch watch_;  // (last: stopped first)
 };
 
 std::unique_ptr<MessageSet> NcclTransport::make_set(std::vector<WireMessage> sends, std::vector<WireMessage> receives,

@@ -12,6 +12,10 @@
 //   3. the receiver maps the sender's counters. Every process then agrees that every process succeeded (one failure
 //      fails the plan everywhere) and whether any message is left for the message transport.
 //
+// Both ends of a direct message also open each other's departure board (KokkosDDT_PeerBoard.hpp): the Offer and the
+// Answer name it and the word there that the other end posts in. A sender that cannot open its receiver's board
+// refuses the peer route (the processes share no /dev/shm).
+//
 // docs/DESIGN.md ("the peer step") numbers what each counter means during a step and at destroy.
 
 #include <cuda_runtime.h>
@@ -39,6 +43,8 @@ struct Offer {
   cudaIpcMemHandle_t counter_block{};  // the receiver's counters' allocation
   std::int64_t counter_base = 0;
   std::int64_t written = 0;  // byte offset there of the counter the sender writes when its step's writes are done
+  std::int64_t board = 0;    // the receiver's departure board (its token: KokkosDDT_PeerBoard.hpp)
+  std::int64_t slot = 0;     // the sender's word there
 };
 
 struct Answer {
@@ -48,7 +54,9 @@ struct Answer {
   std::int64_t pid_namespace = 0;
   cudaIpcMemHandle_t counter_block{};  // the sender's counters' allocation
   std::int64_t counter_base = 0;
-  std::int64_t free = 0;  // byte offset there of the counter the receiver writes when its cells may be written
+  std::int64_t free = 0;   // byte offset there of the counter the receiver writes when its cells may be written
+  std::int64_t board = 0;  // the sender's departure board (its token)
+  std::int64_t slot = 0;   // the receiver's word there
 };
 
 // A message as words and back (a message shorter than the struct reads as zeros: no counters, no route).

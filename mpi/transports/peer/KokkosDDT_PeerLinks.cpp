@@ -2,6 +2,7 @@
 #include "KokkosDDT_PeerLinks.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <string>
 
@@ -41,6 +42,7 @@ PeerLinks::~PeerLinks() {
   // This process's writes into peers' cells are done before it unmaps them. A process whose peers' counters never
   // come (a timeout: waited for `timeout_` seconds) ends its own waits itself.
   SetupClock clock("peer links destroy");
+  watch_.stop();  // (before anything its tick reads goes)
   bool idle = true;
   if (own_.stream) {
     if (!wait_until([&] { return cudaStreamQuery(own_.stream) != cudaErrorNotReady; }, Deadline(timeout_))) {
@@ -70,14 +72,22 @@ bool PeerLinks::leave(double timeout) {
   if (mpi_finalized()) return false;
   MPI_Request barrier = MPI_REQUEST_NULL;
   if (MPI_Ibarrier(control_->comm(), &barrier) != MPI_SUCCESS) return false;
-  // (not met: the request stays pending; MPI frees no request of a nonblocking collective)
-  return wait_until(
+  // (not met: the request stays pending; MPI frees no request of a nonblocking collective) A process that ended never
+  // comes, deadline or not.
+  bool gone = false;
+  auto next = std::chrono::steady_clock::now();
+  const bool met = wait_until(
       [&] {
         int done = 0;
         MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
-        return done != 0;
+        if (done != 0) return true;
+        if (std::chrono::steady_clock::now() < next) return false;
+        next += std::chrono::milliseconds(50);
+        gone = !ended_peers().empty();
+        return gone;
       },
       Deadline(timeout));
+  return met && !gone;
 }
 
 char* PeerLinks::map(std::int64_t owner, std::int64_t base, const cudaIpcMemHandle_t& handle, const char* where) {
@@ -148,8 +158,8 @@ std::vector<std::uint64_t*> PeerLinks::begin_raises() const {
 // memory operation per peer and wait); 2 x H200, 64^3 per GPU, jacobi_bench's replayable step 34.5 -> 25.9 us eager.
 // Rising counters lose by it: the wait only moves into the kernel, whose polling teams then share the GPU with the
 // caller's work (plan-auto 21.7 -> 22.4 us; halo_bench's peer plans 1.04x):
-// perf_tests/results/device-begin-2026-11-28/device-begin-2026-11-28.md. KOKKOSDDT_DEVICE_BEGIN: 0 never, 1 also rising counters, always also
-// where a downstream peer shares this GPU (to test the protocol on one GPU, under MPS).
+// perf_tests/results/device-begin-2026-11-28/device-begin-2026-11-28.md. KOKKOSDDT_DEVICE_BEGIN: 0 never, 1 also rising
+// counters, always also where a downstream peer shares this GPU (to test the protocol on one GPU, under MPS).
 std::vector<std::uint64_t*> PeerLinks::gates() const {
   const char* env = std::getenv("KOKKOSDDT_DEVICE_BEGIN");
   const std::string choice = env ? env : "";
@@ -162,10 +172,16 @@ std::vector<std::uint64_t*> PeerLinks::gates() const {
   return at;
 }
 
-void PeerLinks::abandon(bool failed, double timeout) {
+void PeerLinks::abandon(bool failed, double timeout, std::int64_t steps) {
   timeout_ = timeout;
-  if (abandoned_ || (upstream.empty() && downstream.empty())) return;
+  if (upstream.empty() && downstream.empty()) return;
+  std::lock_guard<std::mutex> lock(mutex_);  // (the watchdog's thread may end this process's waits meanwhile)
+  if (abandoned_) {
+    if (failed) end_own_waits_now();
+    return;
+  }
   abandoned_ = true;
+  board.post(steps);  // (before the terminal values below: a peer that sees them land reads this)
   const SideStream side;
   if (!side.stream) return;
   Ops ops;
@@ -177,8 +193,74 @@ void PeerLinks::abandon(bool failed, double timeout) {
   enqueue_quietly(ops, writing_.native ? static_cast<cudaStream_t>(writing_.native) : side.stream);
 }
 
+void PeerLinks::end_own_waits_now() {
+  const SideStream side;
+  if (!side.stream) return;
+  Ops ops;
+  end_own_waits(ops);
+  enqueue_quietly(ops, side.stream);
+}
+
+void PeerLinks::watch(StreamRef stream, double seconds, const char* where) {
+  if (upstream.empty() && downstream.empty()) return;
+  deadlines_.add(static_cast<cudaStream_t>(stream.native), seconds, where);
+}
+
+StepFailure PeerLinks::failure(std::int64_t step) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!failure_.what.empty()) return failure_;
+  }
+  for (std::size_t slot = 0; slot < board_peers.size(); ++slot) {
+    const std::int64_t steps = board.read(static_cast<int>(slot));
+    if (steps < step)
+      return {"rank " + std::to_string(board_peers[slot]) + " gave the plan up after step " + std::to_string(steps) +
+                  " (its destroy or its timeout): its part of the later steps never comes",
+              {board_peers[slot]},
+              false,
+              std::min(step, steps + 1)};
+  }
+  return {};
+}
+
+void PeerLinks::start_watching() {
+  if (upstream.empty() && downstream.empty()) return;
+  watch_.start([this] { tick(); });
+}
+
+// The watchdog's: a deadline passed with the step's waits pending, or a linked peer's process ended without giving
+// the plan up. Either fails the plan (failure() says so at the next call) and ends this process's own waits, so that
+// its streams, and a fence on them, go on.
+void PeerLinks::tick() {
+  (void)cudaSetDevice(device);
+  StepFailure found;
+  if (deadlines_.expired()) {
+    found = {"its peers' writes did not all arrive", late_peers(), true};
+  } else if (const auto now = std::chrono::steady_clock::now(); now >= next_liveness_) {
+    next_liveness_ = now + std::chrono::milliseconds(50);
+    if (std::vector<int> gone = departed_without_post(ended_peers()); !gone.empty())
+      found = {"a linked peer's process ended", gone, false};
+  }
+  if (found.what.empty()) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!failure_.what.empty()) return;
+  failure_ = found;
+  end_own_waits_now();
+}
+
+// The ranks of `ended` that posted no departure (a process that gave the plan up and then exited is no failure).
+std::vector<int> PeerLinks::departed_without_post(const std::vector<int>& ended) const {
+  std::vector<int> gone;
+  for (int rank : ended) {
+    const auto slot = std::find(board_peers.begin(), board_peers.end(), rank) - board_peers.begin();
+    if (board.read(static_cast<int>(slot)) == DepartureBoard::kStaying) gone.push_back(rank);
+  }
+  return gone;
+}
+
 std::vector<int> PeerLinks::late_peers() {
   std::vector<int> late;
+  const std::uint64_t step = step_.load();
   std::vector<std::uint64_t> seen(upstream.size(), 0);
   {
     const SideStream side;  // (read from a stream of its own: the process's streams may be the ones waiting)
@@ -188,7 +270,7 @@ std::vector<int> PeerLinks::late_peers() {
                             side.stream);
   }  // (synchronized)
   for (std::size_t i = 0; i < upstream.size(); ++i)
-    if (replayable_ ? step_ > 0 && seen[i] == 0 : seen[i] < step_) late.push_back(upstream[i].peer);
+    if (replayable_ ? step > 0 && seen[i] == 0 : seen[i] < step) late.push_back(upstream[i].peer);
   return late;
 }
 
@@ -203,14 +285,14 @@ std::vector<int> PeerLinks::ended_peers() const {
 }
 
 void PeerLinks::raise(Ops& ops, CUdeviceptr at) const {
-  ops.push_back(replayable_ ? write_op(at, 1, false) : write_op(at, step_, true));
+  ops.push_back(replayable_ ? write_op(at, 1, false) : write_op(at, step_.load(), true));
 }
 
 void PeerLinks::wait(Ops& ops, CUdeviceptr at) const {
   CUstreamBatchMemOpParams op{};
   op.waitValue.operation = CU_STREAM_MEM_OP_WAIT_VALUE_64;
   op.waitValue.address = at;
-  op.waitValue.value64 = replayable_ ? 1 : step_;
+  op.waitValue.value64 = replayable_ ? 1 : step_.load();
   op.waitValue.flags = CU_STREAM_WAIT_VALUE_GEQ | (flush_ ? CU_STREAM_WAIT_VALUE_FLUSH : 0);
   ops.push_back(op);
 }

@@ -23,21 +23,34 @@
 //              (perf_tests/results/graph-steps-2026-11-28/graph-steps-2026-11-28.md): hence not the default.
 //
 // abandon() ends every wait that may never be met, for good (teardown, timeouts): a terminal value (rising), the
-// counter's high half, which no reset touches (replayable). Destroying the links is the plan's collective end: this
-// process's writes finish, it unmaps its peers' memory, meets the other processes (a barrier within the deadline)
-// and gives its counters and landing buffer back (KokkosDDT_PeerMemory.hpp).
+// counter's high half, which no reset touches (replayable). A terminal value meets a wait as a peer's writes do, so
+// abandon() first posts on the peers' departure boards how many steps this process began (KokkosDDT_PeerBoard.hpp):
+// failure() reads this process's board, and a step later than a departed peer's last fails instead of completing.
+// Destroying the links is the plan's collective end: this process's writes finish, it unmaps its peers' memory, meets
+// the other processes (a barrier within the deadline, or until a peer's process is seen to have ended) and gives its
+// counters and landing buffer back (KokkosDDT_PeerMemory.hpp).
+//
+// In the background (the watchdog's thread, KokkosDDT_Watchdog.hpp), with or without a deadline: a linked peer's
+// process that ended without giving the plan up fails the plan, and this process's own waits end (its streams go on);
+// with a deadline (watch()), a step whose waits are still pending at its deadline fails likewise.
 
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <utility>
 #include <vector>
 
 #include "KokkosDDT_MpiTransport.hpp"
+#include "KokkosDDT_PeerBoard.hpp"
 #include "KokkosDDT_PeerMemory.hpp"
+#include "KokkosDDT_StreamDeadlines.hpp"
 #include "KokkosDDT_Transport.hpp"
+#include "KokkosDDT_Watchdog.hpp"
 
 namespace KokkosDDT::Impl {
 
@@ -68,6 +81,9 @@ class PeerLinks final {
   LandingBuffer landing;               // the landed receives' buffer (none: base null)
   std::vector<UpstreamPeer> upstream;  // (in the handshake's order)
   std::vector<DownstreamPeer> downstream;
+  DepartureBoard board;          // this process's (a word per slot) and the linked peers' words it posts in
+  std::vector<int> board_peers;  // the rank of each slot of this process's board
+  int device = 0;                // this process's GPU (the watchdog's thread sets it)
   // Maps a peer's allocation for the links' lifetime.
   char* map(std::int64_t owner, std::int64_t base, const cudaIpcMemHandle_t& handle, const char* where);
 
@@ -83,16 +99,22 @@ class PeerLinks final {
   void arrived(StreamRef stream);
   bool replayable() const { return replayable_ || (upstream.empty() && downstream.empty()); }
   std::vector<std::uint64_t*> written_counters() const;
-  std::uint64_t signal() const { return replayable_ ? 1 : step_; }  // what a writing kernel stores there
+  std::uint64_t signal() const { return replayable_ ? 1 : step_.load(); }  // what a writing kernel stores there
   // Device begin (Step::gates): the writing kernel raises the upstream peers' "free" and waits for its own. Offered
   // for replayable counters (KokkosDDT_PeerLinks.cpp says why), and only where no downstream peer shares this GPU: a
   // kernel polling for a process that needs this GPU's time to raise it would wait for the time slice.
   std::vector<std::uint64_t*> begin_raises() const;
   std::vector<std::uint64_t*> gates() const;
   void begin_on_device() { device_begin_ = true; }
-  // Step::abandon: the peers' waits on this process end (their "free" at once, from a stream of its own; their
-  // "written" after this process's writes, on the stream they ran on); `failed`: this process's own waits too.
-  void abandon(bool failed, double timeout);
+  // Step::abandon: this process's departure is posted (`steps` begun), then the peers' waits on this process end
+  // (their "free" at once, from a stream of its own; their "written" after this process's writes, on the stream they
+  // ran on); `failed`: this process's own waits too.
+  void abandon(bool failed, double timeout, std::int64_t steps);
+  // Step::watch and Step::failure (the header's comment).
+  void watch(StreamRef stream, double seconds, const char* where);
+  StepFailure failure(std::int64_t step);
+  // Starts the background checks (once the handshake linked the peers).
+  void start_watching();
   // How long the destroy waits for the other processes (a setup that failed: its deadline; 0: as long as it takes).
   void leave_within(double seconds) { timeout_ = seconds; }
   // The upstream peers whose "written" is not raised for the current step.
@@ -111,6 +133,9 @@ class PeerLinks final {
   static void enqueue(const Ops& ops, StreamRef stream);
   static void enqueue_quietly(const Ops& ops, cudaStream_t stream);  // (teardown: nothing throws)
   bool leave(double timeout);  // the destroy's barrier, within the deadline: whether every process came
+  void tick();                 // the watchdog's: deadlines passed, peers' processes ended
+  void end_own_waits_now();    // (from a stream of its own)
+  std::vector<int> departed_without_post(const std::vector<int>& ended) const;
 
   std::shared_ptr<MpiTransport> control_;
   bool flush_;  // waits flush remote writes (CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES)
@@ -119,10 +144,16 @@ class PeerLinks final {
   bool replayable_;
   Ops ops_[3];  // per phase (replayable: built once)
   bool built_[3] = {};
-  std::uint64_t step_ = 0;  // steps begun
-  StreamRef writing_{};     // the stream the last step's writes ran on
-  double timeout_ = 0;      // how long the destroy waits for the other processes (0: as long as it takes)
+  std::atomic<std::uint64_t> step_{0};  // steps begun (read by the watchdog's thread too)
+  StreamRef writing_{};                 // the stream the last step's writes ran on
+  double timeout_ = 0;                  // how long the destroy waits for the other processes (0: as long as it takes)
   bool abandoned_ = false;
+  // What the watchdog's thread shares with the caller's: the failure it found, the deadlines it watches.
+  std::mutex mutex_;
+  StepFailure failure_;
+  StreamDeadlines deadlines_;
+  std::chrono::steady_clock::time_point next_liveness_{};
+  Watch watch_;                // (last: stopped first, before what its tick touches goes)
   bool device_begin_ = false;  // begin() enqueues nothing: the writing kernel raises and waits (begin_on_device)
 };
 

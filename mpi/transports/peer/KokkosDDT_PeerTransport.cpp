@@ -87,9 +87,9 @@ std::pair<char*, char*> span(const TypedEnd& e) {
 // The rule for cells in short runs. A remote store writes one run: a receive of many isolated cells (a face of 8-byte
 // cells a row apart) costs one small NVLink write per cell when the sender writes it typed. Landed instead, the sender
 // packs it into a buffer of the receiver's in whole coalesced lines and the receiver unpacks it from its own memory, at
-// the price of one more launch there. Measured on 2 and 4 H100 (perf_tests/results/peer-2026-11-27/peer-2026-11-27.md): landing
-// lost 5-8 us per step on halo_bench's faces of up to 16 384 cells and won 2.7 us on heat3d's face of 40 000; so a
-// receive is landed when its shortest run is under kShortRun bytes and it holds at least kManyRuns runs.
+// the price of one more launch there. Measured on 2 and 4 H100 (perf_tests/results/peer-2026-11-27/peer-2026-11-27.md):
+// landing lost 5-8 us per step on halo_bench's faces of up to 16 384 cells and won 2.7 us on heat3d's face of 40 000;
+// so a receive is landed when its shortest run is under kShortRun bytes and it holds at least kManyRuns runs.
 // KOKKOSDDT_PEER_LANDING=always|never overrides the rule (tests use "always" to run the landed path on small fields).
 constexpr std::int64_t kShortRun = 64;
 constexpr std::int64_t kManyRuns = 32768;
@@ -188,8 +188,15 @@ class Handshake {
     for (const TypedEnd& s : sends_)
       if (free_.emplace(s.peer, 8 * slots).second) ++slots;
     if (slots == 0 || !dev_.memops) return;
+    for (const auto* ends : {&sends_, &receives_})
+      for (const TypedEnd& e : *ends)
+        if (e.peer != me_) links->board_peers.push_back(e.peer);
+    std::sort(links->board_peers.begin(), links->board_peers.end());
+    links->board_peers.erase(std::unique(links->board_peers.begin(), links->board_peers.end()),
+                             links->board_peers.end());
     try {
       links->counters = take_counters(slots, where_);
+      links->board.make(static_cast<int>(links->board_peers.size()), where_);
       counters_ = true;
     } catch (const Error& e) {
       failure = e.what();
@@ -239,6 +246,8 @@ class Handshake {
         o.counter_block = links->counters.handle;
         o.counter_base = reinterpret_cast<std::int64_t>(links->counters.base);
         o.written = links->counters.offset + written_[r.peer];
+        o.board = links->board.token();
+        o.slot = slot_of(r.peer);
       }
       std::vector<std::int64_t> words = to_words(o);
       if (o.exported && !o.landed) {
@@ -266,6 +275,7 @@ class Handshake {
       const bool near = sender.node == receiver.node && sender.pid != receiver.pid;
       PeerRefusal refusal = peer_refusal(sender, receiver, near && reaches(dev_, o.gpu));
       if (refusal == PeerRefusal::None && !failure.empty()) refusal = PeerRefusal::Failed;
+      if (refusal == PeerRefusal::None && !open_board(s.peer, o.pid, o.board, o.slot)) refusal = PeerRefusal::NoBoard;
       if (refusal == PeerRefusal::None) {
         try {
           go_direct(i, o, words);
@@ -284,6 +294,8 @@ class Handshake {
       a.counter_block = links->counters.handle;
       a.counter_base = reinterpret_cast<std::int64_t>(links->counters.base);
       a.free = links->counters.offset + free_[s.peer];
+      a.board = links->board.token();
+      a.slot = slot_of(s.peer);
       post(to_words(a), s.peer, s.tag, "MPI_Isend (peer answer)");
     }
   }
@@ -303,6 +315,8 @@ class Handshake {
       d.why = why(static_cast<PeerRefusal>(a.refusal));
       if (d.direct && landed_at_[j] >= 0) d.landing = links->landing.base + landed_at_[j];
       if (!d.direct || !upstream_.insert(r.peer).second) continue;
+      if (!open_board(r.peer, a.pid, a.board, a.slot))
+        failure = "the departure board of rank " + std::to_string(r.peer) + " could not be opened (/dev/shm)";
       try {
         char* theirs = links->map(a.pid, a.counter_base, a.counter_block, where_);
         links->upstream.push_back({address(links->counters.at() + written_[r.peer]), address(theirs + a.free), r.peer,
@@ -317,6 +331,7 @@ class Handshake {
   void finish() {
     setup_wait(static_cast<int>(requests_.size()), requests_.data(), where_, "MPI_Waitall (peer handshake)");
     sent_ = true;
+    links->device = dev_.ordinal;
     const char* on = std::getenv("KOKKOSDDT_PEER_STREAM");
     if (failure.empty() && (!links->upstream.empty() || !links->downstream.empty()) &&
         !(on && std::string(on) == "caller")) {
@@ -361,6 +376,22 @@ class Handshake {
   std::vector<std::vector<std::int64_t>> out_;  // the handshake's messages in flight
   std::vector<MPI_Request> requests_;
   bool sent_ = false;  // requests_ completed
+
+  std::set<int> boards_;  // peers whose departure board is open here
+
+  // The word of this process's departure board that `peer` posts in.
+  std::int64_t slot_of(int peer) const {
+    const std::vector<int>& ranks = links->board_peers;
+    return std::lower_bound(ranks.begin(), ranks.end(), peer) - ranks.begin();
+  }
+
+  // Opens `peer`'s departure board (once per peer): whether it is open.
+  bool open_board(int peer, std::int64_t pid, std::int64_t token, std::int64_t slot) {
+    if (boards_.count(peer)) return true;
+    if (!links->board.open_peer(pid, token, static_cast<int>(slot))) return false;
+    boards_.insert(peer);
+    return true;
+  }
 
   // A peer's pid where this process can check it (KokkosDDT_PeerLiveness.hpp), else 0.
   std::int64_t checkable(std::int64_t pid, std::int64_t ns) const { return ns != 0 && ns == pid_namespace_ ? pid : 0; }
@@ -414,7 +445,9 @@ class Handshake {
 class PeerStep final : public Step {
  public:
   PeerStep(std::unique_ptr<PeerLinks> links, std::unique_ptr<Step> messages)
-      : links_(std::move(links)), messages_(std::move(messages)) {}
+      : links_(std::move(links)), messages_(std::move(messages)) {
+    links_->start_watching();
+  }
   ~PeerStep() override {
     SetupClock clock("peer step destroy");
     messages_.reset();
@@ -451,15 +484,23 @@ class PeerStep final : public Step {
     links_->arrived(stream);
   }
   std::vector<int> ended_peers() override { return links_->ended_peers(); }
+  void watch(StreamRef stream, double seconds) override {
+    messages_->watch(stream, seconds);
+    links_->watch(stream, seconds, "KokkosDDT::mpi: a plan's step");
+  }
+  StepFailure failure(std::int64_t step) override {
+    StepFailure f = messages_->failure(step);
+    return f.what.empty() ? links_->failure(step) : f;
+  }
   std::vector<int> late_peers() override {
     std::vector<int> late = messages_->late_peers();
     for (int p : links_->late_peers())
       if (std::find(late.begin(), late.end(), p) == late.end()) late.push_back(p);
     return late;
   }
-  void abandon(bool failed, double timeout) override {
-    messages_->abandon(failed, timeout);
-    links_->abandon(failed, timeout);
+  void abandon(bool failed, double timeout, std::int64_t steps) override {
+    messages_->abandon(failed, timeout, steps);
+    links_->abandon(failed, timeout, steps);
   }
 
  private:
@@ -491,6 +532,7 @@ Routes PeerTransport::route(const std::vector<TypedEnd>& sends, const std::vecto
   // One failure anywhere fails the plan everywhere (a process alone would wait for steps its peer never writes). The
   // same agreement tells whether any process has messages left for the message transport.
   Agreement verdict(control_->comm(), !h.failure.empty(), {}, {h.messages_left() ? 1u : 0u}, true, where);
+  h.links->board.unlink();  // (every process has opened the boards it posts in)
   if (verdict.any_error())
     throw_error(ErrorCode::Transport, where, "transport",
                 h.failure.empty() ? "failed to connect a peer process (that process's error says why)" : h.failure);

@@ -6,6 +6,7 @@ kokkosddt_kokkos_has_cuda(cuda)
 if(KokkosDDT_ENABLE_PEER AND cuda)
   find_package(CUDAToolkit REQUIRED)
   kokkosddt_add_transport(peer ENTRIES peer_transport_entry auto_transport_entry HEADER KokkosDDT_PeerTransport.hpp
-                          SOURCES KokkosDDT_PeerTransport.cpp KokkosDDT_PeerLinks.cpp KokkosDDT_PeerMemory.cpp LINK CUDA::cuda_driver CUDA::cudart
+                          SOURCES KokkosDDT_PeerTransport.cpp KokkosDDT_PeerLinks.cpp KokkosDDT_PeerMemory.cpp
+                                  KokkosDDT_PeerBoard.cpp LINK CUDA::cuda_driver CUDA::cudart
                           PACKAGE_DEPENDENCY CUDAToolkit TEST_RANKS 2 TEST_BACKENDS Cuda)
 endif()
