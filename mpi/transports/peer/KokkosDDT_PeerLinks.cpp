@@ -235,7 +235,7 @@ void PeerLinks::tick() {
   (void)cudaSetDevice(device);
   StepFailure found;
   if (deadlines_.expired()) {
-    found = {"its peers' writes did not all arrive", late_peers(), true};
+    found = {"its waits for its peers did not end", late_peers(), true};
   } else if (const auto now = std::chrono::steady_clock::now(); now >= next_liveness_) {
     next_liveness_ = now + std::chrono::milliseconds(50);
     if (std::vector<int> gone = departed_without_post(ended_peers()); !gone.empty())
