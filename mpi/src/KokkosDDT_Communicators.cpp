@@ -57,10 +57,15 @@ std::int64_t node_leader(MPI_Comm comm, const char* where) {
 }
 
 int tag_upper_bound(MPI_Comm comm, const char* where) {
-  void* value = nullptr;
-  int found = 0;
-  mpi_check(MPI_Comm_get_attr(comm, MPI_TAG_UB, &value, &found), where, "MPI_Comm_get_attr (MPI_TAG_UB)");
-  return found && value ? *static_cast<int*>(value) : 32767;  // (the least MPI guarantees)
+  // MPI attaches MPI_TAG_UB to MPI_COMM_WORLD, and it holds for every communicator; MPICH copies it to others, Open
+  // MPI does not. (32767: the least MPI guarantees.)
+  for (MPI_Comm holder : {comm, MPI_COMM_WORLD}) {
+    void* value = nullptr;
+    int found = 0;
+    mpi_check(MPI_Comm_get_attr(holder, MPI_TAG_UB, &value, &found), where, "MPI_Comm_get_attr (MPI_TAG_UB)");
+    if (found && value) return *static_cast<int*>(value);
+  }
+  return 32767;
 }
 
 int emulated_node_size() {

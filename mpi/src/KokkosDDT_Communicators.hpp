@@ -37,7 +37,7 @@ void free_comm(MPI_Comm& comm);                             // (after MPI_Finali
 std::int64_t node_leader(MPI_Comm comm, const char* where);
 int emulated_node_size();  // k, or 0 when unset
 
-// The largest tag a message on comm may carry (its MPI_TAG_UB attribute; MPI guarantees at least 32767).
+// The largest tag a message on comm may carry (MPI_TAG_UB, the same for every communicator; at least 32767).
 int tag_upper_bound(MPI_Comm comm, const char* where);
 
 // Runs `f` once when MPI finalizes (an attribute on MPI_COMM_SELF, whose deletion MPI_Finalize runs first).

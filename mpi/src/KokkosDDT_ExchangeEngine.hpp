@@ -243,6 +243,7 @@ class ExchangeEngine {
   // (the transport's step abandoned: nothing waits on it any longer), the plan has failed, and Error(Timeout) says
   // which step, its routes, the peers it did not hear from and those whose process ended.
   [[noreturn]] void fail(const char* where, const std::string& what, bool timed_out = true) {
+    check_step(where, steps_);  // (the step's own account first, where it has one: it read the late ranks in time)
     fail(where, StepFailure{what, step_->late_peers(), timed_out}, steps_);
   }
   [[noreturn]] void fail(const char* where, const StepFailure& failure, std::int64_t step);

@@ -128,6 +128,9 @@ TEST_CASE("peer memory: a loop of plans keeps the open mappings and the device m
   CHECK(all);
   cudaMemGetInfo(&free_after, &total);
   const Impl::PeerMemoryStats after = Impl::peer_memory_stats();
+  INFO("rank " << w.rank << ": device memory free " << free_before << " -> " << free_after << " bytes; counter blocks "
+               << before.counter_blocks << " -> " << after.counter_blocks << ", mappings opened " << before.opened
+               << " -> " << after.opened);
   if (keeps_idle()) CHECK(after.opened == before.opened);
   CHECK(after.open == before.open);
   CHECK(after.landing_buffers == before.landing_buffers);

@@ -232,9 +232,9 @@ void PeerLinks::start_watching() {
 // the plan up. Either fails the plan (failure() says so at the next call) and ends this process's own waits, so that
 // its streams, and a fence on them, go on.
 void PeerLinks::tick() {
-  (void)cudaSetDevice(device);
   StepFailure found;
   if (deadlines_.expired()) {
+    (void)cudaSetDevice(device);  // (only now: a tick that finds nothing makes no CUDA call)
     found = {"its waits for its peers did not end", late_peers(), true};
   } else if (const auto now = std::chrono::steady_clock::now(); now >= next_liveness_) {
     next_liveness_ = now + std::chrono::milliseconds(50);
@@ -242,6 +242,7 @@ void PeerLinks::tick() {
       found = {"a linked peer's process ended", gone, false};
   }
   if (found.what.empty()) return;
+  (void)cudaSetDevice(device);
   std::lock_guard<std::mutex> lock(mutex_);
   if (!failure_.what.empty()) return;
   failure_ = found;

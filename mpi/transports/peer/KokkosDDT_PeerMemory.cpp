@@ -36,8 +36,9 @@ std::size_t idle_limit() {
 }
 
 // A block of this process's step counters: one allocation per plan's run (runs of several plans in one allocation
-// made jacobi_bench's 64^3 step 2-7 % slower on 4 x H100: perf_tests/results/peer-memory-2026-11-27/peer-memory-2026-11-27.md), kept when the
-// plan goes for the next plan that needs as many counters or a few more, so that its peers' mappings of it stay valid.
+// made jacobi_bench's 64^3 step 2-7 % slower on 4 x H100:
+// perf_tests/results/peer-memory-2026-11-27/peer-memory-2026-11-27.md), kept when the plan goes for the next plan that
+// needs as many counters or a few more, so that its peers' mappings of it stay valid.
 struct CounterBlock {
   int device = 0;
   char* base = nullptr;
