@@ -31,8 +31,9 @@ PointerKind cuda_pointer_kind(const void* p) {
 bool cuda_is_device_pointer(const void* p) {
   // Host execution spaces only need to know whether p is device memory, and they pass host buffers: the pages last
   // found not to be device memory are remembered too (two uncached queries cost a small host pack 5x its own time:
-  // perf_tests/results/engine-2026-11-24/engine-2026-11-24.md). Host pages stay host pages while mapped; a page freed and mapped again
-  // comes back from the host allocator, outside the virtual ranges the driver reserves for device memory.
+  // perf_tests/results/engine-2026-11-24/engine-2026-11-24.md). Host pages stay host pages while mapped; a page freed
+  // and mapped again comes back from the host allocator, outside the virtual ranges the driver reserves for device
+  // memory.
   constexpr int kPages = 16;
   constexpr std::uintptr_t kPage = 4096;
   thread_local std::uintptr_t pages[kPages] = {};

@@ -15,8 +15,8 @@
 //   T_tree   = (3 ceil(log2 p) - 1) alpha + beta m        (blocks of one size: ceil(log2 p) alpha + beta m)
 //
 // Both move every byte through the root once (the tree's forwarding overlaps the root's receives; at 16 ranks on the
-// H200 node the two took alike at b = 10000 ints: perf_tests/results/gatherv-2026-11-25/gatherv-2026-11-25.md), so the choice turns on
-// start-ups: the tree wins once (p - 2) gap exceeds (3 ceil(log2 p) - 2) alpha (blocks of one size:
+// H200 node the two took alike at b = 10000 ints: perf_tests/results/gatherv-2026-11-25/gatherv-2026-11-25.md), so the
+// choice turns on start-ups: the tree wins once (p - 2) gap exceeds (3 ceil(log2 p) - 2) alpha (blocks of one size:
 // (ceil(log2 p) - 1) alpha), i.e. for many processes or costly start-ups (a network). The model's constants
 // are measured (gatherv_bench --alpha-beta, docs/collectives.md) or given per call; every process must use the same
 // (they are part of what the processes agree on before anything moves).
@@ -47,8 +47,8 @@ struct CollectiveModel {
   double beta_ns = 0.124;  // per byte (least-squares slope, 8 B .. 1 MiB)
 
   // H200 node, 16 Xeon cores, Open MPI 4.1.6 over shared memory: gatherv_bench --alpha-beta at 16 ranks, 2026-11-25
-  // (perf_tests/results/gatherv-2026-11-25/gatherv-2026-11-25-h200-model.txt): 8-byte latency 0.44 us, 15 messages into one rank 1.37 us.
-  // Linear up to about 128 processes, the tree beyond (blocks of one size: up to 28).
+  // (perf_tests/results/gatherv-2026-11-25/gatherv-2026-11-25-h200-model.txt): 8-byte latency 0.44 us, 15 messages into
+  // one rank 1.37 us. Linear up to about 128 processes, the tree beyond (blocks of one size: up to 28).
   static CollectiveModel shared_memory_node() { return {}; }
 };
 

@@ -4,10 +4,11 @@
 //
 // Why: MPICH's ch4 device (Debian's ch4:ucx) waits by polling UCX without ever giving up its core. With more ranks
 // than cores, the rank being waited for gets a core only when the scheduler takes it from a spinning one, every few
-// milliseconds. On a 2-vCPU VM (2026-11-28, perf_tests/results/ci-oversubscribed-2026-11-28/ci-oversubscribed-2026-11-28.md) the 3-rank collectives
-// tests took 272 s without this wrapper and 11-12 s with it; at 8 ranks one test case took 348 s with a yield here
-// instead of a sleep, 31 s with the sleep. The library's own waits already yield; this is the MPI library's side, for
-// tests only (as UPC++'s UPCXX_OVERSUBSCRIBED is for its progress loop).
+// milliseconds. On a 2-vCPU VM (2026-11-28,
+// perf_tests/results/ci-oversubscribed-2026-11-28/ci-oversubscribed-2026-11-28.md) the 3-rank collectives tests took
+// 272 s without this wrapper and 11-12 s with it; at 8 ranks one test case took 348 s with a yield here instead of a
+// sleep, 31 s with the sleep. The library's own waits already yield; this is the MPI library's side, for tests only (as
+// UPC++'s UPCXX_OVERSUBSCRIBED is for its progress loop).
 //
 // It wraps ucp_worker_progress, the call MPICH's ch4:ucx (and Open MPI's UCX layer) polls, and is inert where nothing
 // calls it. It sleeps only when oversubscribed: the launcher's count of ranks on this node (MPICH's MPI_LOCALNRANKS,

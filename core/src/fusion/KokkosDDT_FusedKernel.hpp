@@ -85,9 +85,9 @@ void start_below_shared_levels(FusedRecord& r, const CommittedType& type) {
 // Devices: whether every walk of a record starting at node `start` reads that node alone and little of it: a terminal
 // Contig node (its displacement). Such a record needs no descriptor in the kernel (make_flat), where the copy into
 // scratch is a load, a store, the team's barrier and a load again: the copy and its barrier were a quarter of a
-// one-warp launch's stall samples (ncu on an H200: perf_tests/results/team-size-2026-11-29/team-size-2026-11-29.md). Other walks keep the
-// copy: a terminal Strided node read in place made a 26-record halo pack 3 % slower (its walk reads the node's stride
-// and divisors for every word), and deeper walks wait for each level's load (same file, and
+// one-warp launch's stall samples (ncu on an H200: perf_tests/results/team-size-2026-11-29/team-size-2026-11-29.md).
+// Other walks keep the copy: a terminal Strided node read in place made a 26-record halo pack 3 % slower (its walk
+// reads the node's stride and divisors for every word), and deeper walks wait for each level's load (same file, and
 // perf_tests/results/fused-experiments-2026-11-29/fused-experiments-2026-11-29.md, section 2).
 inline bool walk_reads_one_node(const CommittedType& type, std::int32_t start) {
   const DescriptorNode& n = type.nodes[static_cast<std::size_t>(start)];
@@ -144,10 +144,10 @@ FusedRecord record_of(const Transfer& t, const Descriptor<typename ExecSpace::me
 // The record of a checked typed-to-typed copy (prepare_copy) over both sides' descriptors in `space`'s memory. Devices
 // cache both in team scratch when together they fit: every position is located in both, and from global memory each
 // level of those walks is a dependent load (the plan over the peer transport took 2.2x less time per step with both
-// cached: perf_tests/results/peer-2026-11-27b/peer-2026-11-27b.md). Where the two types share one shape (same_shape), the destination's
-// descriptor is the source's, over the destination's buffer moved by their delta (the destination's own is then never
-// copied to the device): devices locate each position once, from below the levels the whole copy shares, and cache one
-// descriptor (run_copy knows it by dst_nodes == nodes).
+// cached: perf_tests/results/peer-2026-11-27b/peer-2026-11-27b.md). Where the two types share one shape (same_shape),
+// the destination's descriptor is the source's, over the destination's buffer moved by their delta (the destination's
+// own is then never copied to the device): devices locate each position once, from below the levels the whole copy
+// shares, and cache one descriptor (run_copy knows it by dst_nodes == nodes).
 template <class ExecSpace>
 FusedRecord record_of_copy(const CopyTransfer& t, const ExecSpace& space, std::int64_t tile, const char* where) {
   using MemSpace = typename ExecSpace::memory_space;
@@ -248,10 +248,10 @@ struct FusedKernel {
   // The request of league rank `team`: the last one whose first team is not after it. Parameter records: a binary
   // search of fixed depth over their padded first teams (unrolled, constant-bank reads), where counting the records
   // that start at or before it took ~6 instructions a record (156 of a 26-record halo pack's 455 per warp, ncu on an
-  // H200: perf_tests/results/shared-levels-2026-11-29/shared-levels-2026-11-29.md). Its five steps are cheaper than any test that would skip
-  // some: a loop from the step the launch's count needs cost a 26-record launch 24 more instructions per warp, and a
-  // test of each step against the count 7 of its 35 (perf_tests/results/team-lead-2026-11-29/team-lead-2026-11-29.md). Records in memory:
-  // binary search.
+  // H200: perf_tests/results/shared-levels-2026-11-29/shared-levels-2026-11-29.md). Its five steps are cheaper than any
+  // test that would skip some: a loop from the step the launch's count needs cost a 26-record launch 24 more
+  // instructions per warp, and a test of each step against the count 7 of its 35
+  // (perf_tests/results/team-lead-2026-11-29/team-lead-2026-11-29.md). Records in memory: binary search.
   KOKKOS_FUNCTION std::int64_t find(std::int64_t team) const {
     if (n == 1) return 0;  // (the search's fixed steps were ~35 of a one-record launch's ~330 instructions per warp)
     if (n <= kInline) {    // (32-bit: a launch has fewer than 2^31 teams)
@@ -507,7 +507,8 @@ struct FusedKernel {
   // The team's one thread that raises, waits and completes. Not Kokkos::single(PerTeam): on CUDA it computes a
   // __syncwarp mask with two integer divisions by the vector length in every warp of every team, ~50 of a 26-record
   // halo pack's ~335 warp instructions per warp (ncu source view on an H200:
-  // perf_tests/results/team-lead-2026-11-29/team-lead-2026-11-29.md); the launches' vector length is 1 and nothing here needs that sync.
+  // perf_tests/results/team-lead-2026-11-29/team-lead-2026-11-29.md); the launches' vector length is 1 and nothing here
+  // needs that sync.
   KOKKOS_FUNCTION static bool leads(const Member& team) { return team.team_rank() == 0; }
   KOKKOS_FUNCTION void store(std::uintptr_t at, std::uint64_t value) const {
     if (low_half)  // (little-endian: the low half comes first)
@@ -601,8 +602,9 @@ class LaunchKind {
 // kind) runs this kernel, which holds that direction's and word's code alone: the general kernel is one function of
 // ~8 500 instructions (~133 KiB of SASS on an H200), and a warp of a small launch runs a few hundred of them once,
 // from a cold instruction cache; fetching them was ~half of its stall cycles (ncu:
-// perf_tests/results/fused-experiments-2026-11-29/fused-experiments-2026-11-29.md). Separate functions, unlike instances inside the general one
-// (which made it 290 KiB), leave each launch's code as small as its own work. Mixed launches keep the general kernel.
+// perf_tests/results/fused-experiments-2026-11-29/fused-experiments-2026-11-29.md). Separate functions, unlike
+// instances inside the general one (which made it 290 KiB), leave each launch's code as small as its own work. Mixed
+// launches keep the general kernel.
 template <class ExecSpace, Direction Dir, int W, Flats F>
 struct UniformFusedKernel {
   using Member = typename FusedKernel<ExecSpace>::Member;

@@ -31,7 +31,8 @@ struct LaunchShape {
   // does, not a fork/join (about 0.7 us on OpenMP).
   static constexpr bool inline_single_team = walks_runs && Backend::synchronous;
   // Devices launch flat: as fast or faster than a TeamPolicy at every size measured (the TeamPolicy costs 0.1-0.4 us
-  // more host time, its scratch copy and barrier 0-5 % at 256 MiB; perf_tests/results/gpu-2026-11-21/gpu-2026-11-21-tuning.txt).
+  // more host time, its scratch copy and barrier 0-5 % at 256 MiB;
+  // perf_tests/results/gpu-2026-11-21/gpu-2026-11-21-tuning.txt).
   static constexpr bool flat = !walks_runs;
   static int team_size() { return Backend::team_size; }
   // Threads the device holds at once: what the descriptor-carrying rules (carry_descriptor) measure a launch against.

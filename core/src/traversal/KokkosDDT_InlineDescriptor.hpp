@@ -6,9 +6,9 @@
 // none, the first pack in a memory space allocates and synchronizes nothing, and freeing the type frees no device
 // memory (cudaFree waits for the whole device). It also shortens the kernel: the descriptor reads that start every
 // word's address computation come from the parameter bank, which every thread of a launch reads alike, instead of
-// dependent global loads (perf_tests/results/engine-2026-11-24/engine-2026-11-24.md). That holds while latency bounds the launch; see
-// carry_descriptor for the launches where it does not. Flat packs and unpacks have a second, larger block
-// (Config::inline_descriptor_bytes_large) for descriptors over the first, in latency-bound launches only
+// dependent global loads (perf_tests/results/engine-2026-11-24/engine-2026-11-24.md). That holds while latency bounds
+// the launch; see carry_descriptor for the launches where it does not. Flat packs and unpacks have a second, larger
+// block (Config::inline_descriptor_bytes_large) for descriptors over the first, in latency-bound launches only
 // (carry_large_descriptor).
 
 #include <cstdint>
@@ -69,8 +69,9 @@ inline bool carry_descriptor(std::int64_t words, int word, std::int64_t resident
 // Whether such a launch carries a descriptor too large for the smaller parameter block in the larger one
 // (Config::inline_descriptor_bytes_large): only up to two waves of words, where latency bounds the launch (the 4 KiB
 // pack of a 64-block irregular index list: 4.22 -> 3.26 us of kernel time on an H200,
-// perf_tests/results/carried-large-2026-11-30/carried-large-2026-11-30.md). Beyond, a large descriptor is mostly per-block tables that a warp's
-// lanes read at different addresses, which the constant bank serves one at a time and L1 at once: the device copy.
+// perf_tests/results/carried-large-2026-11-30/carried-large-2026-11-30.md). Beyond, a large descriptor is mostly
+// per-block tables that a warp's lanes read at different addresses, which the constant bank serves one at a time and L1
+// at once: the device copy.
 inline bool carry_large_descriptor(std::int64_t words, std::int64_t resident) {
   return words <= carried_descriptor_waves * resident;
 }

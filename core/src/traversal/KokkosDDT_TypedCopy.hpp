@@ -98,7 +98,8 @@ struct TypedCopy {
       const std::int64_t stop = p + tile < end ? p + tile : end;
       // Through a bounce buffer that stays in the L1 cache: each chunk packed from the source by HostWalk, then
       // unpacked into the destination by HostWalk (their tuned loops over runs: a locate per run on each side made the
-      // plans' host step up to 3.7x slower where runs are single cells; perf_tests/results/peer-2026-11-26/peer-2026-11-26.md).
+      // plans' host step up to 3.7x slower where runs are single cells;
+      // perf_tests/results/peer-2026-11-26/peer-2026-11-26.md).
       alignas(16) char bounce[kBounce];
       for (std::int64_t q = p; q < stop; q += kBounce) {
         const std::int64_t r = q + kBounce < stop ? q + kBounce : stop;

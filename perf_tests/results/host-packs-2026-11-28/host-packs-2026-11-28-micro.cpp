@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The micro-benchmark of perf_tests/results/host-packs-2026-11-28/host-packs-2026-11-28.md (not built by CMake): ns per call of KokkosDDT
-// pack/unpack of NAS_LU_x's types on one OpenMP thread, a fence, MPI_Pack/MPI_Unpack and memcpy; best of 5 rounds.
+// The micro-benchmark of perf_tests/results/host-packs-2026-11-28/host-packs-2026-11-28.md (not built by CMake): ns per
+// call of KokkosDDT pack/unpack of NAS_LU_x's types on one OpenMP thread, a fence, MPI_Pack/MPI_Unpack and memcpy; best
+// of 5 rounds.
 #include <mpi.h>
 #include <chrono>
 #include <cstdio>
