@@ -105,19 +105,30 @@ class NcclCommunicator {
   bool aborted() const { return aborted_; }
 
   // A timeout: the library's communicator is aborted, so that its operations in flight end (ncclCommDestroy would
-  // wait for them); the cache makes a new one for later plans. A user's is left to the user. (From the watchdog's
-  // thread too: a step's deadline.)
+  // wait for them); the cache makes a new one for later plans. A user's is left to the user. From the watchdog's
+  // thread too (a step's deadline): the library's calls on the communicator (calls()) and the abort's start take turns,
+  // and none starts once it is aborted.
   void abort() {
+    std::lock_guard<std::mutex> lock(mutex_);
     if (owned_ && !aborted_.exchange(true)) abort_detached(comm_);
+  }
+
+  // The caller's turn to call NCCL on the communicator (held while it does); throws if it was aborted.
+  std::unique_lock<std::mutex> calls(const char* where) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (aborted_)
+      throw_error(ErrorCode::Transport, where, "transport", "the NCCL communicator was aborted after an earlier error");
+    return lock;
   }
 
   // An error NCCL found asynchronously: the library's communicator is aborted (so that nothing waits on it), then it
   // throws.
   void check_async(const char* where) {
-    if (aborted_)
-      throw_error(ErrorCode::Transport, where, "transport", "the NCCL communicator was aborted after an earlier error");
     ncclResult_t state = ncclSuccess;
-    nccl_check(ncclCommGetAsyncError(comm_, &state), where, "ncclCommGetAsyncError");
+    {
+      const auto turn = calls(where);
+      nccl_check(ncclCommGetAsyncError(comm_, &state), where, "ncclCommGetAsyncError");
+    }
     if (state == ncclSuccess || state == ncclInProgress) return;
     abort();
     nccl_check(state, where, "an NCCL operation (reported asynchronously)");
@@ -126,6 +137,7 @@ class NcclCommunicator {
  private:
   ncclComm_t comm_ = nullptr;
   bool owned_ = false;
+  std::mutex mutex_;  // (calls() and abort(): the caller's thread and the watchdog's)
   std::atomic<bool> aborted_{false};
   int device_ = 0;
   cudaStream_t stream_ = nullptr;
@@ -262,6 +274,7 @@ class NcclMessageSet final : public MessageSet {
  private:
   // Every message as one group on stream s.
   void group(cudaStream_t s, const char* where) const {
+    const auto turn = comm_.calls(where);
     const ncclComm_t c = comm_.comm();
     nccl_check(ncclGroupStart(), where, "ncclGroupStart");
     for (const WireMessage& m : sends_)
