@@ -26,6 +26,7 @@ class Watchdog {
       std::thread([this] { run(); }).detach();
       started_ = true;
     }
+    work_.notify_all();
     return id;
   }
 
@@ -54,14 +55,16 @@ class Watchdog {
         running_ = 0;
         idle_.notify_all();
       }
-      lock.unlock();
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      lock.lock();
+      // Every 10 ms while any Watch lives; asleep while none does (a process without plans wakes nobody).
+      if (ticks_.empty())
+        work_.wait(lock, [&] { return !ticks_.empty(); });
+      else
+        work_.wait_for(lock, std::chrono::milliseconds(10));
     }
   }
 
   std::mutex mutex_;
-  std::condition_variable idle_;
+  std::condition_variable idle_, work_;  // (a tick ended; a Watch started)
   std::map<std::uint64_t, std::function<void()>> ticks_;
   std::uint64_t last_ = 0, running_ = 0;
   bool started_ = false;
