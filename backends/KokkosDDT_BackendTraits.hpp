@@ -37,7 +37,7 @@ struct GenericBackend {
   static constexpr bool synchronous = false;
 
   // Device launches: at most this many bytes of units per thread per tile (one 8- or 16-byte word, or eight 1-byte
-  // units), once the device is full (perf_tests/results/gpu-2026-11-21/gpu-2026-11-21-tuning.txt).
+  // units), once the device is full: more in flight per thread costs registers, and so resident threads.
   static constexpr std::int64_t thread_bytes = Config::thread_bytes;
 
   // The fused kernel's launch bounds (devices: sized so that a halo exchange's teams fit one wave).

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # ctest script: install the build tree, move the install elsewhere (it must be relocatable), then configure, build
-# and run examples/consumer against it with find_package(KokkosDDT).
-#   -DBUILD_DIR -DCONSUMER_DIR -DWORK_DIR -DKOKKOS_PREFIX -DGENERATOR -DCXX_COMPILER -DCXX_FLAGS
+# and run examples/consumer against it with find_package(KokkosDDT), building the examples (EXAMPLES_DIR) there too.
+#   -DBUILD_DIR -DCONSUMER_DIR -DEXAMPLES_DIR -DWORK_DIR -DKOKKOS_PREFIX -DGENERATOR -DCXX_COMPILER -DCXX_FLAGS
 # An empty KOKKOS_PREFIX means Kokkos was built in-tree and installed with KokkosDDT: the consumer must find it there.
 file(REMOVE_RECURSE ${WORK_DIR})
 function(run)
@@ -13,10 +13,12 @@ function(run)
 endfunction()
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/staging)
 file(RENAME ${WORK_DIR}/staging ${WORK_DIR}/relocated)
-# Kokkos' layout: public headers in include/, internal ones in include/KokkosDDT/impl/ (KokkosDDT_Headers.cmake).
-if(NOT EXISTS ${WORK_DIR}/relocated/include/KokkosDDT.hpp OR EXISTS ${WORK_DIR}/relocated/include/KokkosDDT_FusedKernel.hpp
-   OR NOT EXISTS ${WORK_DIR}/relocated/include/KokkosDDT/impl/KokkosDDT_FusedKernel.hpp)
-  message(FATAL_ERROR "headers not installed as KokkosDDT_Headers.cmake says (public in include/, the rest in "
+# Public headers in include/, every header in include/KokkosDDT/impl/ (KokkosDDT_Headers.cmake).
+set(include ${WORK_DIR}/relocated/include)
+if(NOT EXISTS ${include}/KokkosDDT.hpp OR NOT EXISTS ${include}/KokkosDDT_Copy.hpp
+   OR EXISTS ${include}/KokkosDDT_FusedKernel.hpp OR NOT EXISTS ${include}/KokkosDDT/impl/KokkosDDT_FusedKernel.hpp
+   OR NOT EXISTS ${include}/KokkosDDT/impl/KokkosDDT.hpp)
+  message(FATAL_ERROR "headers not installed as KokkosDDT_Headers.cmake says (public in include/, every one in "
                       "include/KokkosDDT/impl/)")
 endif()
 if(NOT KOKKOS_PREFIX)
@@ -30,7 +32,7 @@ file(WRITE ${decoy}/KokkosConfigVersion.cmake
      "set(PACKAGE_VERSION 4.6.1)\nset(PACKAGE_VERSION_COMPATIBLE TRUE)\nset(PACKAGE_VERSION_EXACT FALSE)\n")
 run(${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${WORK_DIR}/build -G ${GENERATOR} -DCMAKE_BUILD_TYPE=Release
     -DCMAKE_CXX_COMPILER=${CXX_COMPILER} "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
-    -DCMAKE_PREFIX_PATH=${WORK_DIR}/relocated -DKokkos_ROOT=${WORK_DIR}/decoy
+    -DCMAKE_PREFIX_PATH=${WORK_DIR}/relocated -DKokkos_ROOT=${WORK_DIR}/decoy -DEXAMPLES_DIR=${EXAMPLES_DIR}
     -DKOKKOSDDT_EXPECTED_KOKKOS_PREFIX=${KOKKOS_PREFIX})
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${WORK_DIR}/build/consumer)

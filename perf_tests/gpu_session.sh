@@ -16,11 +16,12 @@
 #   bash perf_tests/gpu_session.sh kokkos collectives                   (the collectives: tests, model, gatherv_bench)
 #   bash perf_tests/gpu_session.sh spack-cuda                           (spack install --test=root kokkos-ddt+cuda)
 #
-# Inputs (not in git): .carry/kokkos-cuda.tgz (a /opt/kokkos/cuda install made on the development machine, unpacked
-# at the same path) or .carry/tpls/kokkos-4.6.01.tar.gz (copied from ../shared/tpls before the call), the Kokkos
-# release the `kokkos` stage builds into /opt/kokkos/cuda, which every stage but `fresh` configures the `cuda` preset
-# with (an installed Kokkos saves building one per session); .carry/catch2 (a Catch2 install) when the machine has
-# none; .carry/yaksa (optional contender).
+# Inputs (not in git; DEVELOPERS.md, "On a GPU machine"): .carry/kokkos-cuda.tgz (a /opt/kokkos/cuda install made on
+# another machine, unpacked at the same path) or .carry/tpls/kokkos-4.6.01.tar.gz (upstream's release archive, carried
+# because the machine may be offline), the Kokkos release the `kokkos` stage builds into /opt/kokkos/cuda, which every
+# stage but `fresh` and `readme` configures the `cuda` preset with (an installed Kokkos saves building one per
+# session); .carry/tpls/kokkos-kernels-4.7.00.tar.gz (the CG example); .carry/catch2 (a Catch2 install) when the
+# machine has none; .carry/yaksa (optional contender).
 # Outputs go to $OUT (default ./gpu-out): logs and the benchmark CSV.
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-out}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The multi-GPU suite, one MPI rank per GPU, on a machine with 2 or 4 GPUs (the lent `nvidia-h100-x4`, `-x2`, ...):
+# The multi-GPU suite, one MPI rank per GPU, on a machine with 2 or 4 GPUs:
 # tests, examples against one rank, the profile of a step, the scaling benchmark, halo_bench and heat3d against Kokkos
 # Comm, at every rank count in RANKS (default: 2, and 4 where there are 4 GPUs). Run from the repository root:
 #
@@ -8,15 +8,15 @@
 #
 # Steps: environment kokkos build tests examples nodes compare profile scaling halo heat3d cg. Resumable: each step runs once per
 # machine (its state in /tmp/multi-gpu), and a call starts no step its remaining time cannot hold (MULTI_GPU_BUDGET_S,
-# default 560 s, inside the device tool's 10 minutes); call again on the same warm machine for the rest. Every call
-# leaves $OUT/multi-gpu.tgz (every log and CSV so far) and prints a summary.
+# default 560 s, for hosts that limit a command to 10 minutes; raise it where none does); call again on the same
+# machine for the rest. Every call leaves $OUT/multi-gpu.tgz (every log and CSV so far) and prints a summary.
 #
 # Inputs (git-ignored): .carry/kokkos-cuda.tgz (or .carry/tpls/kokkos-4.6.01.tar.gz: see gpu_session.sh),
 # .carry/catch2, .carry/tpls/kokkos-kernels-4.7.00.tar.gz (the CG example), and for heat3d the inputs
 # perf_tests/heat3d/run_heat3d.sh names.
 #
 # Ranks take their GPUs by local rank (Kokkos' default mapping); NCCL's transport checks that no two share one.
-# NVLink multicast stays off (NCCL_NVLS_ENABLE=0): on these machines it can take the host's GPUs down.
+# NVLink multicast stays off (NCCL_NVLS_ENABLE=0): on some hosts it can take the GPUs down.
 # shellcheck disable=SC2317  # (the functions below run through step, by name)
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-out}
@@ -198,8 +198,8 @@ compare() {
 }
 
 # Where a step's time goes (jacobi_bench --phases) at 2 ranks, 128^3 and 64^3 cells per rank, NCCL's log on (the
-# transport NCCL took between the GPUs, the CPU affinity of its threads); the same with --bind-to none, and with the
-# NCCL groups on the caller's stream (KOKKOSDDT_NCCL_STREAM=caller); then at the other rank counts.
+# transport NCCL took between the GPUs, the CPU affinity of its threads); the same with --bind-to none; then at the
+# other rank counts.
 profile() {
   local n size
   for size in 128 64; do
@@ -208,8 +208,6 @@ profile() {
       "$bin"/perf_tests/jacobi_bench "${args[@]}" --label default --csv "$logs/profile-$size-default.csv"
     mpiexec -n 2 --bind-to none "$bin"/perf_tests/jacobi_bench "${args[@]}" --label none \
       --csv "$logs/profile-$size-none.csv"
-    KOKKOSDDT_NCCL_STREAM=caller mpiexec -n 2 -x KOKKOSDDT_NCCL_STREAM "$bin"/perf_tests/jacobi_bench "${args[@]}" \
-      --exchanges none,plan-nccl,nccl --label caller-stream --csv "$logs/profile-$size-caller.csv"
   done
   for n in $RANKS; do
     [ "$n" = 2 ] && continue
@@ -237,12 +235,10 @@ scaling() {
   done
 }
 
-# halo_bench at every rank count; at the largest also with the NCCL groups on the caller's stream.
+# halo_bench at every rank count.
 halo() {
   local n
   for n in $RANKS; do mpiexec -n "$n" "$bin"/perf_tests/halo_bench --csv "$logs/halo-$n.csv" || return 1; done
-  KOKKOSDDT_NCCL_STREAM=caller mpiexec -n "$n" -x KOKKOSDDT_NCCL_STREAM "$bin"/perf_tests/halo_bench \
-    --csv "$logs/halo-$n-caller.csv"
 }
 
 heat3d() {

@@ -27,18 +27,8 @@ TEST_CASE("fusion model: the threshold stays within [4 KiB, 16 x the probe]", "[
 }
 
 TEST_CASE("fusion model: KOKKOSDDT_FUSION_THRESHOLD_BYTES fixes the threshold without a measurement", "[fusion]") {
-  using KokkosDDT::Impl::fusion_threshold_from_environment;
-  const char* before = std::getenv("KOKKOSDDT_FUSION_THRESHOLD_BYTES");
-  const std::string saved = before ? before : "";
-  setenv("KOKKOSDDT_FUSION_THRESHOLD_BYTES", "123456", 1);
-  CHECK(fusion_threshold_from_environment() == 123456);
-  CHECK(KokkosDDT::FusionQueue<Kokkos::DefaultHostExecutionSpace>().threshold_bytes() == 123456);
-  setenv("KOKKOSDDT_FUSION_THRESHOLD_BYTES", "12 kB", 1);  // not a number: measured as without it
-  CHECK(fusion_threshold_from_environment() == -1);
-  setenv("KOKKOSDDT_FUSION_THRESHOLD_BYTES", "-5", 1);
-  CHECK(fusion_threshold_from_environment() == -1);
-  if (before)
-    setenv("KOKKOSDDT_FUSION_THRESHOLD_BYTES", saved.c_str(), 1);
-  else
-    unsetenv("KOKKOSDDT_FUSION_THRESHOLD_BYTES");
+  // (Parsing is Test_Settings'; here, that a queue takes the setting when it is given.)
+  const std::int64_t set = KokkosDDT::Impl::settings().fusion_threshold_bytes;
+  CHECK(KokkosDDT::Impl::fusion_threshold_from_environment() == set);
+  if (set >= 0) CHECK(KokkosDDT::FusionQueue<Kokkos::DefaultHostExecutionSpace>().threshold_bytes() == set);
 }

@@ -13,13 +13,13 @@ namespace KokkosDDT::Impl {
 
 template <>
 struct BackendTraits<Kokkos::Cuda> : GenericBackend<Kokkos::Cuda> {
-  // 4 teams per multiprocessor (at most 64 registers at 256 threads), so that a halo exchange's ~400 teams run in one
-  // wave on 132 multiprocessors (perf_tests/results/fusion-2026-11-21/fusion-2026-11-21.md).
+  // 4 teams per multiprocessor (at most 64 registers at 256 threads), so that a halo exchange's few hundred teams run
+  // in one wave on a large device.
   static constexpr int fused_teams_per_sm = 4;
   using fused_launch_bounds = Kokkos::LaunchBounds<team_size, fused_teams_per_sm>;
-  // The fused kernels that walk descriptors use 56-64 registers under these bounds (ptxas -v, sm_90), so a
-  // multiprocessor holds exactly fused_teams_per_sm of their teams: 1 024 threads, half of what concurrency() counts.
-  // (Launches of flat records alone use 23-26 and could hold twice as many; they are counted alike, not measured.)
+  // The fused kernels that walk descriptors use nearly all of the registers these bounds allow, so a multiprocessor
+  // holds exactly fused_teams_per_sm of their teams: half of what concurrency() counts. (Launches of flat records
+  // alone use fewer and could hold more; they are counted alike rather than asked per kernel.)
   static std::int64_t fused_threads(const Kokkos::Cuda& space) {
     return std::int64_t(space.cuda_device_prop().multiProcessorCount) * fused_teams_per_sm * team_size;
   }
@@ -42,12 +42,12 @@ struct BackendTraits<Kokkos::Cuda> : GenericBackend<Kokkos::Cuda> {
     return cudaStreamIsCapturing(space.cuda_stream(), &status) == cudaSuccess && status != cudaStreamCaptureStatusNone;
   }
   // An instance on a stream someone else owns: a transport's own stream, which lives as long as the process
-  // (Step::own_stream). Making an instance costs ~0.4 ms (Kokkos's per-instance setup), so each stream's is made once
-  // and found again by later plans; Kokkos::finalize drops them.
+  // (Step::own_stream). Making an instance is slow (Kokkos's per-instance setup), so each stream's is made once and
+  // found again by later plans; Kokkos::finalize drops them.
   static Kokkos::Cuda instance_on(void* stream) { return cuda_instance_on(static_cast<cudaStream_t>(stream)); }
 
   // desul's fences are sequentially consistent (MEMBAR.SC), stronger than the release a completion flag needs; CUDA's
-  // acquire-release fence does it for less (perf_tests/results/fusion-2026-11-21/fusion-2026-11-21.md).
+  // acquire-release fence does it for less.
   KOKKOS_FORCEINLINE_FUNCTION static void fence_acq_rel_node() {
 #if defined(__CUDA_ARCH__)
     asm volatile("fence.acq_rel.sys;" ::: "memory");

@@ -2,7 +2,7 @@
 #pragma once
 // CUDA: flat traversals launched with <<<>>> on the instance's stream instead of through Kokkos::parallel_for. A small
 // pack's cost is its launch, and Kokkos' RangePolicy launch path (policy checks, block-size query, tools hooks) adds
-// host time that a raw launch does not (perf_tests/results/gpu-2026-11-21/gpu-2026-11-21.md). The functor is the same.
+// host time that a raw launch does not. The functor is the same.
 
 #include <climits>
 #include <cstdint>

@@ -14,9 +14,9 @@ static bool device_range(const void* p, std::uintptr_t& lo, std::uintptr_t& hi);
 
 PointerKind cuda_pointer_kind(const void* p) {
   // The device allocations last seen by this host thread: a halo exchange passes the same buffers every step, at many
-  // offsets (one per region), and the runtime's query costs ~0.15 us, more than a fused enqueue's other work. Only
-  // device memory is remembered: its addresses stay device addresses for the process's life (the driver keeps the
-  // virtual range), while freed pinned host memory may come back from malloc as pageable.
+  // offsets (one per region), and the runtime's query costs more than a fused enqueue's other work. Only device memory
+  // is remembered: its addresses stay device addresses for the process's life (the driver keeps the virtual range),
+  // while freed pinned host memory may come back from malloc as pageable.
   constexpr int kRemembered = 16;
   thread_local std::uintptr_t lo[kRemembered] = {}, hi[kRemembered] = {};
   thread_local int next = 0;
@@ -30,10 +30,9 @@ PointerKind cuda_pointer_kind(const void* p) {
 
 bool cuda_is_device_pointer(const void* p) {
   // Host execution spaces only need to know whether p is device memory, and they pass host buffers: the pages last
-  // found not to be device memory are remembered too (two uncached queries cost a small host pack 5x its own time:
-  // perf_tests/results/engine-2026-11-24/engine-2026-11-24.md). Host pages stay host pages while mapped; a page freed
-  // and mapped again comes back from the host allocator, outside the virtual ranges the driver reserves for device
-  // memory.
+  // found not to be device memory are remembered too (uncached queries would cost a small host pack several times its
+  // own time). Host pages stay host pages while mapped; a page freed and mapped again comes back from the host
+  // allocator, outside the virtual ranges the driver reserves for device memory.
   constexpr int kPages = 16;
   constexpr std::uintptr_t kPage = 4096;
   thread_local std::uintptr_t pages[kPages] = {};

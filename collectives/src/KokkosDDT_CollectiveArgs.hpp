@@ -76,9 +76,8 @@ std::optional<Error> check_collective_arguments(const CollectiveArgs& a, int me,
 // The root's own block, copied within its memory each round (unless in place): a plain copy where both sides are one
 // contiguous run (memcpy in host memory, an asynchronous deep_copy on the instance otherwise), one pass where either
 // side is, else through a staging buffer it keeps until the copy is fenced. Where the runs are is found once, when the
-// schedule is made (LinearCollective, TreeCollective; the root only): finding them each round took ~150 of the
-// ~3 400 instructions a persistent round's start takes at 8 processes (callgrind, MPICH:
-// perf_tests/results/root-block-2026-11-29/root-block-2026-11-29.md).
+// schedule is made (LinearCollective, TreeCollective; the root only), so that a persistent round's start, which does
+// little else, does not look for them again.
 template <class ExecSpace, bool Gather>
 class RootBlock {
  public:

@@ -14,16 +14,16 @@
 //   T_linear = alpha + (p - 2) gap + beta m               (m: the bytes of all blocks)
 //   T_tree   = (3 ceil(log2 p) - 1) alpha + beta m        (blocks of one size: ceil(log2 p) alpha + beta m)
 //
-// Both move every byte through the root once (the tree's forwarding overlaps the root's receives; at 16 ranks on the
-// H200 node the two took alike at b = 10000 ints: perf_tests/results/gatherv-2026-11-25/gatherv-2026-11-25.md), so the
-// choice turns on start-ups: the tree wins once (p - 2) gap exceeds (3 ceil(log2 p) - 2) alpha (blocks of one size:
-// (ceil(log2 p) - 1) alpha), i.e. for many processes or costly start-ups (a network). The model's constants
-// are measured (gatherv_bench --alpha-beta, docs/collectives.md) or given per call; every process must use the same
-// (they are part of what the processes agree on before anything moves).
+// Both move every byte through the root once (the tree's forwarding overlaps the root's receives, so large blocks take
+// alike either way), so the choice turns on start-ups: the tree wins once (p - 2) gap exceeds (3 ceil(log2 p) - 2)
+// alpha (blocks of one size: (ceil(log2 p) - 1) alpha), i.e. for many processes or costly start-ups (a network). The
+// model's constants come from gatherv_bench --alpha-beta (docs/collectives.md) or are given per call; every process
+// must use the same (they are part of what the processes agree on before anything moves).
 
 #include <cstdint>
-#include <cstdlib>
 #include <string>
+
+#include "KokkosDDT_Settings.hpp"
 
 namespace KokkosDDT {
 
@@ -46,9 +46,8 @@ struct CollectiveModel {
   double gap_us = 0.066;   // each further small message a root receives in one step
   double beta_ns = 0.124;  // per byte (least-squares slope, 8 B .. 1 MiB)
 
-  // H200 node, 16 Xeon cores, Open MPI 4.1.6 over shared memory: gatherv_bench --alpha-beta at 16 ranks, 2026-11-25
-  // (perf_tests/results/gatherv-2026-11-25/gatherv-2026-11-25-h200-model.txt): 8-byte latency 0.44 us, 15 messages into
-  // one rank 1.37 us. Linear up to about 128 processes, the tree beyond (blocks of one size: up to 28).
+  // The defaults: one node's processes over shared memory (the constants gatherv_bench --alpha-beta finds,
+  // docs/collectives.md). Under them: linear up to about 128 processes, the tree beyond (blocks of one size: up to 28).
   static CollectiveModel shared_memory_node() { return {}; }
 };
 
@@ -57,18 +56,17 @@ struct CollectiveOptions {
   // -1: KOKKOSDDT_COLLECTIVE_DIRECT_BYTES from the environment, else kDefaultDirectThreshold. The same on every
   // process, like the schedule and the model (the processes agree on it before anything moves).
   std::int64_t direct_threshold = -1;
-  // 2 alpha / beta of the measured model (docs/collectives.md): the size at which two more message start-ups at the
-  // root (header and data) cost what forwarding the data once more does. Measured on the H200 node (Open MPI 4.1.6,
-  // shared memory): alpha 1.49 us, beta 0.115 ns/B -> 25.9 kB; on the 2-vCPU VM (MPICH 4.0.2): 10.9 kB.
+  // 2 alpha / beta (docs/collectives.md): the size at which two more message start-ups at the root (header and data)
+  // cost what forwarding the data once more does, with the alpha and beta of one node's processes over shared memory.
   static constexpr std::int64_t kDefaultDirectThreshold = std::int64_t(24) << 10;
   // Auto: KOKKOSDDT_COLLECTIVE_SCHEDULE (auto, tree, linear) from the environment, else the model's choice.
   CollectiveSchedule schedule = CollectiveSchedule::Auto;
   // Negative alpha: KOKKOSDDT_COLLECTIVE_MODEL ("alpha_us,gap_us,beta_ns") from the environment, else the defaults.
   CollectiveModel model{-1, 0, 0};
-  // Nonpersistent calls (persistent ones always agree, once, at init). Local, as MPI does: no reduction before the
-  // data (4-6 us at 16 processes); each process still throws for its own bad arguments, and the root for a message of
-  // another size than its counts say (nothing written past its buffer), but a root, counts or options that differ
-  // between the processes are no longer caught and may hang, as in MPI. Every process must pass the same.
+  // Nonpersistent calls (persistent ones always agree, once, at init). Local, as MPI does: no reduction, and none of
+  // its dependent message steps, before the data; each process still throws for its own bad arguments, and the root for
+  // a message of another size than its counts say (nothing written past its buffer), but a root, counts or options that
+  // differ between the processes are no longer caught and may hang, as in MPI. Every process must pass the same.
   ArgumentCheck check = ArgumentCheck::Auto;
 };
 
@@ -76,48 +74,36 @@ namespace Impl {
 
 inline std::int64_t direct_threshold(const CollectiveOptions& o) {
   if (o.direct_threshold >= 0) return o.direct_threshold;
-  static const std::int64_t from_env = [] {  // read once: the environment does not change under a run
-    const char* env = std::getenv("KOKKOSDDT_COLLECTIVE_DIRECT_BYTES");
-    return env ? std::atoll(env) : CollectiveOptions::kDefaultDirectThreshold;
-  }();
-  return from_env;
+  return settings().collective_direct_bytes.value_or(CollectiveOptions::kDefaultDirectThreshold);
 }
 
 inline CollectiveSchedule requested_schedule(const CollectiveOptions& o) {
   if (o.schedule != CollectiveSchedule::Auto) return o.schedule;
-  static const CollectiveSchedule from_env = [] {
-    const char* env = std::getenv("KOKKOSDDT_COLLECTIVE_SCHEDULE");
-    const std::string s = env ? env : "";
-    return s == "tree"     ? CollectiveSchedule::Tree
-           : s == "linear" ? CollectiveSchedule::Linear
-                           : CollectiveSchedule::Auto;
-  }();
-  return from_env;
+  switch (settings().collective_schedule) {
+    case Settings::Schedule::Tree:
+      return CollectiveSchedule::Tree;
+    case Settings::Schedule::Linear:
+      return CollectiveSchedule::Linear;
+    default:
+      return CollectiveSchedule::Auto;
+  }
 }
 
 // Whether the processes agree on the arguments before anything moves (ArgumentCheck::All).
 inline bool agreed_arguments(const CollectiveOptions& o) {
   if (o.check != ArgumentCheck::Auto) return o.check == ArgumentCheck::All;
-  static const bool from_env = [] {  // read once: the environment does not change under a run
-    const char* env = std::getenv("KOKKOSDDT_CHECK_ARGUMENTS");
-    return !(env && std::string(env) == "0");
-  }();
-  return from_env;
+  return settings().check_arguments;
 }
 
 inline CollectiveModel model(const CollectiveOptions& o) {
   if (o.model.alpha_us >= 0) return o.model;
-  static const CollectiveModel from_env = [] {
-    CollectiveModel m = CollectiveModel::shared_memory_node();
-    if (const char* env = std::getenv("KOKKOSDDT_COLLECTIVE_MODEL")) {
-      char* end = nullptr;
-      m.alpha_us = std::strtod(env, &end);
-      if (*end == ',') m.gap_us = std::strtod(end + 1, &end);
-      if (*end == ',') m.beta_ns = std::strtod(end + 1, &end);
-    }
-    return m;
-  }();
-  return from_env;
+  CollectiveModel m = CollectiveModel::shared_memory_node();
+  if (const auto& set = settings().collective_model) {
+    m.alpha_us = (*set)[0];
+    m.gap_us = (*set)[1];
+    m.beta_ns = (*set)[2];
+  }
+  return m;
 }
 
 inline int ceil_log2(int p) {

@@ -36,9 +36,8 @@ class LinearCollective final : public Operation {
  public:
   // check_arrivals (the call is unchecked): the root compares each receive's size with its counts, which nothing else
   // checks. Agreed calls (checked, persistent) skip it: their agreement compared every process's bytes with the root's
-  // counts already, and reading a receive's size costs ~140 instructions in MPICH (MPI_Get_elements_x), ~2 000 a round
-  // at 16 processes, more than posting the receives (callgrind,
-  // perf_tests/results/collective-arrivals-2026-11-29/collective-arrivals-2026-11-29.md).
+  // counts already, and reading every receive's size (MPI_Get_elements_x) costs a round more than posting the
+  // receives.
   LinearCollective(const char* where, const ExecSpace& space, CollectiveArgs args, std::int64_t own_bytes,
                    std::shared_ptr<MpiTransport> transport, CollectiveTags tags, bool check_arrivals)
       : where_(where),
@@ -59,9 +58,8 @@ class LinearCollective final : public Operation {
         if (j != a_.root && a_.counts[j] * size > 0)
           add(Gather, base + a_.displs[j] * extent, a_.counts[j], a_.root_type, j);
     }
-    // (Reposted each round rather than persistent: with MPI_Start of prepared requests, a b = 1 round at 16 ranks took
-    // 6.2-7.5 us instead of 2.4-4.9 under Open MPI 4.1.6, H200 node:
-    // perf_tests/results/gatherv-2026-11-25/gatherv-2026-11-25.md.)
+    // (Reposted each round rather than persistent: starting prepared requests with MPI_Start makes a round of small
+    // blocks slower than posting them afresh.)
     if (!sends_.empty() || !receives_.empty()) direct_ = transport_->make_set(sends_, receives_, false, where_);
   }
 

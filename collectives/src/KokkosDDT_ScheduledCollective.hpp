@@ -74,14 +74,8 @@ inline std::int64_t options_fingerprint(CollectiveSchedule requested, const Coll
 // Blocking calls agree with MPI's blocking reduction, and wait for the linear schedule's messages in MPI's blocking
 // wait (both faster where every process has a core), unless KOKKOSDDT_COLLECTIVE_BLOCKING_REDUCTION=0: with more
 // processes than cores, MPICH's blocking reduction spins without yielding, and the library's own waits (which yield)
-// are faster (17 ranks on 2 cores: the test suite took 38 s with the blocking reduction, against 7 s).
-inline bool blocking_reductions() {
-  static const bool blocking = [] {
-    const char* env = std::getenv("KOKKOSDDT_COLLECTIVE_BLOCKING_REDUCTION");
-    return !(env && std::string(env) == "0");
-  }();
-  return blocking;
-}
+// are much faster there.
+inline bool blocking_reductions() { return settings().collective_blocking_reduction; }
 
 // What a gather or scatter settles: the agreement's values and sums, in this order.
 enum CollectiveValue : std::size_t { kRootOutOfRange, kRoot, kOptions, kCachedOffer, kBlockBytes };

@@ -161,7 +161,8 @@ class TreeCollective final : public Operation {
                                                            t.parent, data, comm_));
       return;
     }
-    if (stage_buf_.bytes < t.total) stage_buf_ = take_staging<ExecSpace>(t.total, transport_->reaches_device_memory());
+    if (stage_buf_.bytes < t.total)
+      stage_buf_ = take_staging<ExecSpace>(t.total, transport_->capabilities().device_memory);
     std::int64_t at = 0;
     bool own_placed = false;
     for (const GatherChild& c : t.children) {

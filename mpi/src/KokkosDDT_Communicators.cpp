@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "KokkosDDT_SetupDeadline.hpp"
+#include "KokkosDDT_Settings.hpp"
 
 namespace KokkosDDT::Impl {
 
@@ -68,14 +69,7 @@ int tag_upper_bound(MPI_Comm comm, const char* where) {
   return 32767;
 }
 
-int emulated_node_size() {
-  static const int k = [] {
-    const char* env = std::getenv("KOKKOSDDT_NODE_SIZE");
-    const int v = env ? std::atoi(env) : 0;
-    return v > 0 ? v : 0;
-  }();
-  return k;
-}
+int emulated_node_size() { return settings().node_size; }
 
 void at_mpi_finalize(void (*f)(), const char* where) {
   struct Work {

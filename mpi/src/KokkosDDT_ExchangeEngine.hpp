@@ -100,13 +100,7 @@ template <class Traits>
 struct runs_on_streams<Traits, std::void_t<decltype(Traits::instance_on(nullptr))>> : std::true_type {};
 
 // Whether messages to this process itself go through the transport (KOKKOSDDT_HALO_SELF_MESSAGES=1; tests).
-inline bool self_messages_through_transport() {
-  static const bool through = [] {
-    const char* env = std::getenv("KOKKOSDDT_HALO_SELF_MESSAGES");
-    return env && std::string(env) == "1";
-  }();
-  return through;
-}
+inline bool self_messages_through_transport() { return settings().self_messages; }
 
 // Messages this process sends to itself without a transport: for each receive, the send it takes its bytes from, or -1
 // (a message of the transport, or nothing to pair with). The k-th such receive with tag t pairs with the k-th such send
@@ -348,17 +342,17 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
   clock.mark("receives");
   if constexpr (!BackendTraits<ExecSpace>::synchronous) {
     // Device completion: the writing kernel itself tells the downstream peers their cells are written (one stream
-    // operation and one driver call fewer per step). KOKKOSDDT_DEVICE_COMPLETION=0 leaves it to the step (to measure).
-    const char* env = std::getenv("KOKKOSDDT_DEVICE_COMPLETION");
-    if (!step_->written_counters().empty() && writes_.size() > 0 && !(env && std::string(env) == "0")) {
-      writes_.signal_after(step_->written_counters(), step_->low_half());
+    // operation and one driver call fewer per step).
+    DeviceSignals* signals = step_->device_signals();
+    if (signals && !signals->written_counters().empty() && writes_.size() > 0) {
+      writes_.signal_after(signals->written_counters(), signals->low_half());
       kernel_signals_ = true;
       // Device begin, where the step offers it: the same kernel raises "free" and waits for its receivers' as it
-      // starts, so that no stream wait holds its launch and no reset follows (KokkosDDT_PeerLinks.cpp says where).
-      std::vector<std::uint64_t*> gates = step_->gates();
+      // starts, so that no stream wait holds its launch and no reset follows.
+      std::vector<std::uint64_t*> gates = signals->gates();
       if (!gates.empty()) {
-        writes_.gate_on(step_->begin_raises(), std::move(gates));
-        step_->begin_on_device();
+        writes_.gate_on(signals->begin_raises(), std::move(gates));
+        signals->begin_on_device();
       }
     }
     // The step's own stream, if any: the writes run there, beside the caller's work between start and wait (backends
@@ -464,7 +458,7 @@ void ExchangeEngine<ExecSpace>::start_step(const ExecSpace& space) {
     started_ = sends_posted_ = true;
   }
   if (writes_.size() > 0) {  // (on the step's own stream when it has one: beside the caller's work until wait)
-    writes_.set_signal(step_->signal());
+    if (const DeviceSignals* signals = step_->device_signals()) writes_.set_signal(signals->signal());
     writes_.launch_ordered(forked_ ? writes_space_ : space);
     if (!kernel_signals_) step_->written(writing);
   }

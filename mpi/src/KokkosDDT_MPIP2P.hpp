@@ -72,7 +72,7 @@ bool transport_reaches(const void* p, const Transport& transport) {
     return true;
   } else {
     const PointerKind kind = pointer_kind(p);
-    return (kind != PointerKind::Device && kind != PointerKind::Managed) || transport.reaches_device_memory();
+    return (kind != PointerKind::Device && kind != PointerKind::Managed) || transport.capabilities().device_memory;
   }
 }
 
@@ -115,7 +115,7 @@ class TypedMessage final : public Operation, private OrderedSend {
       message_ = bytes_ > 0 ? run : nullptr;
     } else {
       queue_ = message_queue(space);
-      staging_ = take_staging<ExecSpace>(bytes_, transport->reaches_device_memory());
+      staging_ = take_staging<ExecSpace>(bytes_, transport->capabilities().device_memory);
       message_ = staging_.data;
       // Every check a pack or unpack makes, now, before anything is posted.
       (void)prepare_transfer<ExecSpace, Dir>(where, type, count, buf_, absolute_, staging_.data, bytes_,

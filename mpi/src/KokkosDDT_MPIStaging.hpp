@@ -4,8 +4,8 @@
 // receive lands in one and is unpacked from it. The buffer lives where both the execution space and the transport can
 // reach it: the execution space's memory when the transport reaches device memory (or the space is a host space),
 // pinned host memory otherwise (the pack kernel then writes across the bus, zero-copy). The transport decides
-// (Transport::reaches_device_memory: for MPI, whether it is GPU-aware). Buffers are pooled by size class, so a step of
-// a time loop allocates nothing.
+// (Transport::capabilities().device_memory: for MPI, whether it is GPU-aware). Buffers are pooled by size class, so a
+// step of a time loop allocates nothing.
 
 #include <cstdint>
 #include <map>

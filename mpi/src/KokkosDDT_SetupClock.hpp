@@ -2,18 +2,20 @@
 #pragma once
 // Where a plan's setup (and teardown) time goes. With KOKKOSDDT_PROFILE_SETUP=1 each clock prints, on every process,
 // the milliseconds of its phases when it goes out of scope (one line on stderr: "KokkosDDT setup: rank 0: peer route:
-// counters 0.01, offers 0.03, ..., total 1.20 ms"); without it a clock reads no time and prints nothing (one getenv per
-// process). Plans' setup (make_halo_plan, the engine, the transports' route()) keep one each, so a user who asks why
-// making a plan costs what it does sees its parts, and so do our benchmarks (jacobi_bench's "make" column).
+// counters 0.01, offers 0.03, ..., total 1.20 ms"); without it a clock reads no time and prints nothing (the settings
+// are read once per process). Plans' setup (make_halo_plan, the engine, the transports' route()) keep one each, so a
+// user who asks why making a plan costs what it does sees its parts, and so do our benchmarks (jacobi_bench's "make"
+// column).
 
 #include <mpi.h>
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "KokkosDDT_Settings.hpp"
 
 namespace KokkosDDT::Impl {
 
@@ -48,20 +50,8 @@ class SetupClock {
       std::fflush(stderr);
     }
   }
-  static bool enabled() {
-    static const bool on = [] {
-      const char* env = std::getenv("KOKKOSDDT_PROFILE_SETUP");
-      return env && *env && std::string(env) != "0";
-    }();
-    return on;
-  }
-  static bool tracing() {
-    static const bool on = [] {
-      const char* env = std::getenv("KOKKOSDDT_PROFILE_SETUP");
-      return env && std::string(env) == "trace";
-    }();
-    return on;
-  }
+  static bool enabled() { return settings().profile_setup != Settings::Profile::Off; }
+  static bool tracing() { return settings().profile_setup == Settings::Profile::Trace; }
 
  private:
   using Clock = std::chrono::steady_clock;

@@ -104,7 +104,7 @@ class MessageStep final : public Step {
 Routes Transport::route(const std::vector<TypedEnd>& sends, const std::vector<TypedEnd>& receives,
                         const StagingSource& staging, bool, const char* where) {
   const Layout out = lay_out(sends), in = lay_out(receives);
-  const bool device = reaches_device_memory();
+  const bool device = capabilities().device_memory;
   Staging send_buffer = staging(out.total, device), recv_buffer = staging(in.total, device);
   Routes r;
   for (std::size_t i = 0; i < sends.size(); ++i)
@@ -112,8 +112,9 @@ Routes Transport::route(const std::vector<TypedEnd>& sends, const std::vector<Ty
   for (std::size_t j = 0; j < receives.size(); ++j)
     r.receives.push_back({RouteKind::Staged, recv_buffer.data + in.at[j], 0, nullptr, name(), ""});
   auto set = make_set(out.placed(send_buffer.data), in.placed(recv_buffer.data), true, where);
-  r.step = std::make_unique<MessageStep>(std::move(set), std::move(send_buffer), std::move(recv_buffer),
-                                         completion() == Completion::Host, static_cast<int>(out.wire.size()));
+  r.step =
+      std::make_unique<MessageStep>(std::move(set), std::move(send_buffer), std::move(recv_buffer),
+                                    capabilities().completion == Completion::Host, static_cast<int>(out.wire.size()));
   return r;
 }
 

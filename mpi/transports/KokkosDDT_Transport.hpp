@@ -35,6 +35,8 @@
 #include <vector>
 
 #include "KokkosDDT_Committed.hpp"
+#include "KokkosDDT_DeviceSignals.hpp"
+#include "KokkosDDT_TransportCapabilities.hpp"
 #include "KokkosDDT_Wait.hpp"
 
 namespace KokkosDDT::Impl {
@@ -54,18 +56,8 @@ struct Arrival {
   std::int64_t bytes = 0;
 };
 
-enum class Completion { Host, Stream };
-
-// What a transport can do, known before one is made: clients ask this, never which transport it is.
-struct TransportCapabilities {
-  Completion completion = Completion::Host;
-  bool host_memory = true;      // message buffers may be in host memory
-  bool device_memory = false;   // ... in device memory (MPI: when the MPI is GPU-aware, known once made)
-  bool tags = true;             // receives pick a tag (false: the ordering rule above)
-  bool direct = false;          // route() may write a receiver's cells from the sender's kernel (Typed, Landed routes)
-  bool one_allocation = false;  // direct: only a message whose cells lie in one allocation goes direct (halo plans
-                                // then send each field of a neighbour as a message of its own)
-};
+using mpi::Completion;
+using mpi::TransportCapabilities;  // (route() writes a receiver's cells where `direct`: Typed and Landed routes)
 
 // An execution-space instance's native queue (a cudaStream_t on CUDA; null on hosts), type-erased so that the seam and
 // its clients name no backend (BackendTraits<ExecSpace>::native_stream gives it).
@@ -162,7 +154,7 @@ struct Route {
   std::shared_ptr<const CommittedType> type;
   std::string name;      // how plans report it (routes()): the transport that carries it, "peer", "peer (landed)"
   const char* why = "";  // why it did not take the peer route (KokkosDDT_Routes.hpp), "" if it did
-  int gate = -1;         // a Typed or Landed send: the counter its writes wait for (Step::gates; -1: none)
+  int gate = -1;         // a Typed or Landed send: the counter its writes wait for (DeviceSignals::gates; -1: none)
 };
 
 // The step of a plan's routes, stream-ordered where the transport can. A step is
@@ -173,9 +165,8 @@ struct Route {
 //   ...              the client enqueues the packs of its Staged sends on `stream`, its writes on begin()'s stream;
 //   send(stream)     host_sends(): the host saw the packs done; else right after they were enqueued on `stream`: the
 //                    messages go;
-//   written(w)       after the writes enqueued on w = begin()'s stream: the downstream peers are told (device
-//                    completion: a client whose writing kernel stores signal() into each of written_counters(),
-//                    at system scope after its last write, skips it);
+//   written(w)       after the writes enqueued on w = begin()'s stream: the downstream peers are told (a client whose
+//                    writing kernel raises the step's device signals itself skips it: KokkosDDT_DeviceSignals.hpp);
 //   wait(stream)     the work enqueued on `stream` from now on runs after every message and every upstream peer's
 //                    writes of this step (host completion: the host waits for the messages here).
 // No call waits for an execution space; a process runs at most one step ahead of a slow peer. test() throws Error on a
@@ -186,17 +177,8 @@ class Step {
   virtual bool host_sends() const = 0;
   virtual int messages() const = 0;  // messages per step (Staged routes travel as one message per peer)
   virtual StreamRef own_stream() const { return {}; }
-  virtual std::vector<std::uint64_t*> written_counters() const { return {}; }
-  virtual std::uint64_t signal() const { return 0; }  // what a writing kernel stores there for the step begun
-  // Device begin: a client whose writing kernel, as it starts, itself stores signal() into each of begin_raises(), and
-  // holds the writes of a route with a gate until gates()[gate] reaches signal() (as a stream's wait compares them),
-  // calls begin_on_device() once before its first step; begin() then only orders the writing stream after `stream`.
-  // None offered: gates() empty. low_half(): these counters and the written ones are raised in their low 32 bits, and
-  // the kernel sets each gate back to 0 once every write it held is past its wait.
-  virtual std::vector<std::uint64_t*> begin_raises() const { return {}; }
-  virtual std::vector<std::uint64_t*> gates() const { return {}; }
-  virtual bool low_half() const { return false; }
-  virtual void begin_on_device() {}
+  // The step's device signals, where its transport offers them (a direct transport's counters), else null.
+  virtual DeviceSignals* device_signals() { return nullptr; }
   // Whether every step enqueues the same work (no per-step values in it: a step can be captured in a CUDA graph and
   // replayed), with the host posting no message between the kernels.
   virtual bool replayable() const = 0;
@@ -251,12 +233,10 @@ class Transport {
  public:
   virtual ~Transport() = default;
   virtual const char* name() const = 0;
-  // (A transport with the capability `direct` may change these four at route(), with the transport it hands its
-  // messages to.)
-  virtual Completion completion() const = 0;
-  virtual bool reaches_host_memory() const = 0;    // message buffers may be in host memory
-  virtual bool reaches_device_memory() const = 0;  // ... in device memory
-  virtual bool matches_tags() const = 0;           // false: receives cannot pick a tag (see the ordering rule above)
+  // What it can do: what its registry entry states, known before one is made, and what only a made one knows (MPI:
+  // whether it reaches device memory). A transport with the capability `direct` may change it at route(), with the
+  // transport it hands its messages to.
+  virtual TransportCapabilities capabilities() const = 0;
   virtual int rank() const = 0;
   virtual int size() const = 0;
   // Checks and prepares the messages (persistent: started many times). A persistent set may run its messages once

@@ -12,9 +12,36 @@
 namespace KokkosDDT::Impl {
 namespace {
 
-// The registry: the entries of the build's transports, in mpi/CMakeLists.txt's order (mpi first).
+const std::vector<TransportEntry>& registry();
+
+// The first transport of the build that routes (TransportEntry::make_routing), or null.
+const TransportEntry* routing() {
+  for (const TransportEntry& e : registry())
+    if (e.make_routing) return &e;
+  return nullptr;
+}
+
+// "auto" where a transport routes: that transport, its other messages on the best message transport.
+TransportEntry auto_entry(const TransportEntry& routes) {
+  TransportEntry e;
+  e.name = "auto";
+  e.capabilities = routes.capabilities;
+  e.make = [](const mpi::TransportChoice&, const std::shared_ptr<MpiTransport>& control, const char* where) {
+    return routing()->make_routing(control, &best_message_transport, where);
+  };
+  return e;
+}
+
+// The registry: the entries of the build's transports, in mpi/CMakeLists.txt's order (mpi first), then "auto" where
+// one of them routes.
 const std::vector<TransportEntry>& registry() {
-  static const std::vector<TransportEntry> entries{KOKKOSDDT_TRANSPORT_ENTRIES};
+  static const std::vector<TransportEntry> entries = [] {
+    std::vector<TransportEntry> built{KOKKOSDDT_TRANSPORT_ENTRIES};
+    const auto routes =
+        std::find_if(built.begin(), built.end(), [](const TransportEntry& e) { return e.make_routing; });
+    if (routes != built.end()) built.push_back(auto_entry(*routes));
+    return built;
+  }();
   return entries;
 }
 
@@ -37,7 +64,7 @@ const TransportEntry& entry(const mpi::TransportChoice& choice, const char* wher
 mpi::TransportChoice resolve(const mpi::TransportChoice& choice, bool device) {
   if (choice.name() != "auto") return choice;
   if (!device) return "mpi";
-  if (find("auto")) return choice;            // (the build's routing transport)
+  if (routing()) return choice;               // (direct routes first: "auto" itself)
   for (const TransportEntry& e : registry())  // (else the first that carries device messages, else MPI)
     if (e.carries_device_messages) return e.name;
   return "mpi";
@@ -86,7 +113,7 @@ std::vector<std::string> transports() {
 
 bool has_transport(const TransportChoice& choice) { return Impl::find(Impl::resolve(choice, true).name()) != nullptr; }
 
-Impl::TransportCapabilities capabilities(const TransportChoice& choice) {
+TransportCapabilities capabilities(const TransportChoice& choice) {
   return Impl::entry(choice, "KokkosDDT::mpi::capabilities").capabilities;
 }
 

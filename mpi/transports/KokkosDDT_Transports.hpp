@@ -2,7 +2,8 @@
 #pragma once
 // The transports of this build (one folder each under mpi/transports/, each listed once in mpi/CMakeLists.txt), and how
 // the library's clients get one. Clients name a transport, or hand over a communicator of their own, and ask what it
-// can do (TransportCapabilities); only this registry and the transports' own folders know what a transport is made of.
+// can do (KokkosDDT_TransportCapabilities.hpp); only this registry and the transports' own folders know what a
+// transport is made of.
 
 #include <mpi.h>
 
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "KokkosDDT_Transport.hpp"
+#include "KokkosDDT_TransportCapabilities.hpp"
 
 struct ncclComm;  // (nccl.h's communicator: ncclComm_t is ncclComm*; declared here so that no client needs nccl.h)
 
@@ -55,7 +57,7 @@ bool has_transport(const TransportChoice& choice);
 
 // What a transport can do, known before one is made (plans check their execution space against it on every rank
 // before any collective call). Throws Error(InvalidArgument) naming "transport" when the build has no such transport.
-Impl::TransportCapabilities capabilities(const TransportChoice& choice);
+TransportCapabilities capabilities(const TransportChoice& choice);
 
 inline const char* name(const TransportChoice& choice) { return choice.name().c_str(); }
 
@@ -83,9 +85,10 @@ namespace KokkosDDT::Impl {
 
 class MpiTransport;
 
-// What "auto" is on an execution space (`device`: its memory is not the host's): "mpi" on host spaces, the build's
-// routing transport on device spaces ("auto" itself where the build registers one, else the first transport that
-// carries device messages (NCCL), else "mpi"). Any other choice is itself. Plans resolve their choice, and agree on the
+// What "auto" is on an execution space (`device`: its memory is not the host's), a rule of the registry that names no
+// transport: "mpi" on host spaces; on device spaces, direct routes first ("auto" itself: the first transport that
+// routes, TransportEntry::make_routing, its other messages on best_message_transport), else the first transport that
+// carries device messages, else "mpi". Any other choice is itself. Plans resolve their choice, and agree on the
 // unresolved one.
 mpi::TransportChoice resolve(const mpi::TransportChoice& choice, bool device);
 
@@ -107,17 +110,26 @@ std::unique_ptr<Transport> user_transport(MPI_Comm comm);
 // A 64-bit fingerprint of a choice, alike on every process that made the same one (plans agree on it).
 std::int64_t fingerprint(const mpi::TransportChoice& choice);
 
+// The transport of the messages a routing transport does not write direct: `needed` says whether any process of the
+// plan has such messages (the same on every process). Collective over control.
+using MessageTransport = std::shared_ptr<Transport> (*)(bool needed, const std::shared_ptr<MpiTransport>& control,
+                                                        const char* where);
+
 // One transport of the build: its name, what it can do, and how it is made (its folder's header declares it;
 // mpi/CMakeLists.txt lists the folders, and the build generates the registry's list from theirs).
 struct TransportEntry {
-  const char* name;
+  const char* name = nullptr;
   TransportCapabilities capabilities;
   std::shared_ptr<Transport> (*make)(const mpi::TransportChoice& choice, const std::shared_ptr<MpiTransport>& control,
-                                     const char* where);
+                                     const char* where) = nullptr;
   void (*free_cached)() = nullptr;  // drops the communicators it keeps for later plans (free_cached_communicators)
   // Whether it can carry messages between device buffers of every process of `control` (collective over control); an
   // entry that has this is preferred to MPI for the messages "auto" does not route direct (best_message_transport).
   bool (*carries_device_messages)(const std::shared_ptr<MpiTransport>& control, const char* where) = nullptr;
+  // A direct transport that routes (capabilities.direct): made to hand the messages it does not write direct to
+  // `messages`. The registry's "auto" on device spaces is the first such entry over best_message_transport.
+  std::shared_ptr<Transport> (*make_routing)(const std::shared_ptr<MpiTransport>& control, MessageTransport messages,
+                                             const char* where) = nullptr;
 };
 
 // What carries the messages a routing transport ("auto") does not write direct: the first transport of the registry

@@ -90,7 +90,7 @@ TEST_CASE("deadlines: a rank that skips a step: its neighbour times out naming i
         // Host-completed messages (MPI) always tell which receive is missing: there the victim must name the late
         // rank. Others name it where they can (the peer route's counters; NCCL cannot).
         const bool named = what.find("rank " + std::to_string(late)) != std::string::npos;
-        const Impl::TransportCapabilities can = mpi::capabilities(Impl::resolved<ExecSpace>(Test::halo_transport()));
+        const mpi::TransportCapabilities can = mpi::capabilities(Impl::resolved<ExecSpace>(Test::halo_transport()));
         if (w.rank == victim && can.completion == Impl::Completion::Host && !can.direct)
           CHECK(named);
         else if (!named)

@@ -38,15 +38,15 @@ TEST_CASE("transport: the registry names the build's transports and what each ca
   CHECK(mpi::TransportChoice("NCCL").name() == "nccl");  // names are case-insensitive
   for (const std::string& n : names) {  // (by what each says it can do, never by name: any transport registered)
     CHECK(mpi::has_transport(n));
-    const Impl::TransportCapabilities c = mpi::capabilities(n);
+    const mpi::TransportCapabilities c = mpi::capabilities(n);
     CHECK((c.host_memory || c.device_memory));
     if (!c.host_memory) continue;  // (a transport of device memory only is made in its own cases, on a GPU)
     // What the registry says before a transport is made is what a made one says; one without direct routes routes
     // nothing direct.
     auto t = Impl::library_transport(n, MPI_COMM_SELF, "test");
-    CHECK(t->completion() == c.completion);
-    CHECK(t->matches_tags() == c.tags);
-    CHECK(t->reaches_host_memory() == c.host_memory);
+    CHECK(t->capabilities().completion == c.completion);
+    CHECK(t->capabilities().tags == c.tags);
+    CHECK(t->capabilities().host_memory == c.host_memory);
     // A plan's routes over it (Transport::route): a message to this process itself, three steps, by the Step's
     // verbs as the engine calls them; staged routes lie in the staging asked for (device memory where the transport
     // that carries the messages asks for it: "auto" may hand them to NCCL).
@@ -104,8 +104,8 @@ TEST_CASE("transport: MPI delivers every message of a set, by tag, one-off and p
   Test::Watchdog dog("MPI transport contract");
   Test::World w;
   auto t = Impl::MpiTransport::duplicate(MPI_COMM_WORLD, "test");
-  CHECK(t->completion() == Impl::Completion::Host);
-  CHECK(t->matches_tags());
+  CHECK(t->capabilities().completion == Impl::Completion::Host);
+  CHECK(t->capabilities().tags);
   CHECK(t->rank() == w.rank);
   CHECK(t->size() == w.size);
   for (bool persistent : {false, true}) {
@@ -165,9 +165,9 @@ template <class Space>
 void nccl_contract() {
   using M = typename Space::memory_space;
   auto t = Impl::library_transport("nccl", MPI_COMM_SELF, "test");
-  CHECK(t->completion() == Impl::Completion::Stream);
-  CHECK_FALSE(t->matches_tags());
-  CHECK_FALSE(t->reaches_host_memory());
+  CHECK(t->capabilities().completion == Impl::Completion::Stream);
+  CHECK_FALSE(t->capabilities().tags);
+  CHECK_FALSE(t->capabilities().host_memory);
   Space space;
   Kokkos::View<char*, M> out_a("a", 100), out_b("b", 37), in_a("in_a", 100), in_b("in_b", 37);
   auto set = t->make_set({{out_a.data(), 100, 0, 5}, {out_b.data(), 37, 0, 3}},

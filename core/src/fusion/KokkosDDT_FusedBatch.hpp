@@ -56,9 +56,9 @@ class FusedBatch {
   void add_copy(const void* src, bool src_absolute, std::int64_t scount, const Datatype& stype, void* dst,
                 bool dst_absolute, std::int64_t dcount, const Datatype& dtype);
 
-  // A copy into memory another process owns, mapped here (the peer transport): `dcount` of `dtype` at `dst`, where
-  // `dtype` is the receiver's committed type as it sent it (its displacements relative to `dst`). The source side is
-  // checked as add_copy checks it; the receiver checked its side, and the plan matched both signatures.
+  // A copy into memory another process owns, mapped here (a direct transport's route): `dcount` of `dtype` at `dst`,
+  // where `dtype` is the receiver's committed type as it sent it (its displacements relative to `dst`). The source side
+  // is checked as add_copy checks it; the receiver checked its side, and the plan matched both signatures.
   void add_mapped_copy(const void* src, bool src_absolute, std::int64_t scount, const Datatype& stype, char* dst,
                        std::int64_t dcount, std::shared_ptr<const CommittedType> dtype);
 

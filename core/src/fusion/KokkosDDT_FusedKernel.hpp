@@ -84,11 +84,9 @@ void start_below_shared_levels(FusedRecord& r, const CommittedType& type) {
 
 // Devices: whether every walk of a record starting at node `start` reads that node alone and little of it: a terminal
 // Contig node (its displacement). Such a record needs no descriptor in the kernel (make_flat), where the copy into
-// scratch is a load, a store, the team's barrier and a load again: the copy and its barrier were a quarter of a
-// one-warp launch's stall samples (ncu on an H200: perf_tests/results/team-size-2026-11-29/team-size-2026-11-29.md).
-// Other walks keep the copy: a terminal Strided node read in place made a 26-record halo pack 3 % slower (its walk
-// reads the node's stride and divisors for every word), and deeper walks wait for each level's load (same file, and
-// perf_tests/results/fused-experiments-2026-11-29/fused-experiments-2026-11-29.md, section 2).
+// scratch is a load, a store, the team's barrier and a load again, a large part of what a launch of little work waits
+// for. Other walks keep the copy: a terminal Strided node read in place is slower (its walk reads the node's stride and
+// divisors for every word), and deeper walks would wait for each level's load.
 inline bool walk_reads_one_node(const CommittedType& type, std::int32_t start) {
   const DescriptorNode& n = type.nodes[static_cast<std::size_t>(start)];
   return n.child < 0 && n.kind == LayoutKind::Contig;
@@ -103,8 +101,7 @@ enum class Flats { None, Some, All };
 // Devices: a record whose every walk would read one terminal Contig node (walk_reads_one_node) needs no walk: the
 // typed address of position p is that node's displacement plus p, so the node's displacement moves into the typed
 // pointer here, once, and the kernel copies words between two contiguous ranges with no descriptor read at all
-// (run_flat). What this removes from a one-warp launch is a dependent load and the walk's ~70 instructions per warp
-// (ncu on an H200: perf_tests/results/team-size-2026-11-29/team-size-2026-11-29.md).
+// (run_flat). What this removes from a one-warp launch is a dependent load and the walk's instructions.
 inline void make_flat(FusedRecord& r, const CommittedType& type) {
   const std::int64_t disp = type.nodes[static_cast<std::size_t>(r.start)].disp;
   r.typed = address_at(r.typed, disp);
@@ -143,8 +140,7 @@ FusedRecord record_of(const Transfer& t, const Descriptor<typename ExecSpace::me
 
 // The record of a checked typed-to-typed copy (prepare_copy) over both sides' descriptors in `space`'s memory. Devices
 // cache both in team scratch when together they fit: every position is located in both, and from global memory each
-// level of those walks is a dependent load (the plan over the peer transport took 2.2x less time per step with both
-// cached: perf_tests/results/peer-2026-11-27b/peer-2026-11-27b.md). Where the two types share one shape (same_shape),
+// level of those walks is a dependent load. Where the two types share one shape (same_shape),
 // the destination's descriptor is the source's, over the destination's buffer moved by their delta (the destination's
 // own is then never copied to the device): devices locate each position once, from below the levels the whole copy
 // shares, and cache one descriptor (run_copy knows it by dst_nodes == nodes).
@@ -247,13 +243,11 @@ struct FusedKernel {
 
   // The request of league rank `team`: the last one whose first team is not after it. Parameter records: a binary
   // search of fixed depth over their padded first teams (unrolled, constant-bank reads), where counting the records
-  // that start at or before it took ~6 instructions a record (156 of a 26-record halo pack's 455 per warp, ncu on an
-  // H200: perf_tests/results/shared-levels-2026-11-29/shared-levels-2026-11-29.md). Its five steps are cheaper than any
-  // test that would skip some: a loop from the step the launch's count needs cost a 26-record launch 24 more
-  // instructions per warp, and a test of each step against the count 7 of its 35
-  // (perf_tests/results/team-lead-2026-11-29/team-lead-2026-11-29.md). Records in memory: binary search.
+  // that start at or before it costs instructions for every record. Its five steps all run, whatever the count: a loop
+  // from the step the launch's count needs, or a test of each step against the count, costs more than the steps it
+  // would skip. Records in memory: binary search.
   KOKKOS_FUNCTION std::int64_t find(std::int64_t team) const {
-    if (n == 1) return 0;  // (the search's fixed steps were ~35 of a one-record launch's ~330 instructions per warp)
+    if (n == 1) return 0;  // (the search's fixed steps are a noticeable share of a one-record launch's instructions)
     if (n <= kInline) {    // (32-bit: a launch has fewer than 2^31 teams)
       const int t = static_cast<int>(team);
       int r = 0;
@@ -296,8 +290,7 @@ struct FusedKernel {
 
   // What cache_level(r) says of the record's descriptors (a copy's two, `dst` null for a pack's or unpack's one),
   // copied into the team's scratch under one allocation, array after array in 64-bit words (an allocation per array
-  // cost a copy's every thread ~160 instructions of its ~950, ncu on an H100:
-  // perf_tests/results/step-timeline-2026-11-28/step-timeline-2026-11-28.md). The caller's barrier makes them visible.
+  // costs every thread of a copy a sizable share of its instructions). The caller's barrier makes them visible.
   KOKKOS_FUNCTION static void cache(const Member& team, const FusedRecord& r, Arrays& src, Arrays* dst) {
     using Int = std::int64_t;
     constexpr int kNodeWords = sizeof(DescriptorNode) / sizeof(Int);  // (even: every array stays 16-byte aligned)
@@ -505,10 +498,8 @@ struct FusedKernel {
     if (gated) team.team_barrier();
   }
   // The team's one thread that raises, waits and completes. Not Kokkos::single(PerTeam): on CUDA it computes a
-  // __syncwarp mask with two integer divisions by the vector length in every warp of every team, ~50 of a 26-record
-  // halo pack's ~335 warp instructions per warp (ncu source view on an H200:
-  // perf_tests/results/team-lead-2026-11-29/team-lead-2026-11-29.md); the launches' vector length is 1 and nothing here
-  // needs that sync.
+  // __syncwarp mask with two integer divisions by the vector length in every warp of every team, a sizable share of a
+  // halo pack's instructions; the launches' vector length is 1 and nothing here needs that sync.
   KOKKOS_FUNCTION static bool leads(const Member& team) { return team.team_rank() == 0; }
   KOKKOS_FUNCTION void store(std::uintptr_t at, std::uint64_t value) const {
     if (low_half)  // (little-endian: the low half comes first)
@@ -542,10 +533,9 @@ struct FusedKernel {
 // Devices: words per thread for a launch of `words` words on a device that holds `threads` of the fused kernel at once
 // (BackendTraits::fused_threads): one, until the launch outnumbers them; then enough that the launch is one wave. Each
 // record was tiled on its own (LaunchShape::tile_bytes: one word per thread until the record alone fills the device),
-// but a halo's records together can hold several times the device's threads (26 records of 32 fields at n = 64: ~800 K
-// words against ~135 K fused threads on an H200), and a fused thread's setup (its record, the descriptor copied into
-// scratch, the barrier) is most of its instructions when it moves one word (ncu: ~200 of a self-copy's 304 per word,
-// perf_tests/results/typed-copy-2026-11-29/typed-copy-2026-11-29.md).
+// but a halo's records together can hold several times the device's threads (many fields of a large grid), and a fused
+// thread's setup (its record, the descriptor copied into scratch, the barrier) is most of its instructions when it
+// moves one word.
 inline std::int64_t launch_words_per_thread(std::int64_t words, std::int64_t threads) {
   return threads > 0 && words > threads ? (words + threads - 1) / threads : 1;
 }
@@ -584,8 +574,7 @@ class LaunchKind {
   Flats flats() const { return flat_ == 0 ? Flats::None : flat_ == count_ ? Flats::All : Flats::Some; }
   // Threads per team: the backend's, or fewer where no team has that many words to move (whole warps). A team's
   // threads take its words in turn, so any size is correct; a tiny launch's one busy warp then waits at the team's
-  // barriers for no idle ones (barrier stalls were the largest of a one-request launch's: ncu on an H200,
-  // perf_tests/results/uniform-fused-2026-11-29/uniform-fused-2026-11-29.md).
+  // barriers for no idle ones, the largest of its stalls.
   template <class Backend>
   int team_size() const {
     const std::int64_t g = Backend::team_granule;
@@ -600,11 +589,10 @@ class LaunchKind {
 
 // A device launch whose records all have one direction and word size (a step's self-copies, a batch of packs of one
 // kind) runs this kernel, which holds that direction's and word's code alone: the general kernel is one function of
-// ~8 500 instructions (~133 KiB of SASS on an H200), and a warp of a small launch runs a few hundred of them once,
-// from a cold instruction cache; fetching them was ~half of its stall cycles (ncu:
-// perf_tests/results/fused-experiments-2026-11-29/fused-experiments-2026-11-29.md). Separate functions, unlike
-// instances inside the general one (which made it 290 KiB), leave each launch's code as small as its own work. Mixed
-// launches keep the general kernel.
+// thousands of instructions, and a warp of a small launch runs a few hundred of them once, from a cold instruction
+// cache, so that fetching them is much of what it waits for. Separate functions, unlike instances inside the general
+// one (which would make it larger still), leave each launch's code as small as its own work. Mixed launches keep the
+// general kernel.
 template <class ExecSpace, Direction Dir, int W, Flats F>
 struct UniformFusedKernel {
   using Member = typename FusedKernel<ExecSpace>::Member;

@@ -6,8 +6,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <cstdlib>
 #include <thread>
+
+#include "KokkosDDT_Settings.hpp"
 
 namespace KokkosDDT {
 
@@ -28,17 +29,10 @@ inline std::int64_t fusion_threshold(double launch_us, std::int64_t probe_bytes,
                                   16 * probe_bytes);
 }
 
-// KOKKOSDDT_FUSION_THRESHOLD_BYTES (bytes, >= 0) in the environment: the threshold of every queue that would measure
-// its own (FusionOptions::threshold_bytes = -1), without the measurement. For runs that must not depend on timing: the
+// KOKKOSDDT_FUSION_THRESHOLD_BYTES: the threshold of every queue that would measure its own
+// (FusionOptions::threshold_bytes = -1), without the measurement, or -1. For runs that must not depend on timing: the
 // MPI tests set it high so that host packs of several tiles stay pending until tested, as every pack on a GPU does.
-// -1 when unset or not a number.
-inline std::int64_t fusion_threshold_from_environment() {
-  const char* env = std::getenv("KOKKOSDDT_FUSION_THRESHOLD_BYTES");
-  if (!env || !*env) return -1;
-  char* end = nullptr;
-  const long long v = std::strtoll(env, &end, 10);
-  return *end == '\0' && v >= 0 ? static_cast<std::int64_t>(v) : -1;
-}
+inline std::int64_t fusion_threshold_from_environment() { return settings().fusion_threshold_bytes; }
 
 }  // namespace Impl
 

@@ -158,8 +158,7 @@ struct CopyWithWord {
 
   // Hosts walk tiles run by run, enough of them to balance the threads; devices take one word per thread, and where
   // one walk serves both sides it starts below the levels the whole range shares. Launched flat (on CUDA with <<<>>>
-  // on the instance's stream): Kokkos' RangePolicy loop was 29 of a face copy's 186 warp instructions per word (ncu's
-  // source view on an H200: perf_tests/results/typed-copy-2026-11-29/typed-copy-2026-11-29.md).
+  // on the instance's stream): Kokkos' RangePolicy loop is a sizable share of a face copy's instructions per word.
   template <class Kernel>
   void launch(Kernel& kernel, bool one_shape) const {
     constexpr int W = Kernel::word;

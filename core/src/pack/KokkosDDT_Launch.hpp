@@ -28,11 +28,10 @@ struct LaunchShape {
   using Backend = BackendTraits<ExecSpace>;
   static constexpr bool walks_runs = Backend::walks_runs;
   // Synchronous hosts run a transfer that fits one team on the calling thread: a small pack then costs what MPI_Pack's
-  // does, not a fork/join (about 0.7 us on OpenMP).
+  // does, not a fork/join.
   static constexpr bool inline_single_team = walks_runs && Backend::synchronous;
-  // Devices launch flat: as fast or faster than a TeamPolicy at every size measured (the TeamPolicy costs 0.1-0.4 us
-  // more host time, its scratch copy and barrier 0-5 % at 256 MiB;
-  // perf_tests/results/gpu-2026-11-21/gpu-2026-11-21-tuning.txt).
+  // Devices launch flat: a TeamPolicy adds host time to the launch, and its scratch copy and barrier device time, for
+  // no gain at any size.
   static constexpr bool flat = !walks_runs;
   static int team_size() { return Backend::team_size; }
   // Threads the device holds at once: what the descriptor-carrying rules (carry_descriptor) measure a launch against.

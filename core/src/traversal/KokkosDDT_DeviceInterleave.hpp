@@ -5,12 +5,11 @@
 // position alone (locate()), so a warp's packed-side accesses coalesce and no thread depends on another.
 //
 // Launched as a TeamPolicy (descriptor in team scratch; the fused kernel) or flat (thread i is rank i % T of tile
-// i / T, descriptor read in place; single device launches, which measured as fast or faster at every size:
-// perf_tests/results/gpu-2026-11-21/gpu-2026-11-21-tuning.txt).
+// i / T, descriptor read in place; single device launches, which gain nothing from a team's scratch copy).
 //
 // Dir = Runtime and W = 0 take the direction and the word size from the arguments at run time: the fused kernel's one
 // instance for every request, whose code must stay small for the instruction cache (one instance per direction and
-// word size made it 290 KiB: perf_tests/results/fusion-2026-11-21/fusion-2026-11-21.md).
+// word size would make it several times larger).
 //
 // InlineBytes > 0: the descriptor travels in the functor itself (InlineDescriptor; flat launches of small types), and
 // args.nodes / args.lookaside are not read.
@@ -71,7 +70,7 @@ struct DeviceInterleave {
 
   // Packed words only where the packed buffer is aligned for them and every thread of a tile gets a whole one: a
   // thread gathers its units one after another, so on small transfers (few units per thread) the unit-per-thread
-  // layout finishes sooner (perf_tests/results/gpu-2026-11-21/gpu-2026-11-21.md).
+  // layout finishes sooner.
   KOKKOS_FUNCTION static bool packed_words_fit(const char* packed_at, std::int64_t tile_bytes, std::int64_t threads) {
     if constexpr (PW == W) return false;
     return reinterpret_cast<std::uintptr_t>(packed_at) % PW == 0 && tile_bytes % PW == 0 && tile_bytes >= threads * PW;
@@ -133,8 +132,8 @@ struct DeviceInterleave {
     return args.typed + (args.start_disp + h.base + h.inner);
   }
 
-  // Words p, p + step, ... before `stop`, one at a time (one word in flight per thread measured best on the H100:
-  // fewer registers, more resident threads; perf_tests/results/gpu-2026-11-21/gpu-2026-11-21-tuning.txt).
+  // Words p, p + step, ... before `stop`, one at a time (one word in flight per thread: fewer registers, more resident
+  // threads, which hide latency better than more words in flight per thread).
   template <class Pos>
   KOKKOS_FUNCTION void interleave_words(const DescriptorNode* desc, const DescriptorNode* start, std::int64_t p,
                                         std::int64_t stop, std::int64_t step) const {

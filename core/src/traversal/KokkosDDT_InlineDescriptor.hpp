@@ -6,10 +6,9 @@
 // none, the first pack in a memory space allocates and synchronizes nothing, and freeing the type frees no device
 // memory (cudaFree waits for the whole device). It also shortens the kernel: the descriptor reads that start every
 // word's address computation come from the parameter bank, which every thread of a launch reads alike, instead of
-// dependent global loads (perf_tests/results/engine-2026-11-24/engine-2026-11-24.md). That holds while latency bounds
-// the launch; see carry_descriptor for the launches where it does not. Flat packs and unpacks have a second, larger
-// block (Config::inline_descriptor_bytes_large) for descriptors over the first, in latency-bound launches only
-// (carry_large_descriptor).
+// dependent global loads. That holds while latency bounds the launch; see carry_descriptor for the launches where it
+// does not. Flat packs and unpacks have a second, larger block (Config::inline_descriptor_bytes_large) for descriptors
+// over the first, in latency-bound launches only (carry_large_descriptor).
 
 #include <cstdint>
 #include <cstring>
@@ -52,26 +51,22 @@ struct InlineDescriptor {
 
 // Whether a device launch of `words` words of `word` bytes (each located in the descriptor) carries a small
 // descriptor, on a device that holds `resident` threads at once. Carried, every thread reads the descriptor from the
-// constant bank; else from L1 (its copy in device memory). ncu on an H200
-// (perf_tests/results/launch-rules-2026-11-29/launch-rules-2026-11-29.md):
-// - up to two waves of words, latency bounds the kernel and the constant bank's is shorter: carried (a face copy's
-//   long-scoreboard stalls 21 -> 8 cycles per instruction, 3.20 -> 2.62 us);
+// constant bank; else from L1 (its copy in device memory):
+// - up to two waves of words, latency bounds the kernel and the constant bank's is shorter: carried (fewer
+//   long-scoreboard stalls);
 // - beyond, words under 4 bytes: a walk per byte or two bounds the kernel by how fast it issues descriptor reads, and
-//   indexed constant-bank loads (the MIO pipe: short-scoreboard stalls 0.1 -> 5.4) fall behind L1 hits: from device
-//   memory (1 MiB of 1-byte words: copies 4-17 % and most packs 10-20 % faster);
+//   indexed constant-bank loads (the MIO pipe) fall behind L1 hits: from device memory;
 // - beyond, wider words: the data's loads bound the kernel, and descriptor reads from L1 would compete with them:
-//   carried (16 MiB packs of 32-byte blocks were 11 % slower from device memory).
+//   carried.
 inline constexpr std::int64_t carried_descriptor_waves = 2;
 inline bool carry_descriptor(std::int64_t words, int word, std::int64_t resident) {
   return words <= carried_descriptor_waves * resident || word >= 4;
 }
 
 // Whether such a launch carries a descriptor too large for the smaller parameter block in the larger one
-// (Config::inline_descriptor_bytes_large): only up to two waves of words, where latency bounds the launch (the 4 KiB
-// pack of a 64-block irregular index list: 4.22 -> 3.26 us of kernel time on an H200,
-// perf_tests/results/carried-large-2026-11-30/carried-large-2026-11-30.md). Beyond, a large descriptor is mostly
-// per-block tables that a warp's lanes read at different addresses, which the constant bank serves one at a time and L1
-// at once: the device copy.
+// (Config::inline_descriptor_bytes_large): only up to two waves of words, where latency bounds the launch and the
+// constant bank's is shorter. Beyond, a large descriptor is mostly per-block tables that a warp's lanes read at
+// different addresses, which the constant bank serves one at a time and L1 at once: the device copy.
 inline bool carry_large_descriptor(std::int64_t words, std::int64_t resident) {
   return words <= carried_descriptor_waves * resident;
 }

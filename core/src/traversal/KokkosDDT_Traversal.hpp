@@ -140,12 +140,11 @@ KOKKOS_FORCEINLINE_FUNCTION Pos divide_position(const Divisor& d, Pos p) {
 //
 // Resolved: the Hit's base is the terminal block's own offset (base + what block_span adds), computed where the walk
 // ends, in the case that already knows the node's kind; a device's word needs its address and nothing else, and
-// block_span's second dispatch on the kind was 12 of a face copy's 186 warp instructions per word (ncu's source view
-// on an H200: perf_tests/results/typed-copy-2026-11-29/typed-copy-2026-11-29.md).
+// block_span's second dispatch on the kind would be a sizable share of a face copy's instructions per word.
 //
 // Pos: the type positions are divided in. std::uint32_t where every position of the walk is below 2^31 (the device
 // launches check it per launch): a GPU then divides with one 32-bit multiply-high and multiplies back with one
-// instruction, where 64-bit positions take a chain of four or more (~25 of a level's ~45 instructions on an H200).
+// instruction, where 64-bit positions take a chain of four or more (over half of a level's instructions).
 // Unsigned, so that widening a block index or an offset into the block to 64 bits costs nothing. Offsets stay 64-bit.
 template <class Pos = std::int64_t, bool Resolved = false, class Path = NoPath>
 KOKKOS_INLINE_FUNCTION Hit locate(const DescriptorNode* nodes, const std::int64_t* la, std::int64_t position,

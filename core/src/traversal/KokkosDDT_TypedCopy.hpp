@@ -7,9 +7,9 @@
 //
 // Hosts (BackendTraits::walks_runs) give each work item a tile of the stream and move it chunk by chunk: each chunk is
 // packed from the source into a bounce buffer that stays in the L1 cache and unpacked from it into the destination, by
-// the host walk's own loops over runs (locating every run on both sides measured up to 3.7x slower). Devices give each
-// work item one word: neighbouring threads take neighbouring positions, so their loads and stores coalesce wherever
-// the types are contiguous.
+// the host walk's own loops over runs (locating every run on both sides is several times slower where runs are short).
+// Devices give each work item one word: neighbouring threads take neighbouring positions, so their loads and stores
+// coalesce wherever the types are contiguous.
 
 #include <cstdint>
 
@@ -49,9 +49,8 @@ struct CopySide {
 // Walk = true (the launchers of hosts, BackendTraits::walks_runs): each tile moved chunk by chunk through a small
 // bounce buffer, packed and unpacked by HostWalk; false (devices): one word per item, its position located on both
 // sides. The transfer's word W keeps every word inside one run of both types (copy_word), so a device item needs
-// where its word starts on each side and nothing else: no run lengths, no loop (a loop over runs there cost the
-// fused self-copy of jacobi3d's faces ~190 of its ~950 instructions per word, ncu on an H100:
-// perf_tests/results/step-timeline-2026-11-28/step-timeline-2026-11-28.md).
+// where its word starts on each side and nothing else: no run lengths, no loop (a loop over runs there costs a fused
+// self-copy of faces a sizable share of its instructions per word).
 //
 // InlineBytes > 0 (devices' flat launches of types whose descriptors are small, InlineDescriptor): each side's
 // descriptor travels in the kernel's parameters (`carried`; the destination's only where the two shapes differ), read
@@ -97,9 +96,8 @@ struct TypedCopy {
       std::int64_t p = begin + item * tile;
       const std::int64_t stop = p + tile < end ? p + tile : end;
       // Through a bounce buffer that stays in the L1 cache: each chunk packed from the source by HostWalk, then
-      // unpacked into the destination by HostWalk (their tuned loops over runs: a locate per run on each side made the
-      // plans' host step up to 3.7x slower where runs are single cells;
-      // perf_tests/results/peer-2026-11-26/peer-2026-11-26.md).
+      // unpacked into the destination by HostWalk (their tuned loops over runs: a locate per run on each side is
+      // several times slower where runs are single cells).
       alignas(16) char bounce[kBounce];
       for (std::int64_t q = p; q < stop; q += kBounce) {
         const std::int64_t r = q + kBounce < stop ? q + kBounce : stop;

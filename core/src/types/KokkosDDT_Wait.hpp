@@ -4,8 +4,9 @@
 // collective's rounds, queued sends) calls wait_until with its own test.
 
 #include <chrono>
-#include <cstdlib>
 #include <thread>
+
+#include "KokkosDDT_Settings.hpp"
 
 namespace KokkosDDT::Impl {
 
@@ -52,13 +53,7 @@ void wait_until(const Done& done) {
   (void)wait_until(done, Deadline());
 }
 
-// The seconds a plan's waits may take: `option` when positive, else KOKKOSDDT_TIMEOUT_S when set and positive, else
-// none (0).
-inline double timeout_seconds(double option) {
-  if (option > 0) return option;
-  const char* env = std::getenv("KOKKOSDDT_TIMEOUT_S");
-  const double seconds = env ? std::strtod(env, nullptr) : 0;
-  return seconds > 0 ? seconds : 0;
-}
+// The seconds a plan's waits may take: `option` when positive, else KOKKOSDDT_TIMEOUT_S (0: none).
+inline double timeout_seconds(double option) { return option > 0 ? option : settings().timeout_s; }
 
 }  // namespace KokkosDDT::Impl

@@ -2,25 +2,16 @@
 #include "KokkosDDT_MpiBytes.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <limits>
 #include <utility>
 
 #include "KokkosDDT_Communicators.hpp"
 #include "KokkosDDT_MPIError.hpp"
+#include "KokkosDDT_Settings.hpp"
 
 namespace KokkosDDT::Impl {
 
-std::int64_t mpi_chunk_bytes() {
-  static const std::int64_t chunk = [] {
-    if (const char* env = std::getenv("KOKKOSDDT_MPI_CHUNK_BYTES"); env && *env) {
-      const long long v = std::atoll(env);
-      if (v >= 1 && v <= (1LL << 30)) return static_cast<std::int64_t>(v);
-    }
-    return std::int64_t(1) << 30;
-  }();
-  return chunk;
-}
+std::int64_t mpi_chunk_bytes() { return settings().mpi_chunk_bytes; }
 
 ByteType::ByteType(std::int64_t bytes) {
   const std::int64_t chunk = mpi_chunk_bytes();

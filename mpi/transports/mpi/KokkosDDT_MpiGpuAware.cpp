@@ -7,8 +7,9 @@
 #endif
 
 #include <atomic>
-#include <cstdlib>
-#include <string>
+#include <optional>
+
+#include "KokkosDDT_Settings.hpp"
 
 namespace KokkosDDT::mpi {
 
@@ -17,7 +18,7 @@ namespace {
 std::atomic<int> forced{-1};  // set_gpu_aware: -1 none, else 0/1
 
 bool detect() {
-  if (const char* env = std::getenv("KOKKOSDDT_MPI_GPU_AWARE"); env && *env) return std::string(env) != "0";
+  if (const std::optional<bool> set = Impl::settings().mpi_gpu_aware) return *set;
 #if defined(OPEN_MPI) && defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
   return MPIX_Query_cuda_support() == 1;
 #elif defined(MPICH_NUMVERSION) && MPICH_NUMVERSION >= 40000000

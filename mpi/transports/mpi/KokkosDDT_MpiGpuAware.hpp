@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // Whether the linked MPI reads and writes device memory (GPU-aware, "CUDA-aware"): what the MPI transport answers when
-// asked whether it reaches device memory (Transport::reaches_device_memory), and so where its clients stage device
-// data (in the device's memory, or in pinned host memory the MPI can read).
+// asked whether it reaches device memory (Transport::capabilities().device_memory), and so where its clients stage
+// device data (in the device's memory, or in pinned host memory the MPI can read).
 
 namespace KokkosDDT::mpi {
 

@@ -44,7 +44,7 @@ class MpiMessageSet final : public MessageSet {
   void post_sends() override { post(0, sends_); }
 
   // Stops at the first message still in flight: each MPI_Test runs MPI's progress engine, and a wait loop that tested
-  // every message of a 26-neighbour step each time round was measurably slower on small steps.
+  // every message of a 26-neighbour step each time round is slower on small steps.
   bool test() override {
     for (Message& m : messages_) {
       if (!m.active) continue;
@@ -61,8 +61,8 @@ class MpiMessageSet final : public MessageSet {
     return true;
   }
 
-  // MPI_Wait per message, the receives first: MPI's blocking wait spins in its progress engine, which measured faster
-  // on small steps than polling MPI_Test through this layer (halo_bench on the VM, 2 ranks).
+  // MPI_Wait per message, the receives first: MPI's blocking wait spins in its progress engine, which is faster on
+  // small steps than polling MPI_Test through this layer.
   void wait() override {
     for (std::size_t i = 0; i < messages_.size(); ++i) {
       Message& m = messages_[(sends_ + i) % messages_.size()];
@@ -146,7 +146,20 @@ MpiTransport::~MpiTransport() {
   if (owned_) free_comm(comm_);
 }
 
-bool MpiTransport::reaches_device_memory() const { return mpi::gpu_aware(); }
+TransportCapabilities MpiTransport::known_capabilities() {
+  TransportCapabilities c;
+  c.completion = Completion::Host;
+  c.host_memory = true;
+  c.device_memory = false;
+  c.tags = true;
+  return c;
+}
+
+TransportCapabilities MpiTransport::capabilities() const {
+  TransportCapabilities c = known_capabilities();
+  c.device_memory = mpi::gpu_aware();
+  return c;
+}
 
 int MpiTransport::rank() const {
   if (rank_ < 0) MPI_Comm_rank(comm_, &rank_);
@@ -164,8 +177,7 @@ std::unique_ptr<MessageSet> MpiTransport::make_set(std::vector<WireMessage> send
 }
 
 TransportEntry mpi_transport_entry() {
-  return {"mpi",
-          {Completion::Host, true, false, true},
+  return {"mpi", MpiTransport::known_capabilities(),
           [](const mpi::TransportChoice&, const std::shared_ptr<MpiTransport>& control,
              const char*) -> std::shared_ptr<Transport> { return control; }};
 }

@@ -36,10 +36,10 @@ class MpiTransport final : public Transport {
   void keep_until_finalize() { owned_ = false; }
 
   const char* name() const override { return "MPI"; }
-  Completion completion() const override { return Completion::Host; }
-  bool reaches_host_memory() const override { return true; }
-  bool reaches_device_memory() const override;  // a GPU-aware MPI (KokkosDDT_MpiGpuAware.hpp)
-  bool matches_tags() const override { return true; }
+  // Host completion, host memory, tags (its registry entry's); device memory where the MPI is GPU-aware, which a made
+  // one knows (KokkosDDT_MpiGpuAware.hpp).
+  static TransportCapabilities known_capabilities();
+  TransportCapabilities capabilities() const override;
   int rank() const override;
   int size() const override;
   std::unique_ptr<MessageSet> make_set(std::vector<WireMessage> sends, std::vector<WireMessage> receives,

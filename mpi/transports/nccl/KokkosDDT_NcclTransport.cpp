@@ -59,15 +59,6 @@ void abort_detached(ncclComm_t comm) {
   }).detach();
 }
 
-// Whether groups run on the communicator's own stream (the default) or on the caller's (KOKKOSDDT_NCCL_STREAM=caller).
-bool own_stream() {
-  static const bool own = [] {
-    const char* env = std::getenv("KOKKOSDDT_NCCL_STREAM");
-    return !(env && std::string(env) == "caller");
-  }();
-  return own;
-}
-
 // One NCCL communicator and the stream its groups run on: every set over it shares the stream, so that the
 // communicator's operations run one after another in the order they were enqueued (NCCL's rule). The library's own
 // communicators are destroyed with this; a user's is not.
@@ -87,11 +78,7 @@ class NcclCommunicator {
   }
   ~NcclCommunicator() {
     SetupClock clock("NCCL communicator destroy");
-    // Groups still running: on the own stream, or (KOKKOSDDT_NCCL_STREAM=caller) on the callers' streams.
-    if (own_stream())
-      cudaStreamSynchronize(stream_);
-    else
-      cudaDeviceSynchronize();
+    cudaStreamSynchronize(stream_);  // (groups still running)
     clock.mark("synchronize");
     if (owned_ && !aborted_) ncclCommDestroy(comm_);
     clock.mark("ncclCommDestroy");
@@ -143,6 +130,16 @@ class NcclCommunicator {
   cudaStream_t stream_ = nullptr;
 };
 
+// Stream completion, device memory only, no tags (each peer's messages match in order).
+TransportCapabilities nccl_capabilities() {
+  TransportCapabilities c;
+  c.completion = Completion::Stream;
+  c.host_memory = false;
+  c.device_memory = true;
+  c.tags = false;
+  return c;
+}
+
 // The transport over the processes of one MPI communicator: its ranks, mapped to the NCCL communicator's.
 class NcclTransport final : public Transport {
  public:
@@ -153,10 +150,7 @@ class NcclTransport final : public Transport {
   int nccl_rank(int peer) const { return nccl_rank_[peer]; }
 
   const char* name() const override { return "NCCL"; }
-  Completion completion() const override { return Completion::Stream; }
-  bool reaches_host_memory() const override { return false; }
-  bool reaches_device_memory() const override { return true; }
-  bool matches_tags() const override { return false; }
+  TransportCapabilities capabilities() const override { return nccl_capabilities(); }
   int rank() const override { return rank_; }
   int size() const override { return static_cast<int>(nccl_rank_.size()); }
   std::unique_ptr<MessageSet> make_set(std::vector<WireMessage> sends, std::vector<WireMessage> receives,
@@ -200,10 +194,8 @@ class NcclMessageSet final : public MessageSet {
       m.peer = transport.nccl_rank(m.peer);
       posted_receives_.push_back(m);
     }
-    if (own_stream()) {
-      cuda_check(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming), where, "cudaEventCreateWithFlags");
-      cuda_check(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming), where, "cudaEventCreateWithFlags");
-    }
+    cuda_check(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming), where, "cudaEventCreateWithFlags");
+    cuda_check(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming), where, "cudaEventCreateWithFlags");
     if (persistent) connect(where);
   }
   ~NcclMessageSet() override {
@@ -223,20 +215,16 @@ class NcclMessageSet final : public MessageSet {
   void enqueue(StreamRef stream) override {
     comm_.check_async(where_);
     if (sends_.empty() && posted_receives_.empty()) return;  // (nothing to order: no events, no group)
-    auto caller = static_cast<cudaStream_t>(stream.native);
-    cudaStream_t s = caller;
-    if (own_stream()) {  // the communicator's stream starts after the caller's work so far
-      cuda_check(cudaEventRecord(ready_, caller), where_, "cudaEventRecord");
-      cuda_check(cudaStreamWaitEvent(comm_.stream(), ready_, 0), where_, "cudaStreamWaitEvent");
-      s = comm_.stream();
-    }
-    group(s, where_);
-    if (own_stream()) cuda_check(cudaEventRecord(done_, s), where_, "cudaEventRecord");
+    // The communicator's stream starts after the caller's work so far.
+    cuda_check(cudaEventRecord(ready_, static_cast<cudaStream_t>(stream.native)), where_, "cudaEventRecord");
+    cuda_check(cudaStreamWaitEvent(comm_.stream(), ready_, 0), where_, "cudaStreamWaitEvent");
+    group(comm_.stream(), where_);
+    cuda_check(cudaEventRecord(done_, comm_.stream()), where_, "cudaEventRecord");
     enqueued_ = true;
   }
 
   void join(StreamRef stream) override {
-    if (!own_stream() || !enqueued_) return;  // (on the caller's stream the group is already in its order)
+    if (!enqueued_) return;
     cuda_check(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream.native), done_, 0), where_, "cudaStreamWaitEvent");
   }
 
@@ -249,9 +237,9 @@ class NcclMessageSet final : public MessageSet {
 
   // A deadline: an event after the group on the stream it ran on; past the deadline with the group pending, the
   // watchdog's thread aborts the library's communicator (its kernels end) and the step has failed.
-  void watch(StreamRef stream, double seconds) override {
+  void watch(StreamRef, double seconds) override {  // (the group runs on the communicator's stream)
     if (!enqueued_) return;
-    deadlines_.add(own_stream() ? comm_.stream() : static_cast<cudaStream_t>(stream.native), seconds, where_);
+    deadlines_.add(comm_.stream(), seconds, where_);
     watch_.start([this] {
       if (!deadlines_.expired()) return;
       {
@@ -538,8 +526,7 @@ void free_nccl_cache() {
 long nccl_communicators_made() { return communicators_made.load(); }
 
 TransportEntry nccl_transport_entry() {
-  return {"nccl",
-          {Completion::Stream, false, true, false},
+  return {"nccl", nccl_capabilities(),
           [](const mpi::TransportChoice& choice, const std::shared_ptr<MpiTransport>& control, const char* where) {
             const MPI_Comm comm = control->comm();  // (the plan's control plane: every setup message goes there)
             return choice.users_own() ? nccl_transport_on(static_cast<ncclComm*>(choice.handle()), comm, where)

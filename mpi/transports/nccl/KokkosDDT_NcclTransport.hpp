@@ -6,7 +6,6 @@
 // caller's stream wait for the group (before the unpacks). So work the caller enqueues between the two (a halo step's
 // interior sweep) runs beside the messages instead of behind them, and the host never waits. The transport's stream has
 // the device's highest priority: the messages' blocks are scheduled before pending blocks of that work.
-// KOKKOSDDT_NCCL_STREAM=caller runs the groups on the caller's stream instead (measurements compare the two).
 //
 // Communicators: one NCCL communicator per group of processes and GPU, made the first time a plan needs it and kept
 // (until MPI_Finalize or mpi::free_cached_communicators()): a plan on another MPI communicator with the same processes

@@ -10,6 +10,7 @@
 #include "KokkosDDT_PeerCuda.hpp"
 #include "KokkosDDT_PeerLiveness.hpp"
 #include "KokkosDDT_SetupClock.hpp"
+#include "KokkosDDT_Settings.hpp"
 #include "KokkosDDT_Wait.hpp"
 
 namespace KokkosDDT::Impl {
@@ -155,18 +156,16 @@ std::vector<std::uint64_t*> PeerLinks::begin_raises() const {
 }
 
 // Offered by default where the counters are replayable: there the kernel also takes the resets off the streams (one
-// memory operation per peer and wait); 2 x H200, 64^3 per GPU, jacobi_bench's replayable step 34.5 -> 25.9 us eager.
-// Rising counters lose by it: the wait only moves into the kernel, whose polling teams then share the GPU with the
-// caller's work (plan-auto 21.7 -> 22.4 us; halo_bench's peer plans 1.04x):
-// perf_tests/results/device-begin-2026-11-28/device-begin-2026-11-28.md. KOKKOSDDT_DEVICE_BEGIN: 0 never, 1 also rising
-// counters, always also where a downstream peer shares this GPU (to test the protocol on one GPU, under MPS).
+// memory operation per peer and wait). Rising counters lose by it: the wait only moves into the kernel, whose polling
+// teams then share the GPU with the caller's work. KOKKOSDDT_DEVICE_BEGIN: 0 never, 1 also rising counters, always also
+// where a downstream peer shares this GPU (to test the protocol on one GPU, under MPS).
 std::vector<std::uint64_t*> PeerLinks::gates() const {
-  const char* env = std::getenv("KOKKOSDDT_DEVICE_BEGIN");
-  const std::string choice = env ? env : "";
-  if (choice == "0" || (!replayable_ && choice != "1" && choice != "always")) return {};
+  using Begin = Settings::DeviceBegin;
+  const Begin choice = settings().device_begin;
+  if (choice == Begin::Never || (!replayable_ && choice == Begin::Rule)) return {};
   std::vector<std::uint64_t*> at;
   for (const DownstreamPeer& p : downstream) {
-    if (p.shares_gpu && choice != "always") return {};
+    if (p.shares_gpu && choice != Begin::Always) return {};
     at.push_back(reinterpret_cast<std::uint64_t*>(p.free));
   }
   return at;

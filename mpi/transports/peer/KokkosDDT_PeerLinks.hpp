@@ -18,9 +18,8 @@
 //   replayable a counter's low half is raised to 1, and the waiting process resets it to 0 right after its wait (a
 //              counter is raised again only after its reset: the next raise follows, through the other counter, the
 //              wait before it). Every step enqueues the same operations, so that a step captured in a CUDA graph
-//              replays as it ran. The resets, one more memory operation per peer and wait, made jacobi_bench's
-//              eager iteration (64^3 per GPU, 4 x H100) 1.4 us slower at 2 GPUs and 4.5 us at 4
-//              (perf_tests/results/graph-steps-2026-11-28/graph-steps-2026-11-28.md): hence not the default.
+//              replays as it ran. The resets, one more memory operation per peer and wait, slow every eager step,
+//              the more so the more peers: hence not the default.
 //
 // abandon() ends every wait that may never be met, for good (teardown, timeouts): a terminal value (rising), the
 // counter's high half, which no reset touches (replayable). A terminal value meets a wait as a peer's writes do, so

@@ -14,6 +14,7 @@
 
 #include "KokkosDDT_Error.hpp"
 #include "KokkosDDT_PeerCuda.hpp"
+#include "KokkosDDT_Settings.hpp"
 
 namespace KokkosDDT::Impl {
 
@@ -27,18 +28,11 @@ struct Mapping {
   std::list<std::pair<std::int64_t, std::int64_t>>::iterator idle;  // its place among the idle ones (users == 0)
 };
 
-std::size_t idle_limit() {
-  static const std::size_t limit = [] {
-    const char* env = std::getenv("KOKKOSDDT_PEER_IDLE_MAPPINGS");
-    return env && *env ? static_cast<std::size_t>(std::max(0, std::atoi(env))) : std::size_t{64};
-  }();
-  return limit;
-}
+std::size_t idle_limit() { return static_cast<std::size_t>(settings().peer_idle_mappings); }
 
-// A block of this process's step counters: one allocation per plan's run (runs of several plans in one allocation
-// made jacobi_bench's 64^3 step 2-7 % slower on 4 x H100:
-// perf_tests/results/peer-memory-2026-11-27/peer-memory-2026-11-27.md), kept when the plan goes for the next plan that
-// needs as many counters or a few more, so that its peers' mappings of it stay valid.
+// A block of this process's step counters: one allocation per plan's run (runs of several plans in one allocation slow
+// their steps), kept when the plan goes for the next plan that needs as many counters or a few more, so that its peers'
+// mappings of it stay valid.
 struct CounterBlock {
   int device = 0;
   char* base = nullptr;

@@ -26,6 +26,7 @@
 #include "KokkosDDT_PeerMemory.hpp"
 #include "KokkosDDT_Routes.hpp"
 #include "KokkosDDT_SetupClock.hpp"
+#include "KokkosDDT_Settings.hpp"
 #include "KokkosDDT_SetupDeadline.hpp"
 
 namespace KokkosDDT::Impl {
@@ -87,22 +88,14 @@ std::pair<char*, char*> span(const TypedEnd& e) {
 // The rule for cells in short runs. A remote store writes one run: a receive of many isolated cells (a face of 8-byte
 // cells a row apart) costs one small NVLink write per cell when the sender writes it typed. Landed instead, the sender
 // packs it into a buffer of the receiver's in whole coalesced lines and the receiver unpacks it from its own memory, at
-// the price of one more launch there. Measured on 2 and 4 H100 (perf_tests/results/peer-2026-11-27/peer-2026-11-27.md):
-// landing lost 5-8 us per step on halo_bench's faces of up to 16 384 cells and won 2.7 us on heat3d's face of 40 000;
-// so a receive is landed when its shortest run is under kShortRun bytes and it holds at least kManyRuns runs.
+// the price of one more launch there, which outweighs the saved stores unless the runs are both short and many: so a
+// receive is landed when its shortest run is under kShortRun bytes and it holds at least kManyRuns runs.
 // KOKKOSDDT_PEER_LANDING=always|never overrides the rule (tests use "always" to run the landed path on small fields).
 constexpr std::int64_t kShortRun = 64;
 constexpr std::int64_t kManyRuns = 32768;
 
-enum class Landing { Rule, Always, Never };
-Landing landing_mode() {
-  static const Landing mode = [] {
-    const char* env = std::getenv("KOKKOSDDT_PEER_LANDING");
-    const std::string v = env ? env : "";
-    return v == "always" ? Landing::Always : v == "never" ? Landing::Never : Landing::Rule;
-  }();
-  return mode;
-}
+using Landing = Settings::Landing;
+Landing landing_mode() { return settings().peer_landing; }
 
 // The shortest run of contiguous bytes one instance of `t` holds: over its terminal nodes, a Contig node's bytes, a
 // block's (Strided, IndexedBlock) or a mean block's (Indexed), a terminal field's (Struct).
@@ -327,14 +320,12 @@ class Handshake {
     }
   }
 
-  // The handshake's sends complete; the step's own stream (KOKKOSDDT_PEER_STREAM=caller: the caller's, to measure).
+  // The handshake's sends complete; the step's own stream.
   void finish() {
     setup_wait(static_cast<int>(requests_.size()), requests_.data(), where_, "MPI_Waitall (peer handshake)");
     sent_ = true;
     links->device = dev_.ordinal;
-    const char* on = std::getenv("KOKKOSDDT_PEER_STREAM");
-    if (failure.empty() && (!links->upstream.empty() || !links->downstream.empty()) &&
-        !(on && std::string(on) == "caller")) {
+    if (failure.empty() && (!links->upstream.empty() || !links->downstream.empty())) {
       try {
         links->make_stream(where_);
       } catch (const Error& e) {
@@ -442,7 +433,7 @@ class Handshake {
 };
 
 // The step of a peer plan: its links and the step of the messages that do not go direct.
-class PeerStep final : public Step {
+class PeerStep final : public Step, public DeviceSignals {
  public:
   PeerStep(std::unique_ptr<PeerLinks> links, std::unique_ptr<Step> messages)
       : links_(std::move(links)), messages_(std::move(messages)) {
@@ -458,6 +449,7 @@ class PeerStep final : public Step {
   bool host_sends() const override { return messages_->host_sends(); }
   int messages() const override { return messages_->messages(); }
   StreamRef own_stream() const override { return links_->own_stream(); }
+  DeviceSignals* device_signals() override { return this; }
   std::vector<std::uint64_t*> written_counters() const override { return links_->written_counters(); }
   std::uint64_t signal() const override { return links_->signal(); }
   std::vector<std::uint64_t*> begin_raises() const override { return links_->begin_raises(); }
@@ -576,22 +568,21 @@ Routes PeerTransport::route(const std::vector<TypedEnd>& sends, const std::vecto
 }
 
 TransportEntry peer_transport_entry() {
-  return {"peer",
-          {Completion::Host, true, false, true, true, true},
-          [](const mpi::TransportChoice&, const std::shared_ptr<MpiTransport>& control,
-             const char* where) -> std::shared_ptr<Transport> {
-            auto on_control = [](bool, const std::shared_ptr<MpiTransport>& c,
-                                 const char*) -> std::shared_ptr<Transport> { return c; };
-            return std::make_shared<PeerTransport>(control, on_control, where);
-          }};
-}
-
-TransportEntry auto_transport_entry() {
-  return {"auto", peer_transport_entry().capabilities,
-          [](const mpi::TransportChoice&, const std::shared_ptr<MpiTransport>& control,
-             const char* where) -> std::shared_ptr<Transport> {
-            return std::make_shared<PeerTransport>(control, &best_message_transport, where);
-          }};
+  TransportEntry e;
+  e.name = "peer";
+  e.capabilities = PeerTransport::with_direct(MpiTransport::known_capabilities());  // (until route(): MPI's messages)
+  e.make = [](const mpi::TransportChoice&, const std::shared_ptr<MpiTransport>& control,
+              const char* where) -> std::shared_ptr<Transport> {
+    auto on_control = [](bool, const std::shared_ptr<MpiTransport>& c, const char*) -> std::shared_ptr<Transport> {
+      return c;
+    };
+    return std::make_shared<PeerTransport>(control, on_control, where);
+  };
+  e.make_routing = [](const std::shared_ptr<MpiTransport>& control, MessageTransport messages,
+                      const char* where) -> std::shared_ptr<Transport> {
+    return std::make_shared<PeerTransport>(control, messages, where);
+  };
+  return e;
 }
 
 }  // namespace KokkosDDT::Impl

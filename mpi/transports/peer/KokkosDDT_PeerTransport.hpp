@@ -28,21 +28,19 @@
 
 namespace KokkosDDT::Impl {
 
-// The transport of the messages that do not go direct: `needed` says whether any process of the plan has such
-// messages (the same on every process). Collective over control.
-using MessageTransport = std::shared_ptr<Transport> (*)(bool needed, const std::shared_ptr<MpiTransport>& control,
-                                                        const char* where);
-
 class PeerTransport final : public Transport {
  public:
   // Collective over control (the plan's control plane). Until route(), the messages go over control.
   PeerTransport(std::shared_ptr<MpiTransport> control, MessageTransport messages, const char* where);
 
   const char* name() const override { return "peer"; }
-  Completion completion() const override { return messages_->completion(); }
-  bool reaches_host_memory() const override { return messages_->reaches_host_memory(); }
-  bool reaches_device_memory() const override { return messages_->reaches_device_memory(); }
-  bool matches_tags() const override { return messages_->matches_tags(); }
+  // Its message transport's, and direct writes within one allocation.
+  TransportCapabilities capabilities() const override { return with_direct(messages_->capabilities()); }
+  static TransportCapabilities with_direct(TransportCapabilities c) {
+    c.direct = true;
+    c.one_allocation = true;
+    return c;
+  }
   int rank() const override { return control_->rank(); }
   int size() const override { return control_->size(); }
   std::unique_ptr<MessageSet> make_set(std::vector<WireMessage> sends, std::vector<WireMessage> receives,
@@ -63,9 +61,8 @@ class PeerTransport final : public Transport {
   std::int64_t node_ = 0;                  // alike on the processes of one node (node_leader)
 };
 
-// The registry's lines: "peer" (the messages that do not go direct: MPI on the control plane), and "auto" (they go
-// to the registry's best_message_transport: NCCL where it is built and every process has a GPU of its own).
+// The registry's line: "peer" (the messages that do not go direct: MPI on the control plane); it routes, so the
+// registry's "auto" is made of it (its other messages on the registry's best message transport).
 TransportEntry peer_transport_entry();
-TransportEntry auto_transport_entry();
 
 }  // namespace KokkosDDT::Impl
