@@ -172,20 +172,20 @@ class ExchangeEngine {
 
   // The transport's routes of the messages that are not copies to this process itself (nor empty, nor to
   // MPI_PROC_NULL): route i of `at` is message at[i]'s.
-  Routes route(const std::vector<PlannedMessage>& sends, const std::vector<PlannedMessage>& recvs,
-               const std::vector<int>& pair, const std::vector<bool>& local, std::vector<std::size_t>& send_at,
-               std::vector<std::size_t>& recv_at, const char* where);
+  Deliveries route(const std::vector<PlannedMessage>& sends, const std::vector<PlannedMessage>& recvs,
+                   const std::vector<int>& pair, const std::vector<bool>& local, std::vector<std::size_t>& send_at,
+                   std::vector<std::size_t>& recv_at, const char* where);
 
-  // Counts a message of `bytes` on `route` in routes_ (one line per direction, peer, route and reason).
-  void count_route(bool send, int peer, const std::string& route, const char* why, std::int64_t bytes) {
+  // Counts a message of `bytes` via `via` in routes_ (one line per direction, peer, route and reason).
+  void count_route(bool send, int peer, const std::string& via, const char* why, std::int64_t bytes) {
     if (bytes == 0) return;  // (moves nothing: no route)
     for (mpi::Route& r : routes_)
-      if (r.send == send && r.peer == peer && r.route == route && r.why == why) {
+      if (r.send == send && r.peer == peer && r.via == via && r.why == why) {
         ++r.messages;
         r.bytes += bytes;
         return;
       }
-    routes_.push_back({send, peer, route, why, 1, bytes});
+    routes_.push_back({send, peer, via, why, 1, bytes});
   }
 
   // The send `from` straight into the receive `to` (a message to this process itself).
@@ -255,7 +255,7 @@ class ExchangeEngine {
   std::string routes_text() const {  // the routes' names, each once ("peer, MPI")
     std::string names;
     for (const mpi::Route& r : routes_)
-      if (names.find(r.route) == std::string::npos) names += (names.empty() ? "" : ", ") + r.route;
+      if (names.find(r.via) == std::string::npos) names += (names.empty() ? "" : ", ") + r.via;
     return names;
   }
   // wait_until(done, deadline), asking the step every 50 ms whether the step failed otherwise (check_step: a peer
@@ -297,12 +297,12 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
   for (int i : pair)
     if (i >= 0) local[i] = true;
   std::vector<std::size_t> send_at, recv_at;
-  Routes routes = route(sends, recvs, pair, local, send_at, recv_at, where);
+  Deliveries deliveries = route(sends, recvs, pair, local, send_at, recv_at, where);
   clock.mark("route");
-  step_ = std::move(routes.step);
+  step_ = std::move(deliveries.step);
   host_sends_ = step_->host_sends();
   bool writes = false;  // (any route that writes a peer's memory)
-  for (const Route& r : routes.sends) writes = writes || r.kind != RouteKind::Staged;
+  for (const Delivery& r : deliveries.sends) writes = writes || r.kind != DeliveryKind::Staged;
   FusedBatch<ExecSpace>& copies = writes ? writes_ : packs_;
 
   // The kernel records. Empty messages move nothing: both sides know it (their sizes were matched).
@@ -315,13 +315,13 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
   }
   for (std::size_t k = 0; k < send_at.size(); ++k) {
     const PlannedMessage& m = sends[send_at[k]];
-    const Route& r = routes.sends[k];
+    const Delivery& r = deliveries.sends[k];
     count_route(true, m.peer, r.name, r.why, m.bytes());
     writes_.gate(r.gate);  // (device begin: its writes wait for their receiver's cells to be free)
-    if (r.kind == RouteKind::Typed)
+    if (r.kind == DeliveryKind::Typed)
       writes_.add_mapped_copy(m.buf, m.absolute, m.count, m.type, r.at, r.count, r.type);
     else
-      add<Direction::Pack>(r.kind == RouteKind::Landed ? writes_ : packs_, m, r.at);
+      add<Direction::Pack>(r.kind == DeliveryKind::Landed ? writes_ : packs_, m, r.at);
   }
   writes_.gate(-1);
   clock.mark("sends");
@@ -335,9 +335,9 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
   }
   for (std::size_t k = 0; k < recv_at.size(); ++k) {
     const PlannedMessage& m = recvs[recv_at[k]];
-    const Route& r = routes.receives[k];
+    const Delivery& r = deliveries.receives[k];
     count_route(false, m.peer, r.name, r.why, m.bytes());
-    if (r.kind != RouteKind::Typed) add<Direction::Unpack>(unpacks_, m, r.at);  // (Typed: the sender writes it)
+    if (r.kind != DeliveryKind::Typed) add<Direction::Unpack>(unpacks_, m, r.at);  // (Typed: the sender writes it)
   }
   clock.mark("receives");
   if constexpr (!BackendTraits<ExecSpace>::synchronous) {
@@ -375,10 +375,10 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
 }
 
 template <class ExecSpace>
-Routes ExchangeEngine<ExecSpace>::route(const std::vector<PlannedMessage>& sends,
-                                        const std::vector<PlannedMessage>& recvs, const std::vector<int>& pair,
-                                        const std::vector<bool>& local, std::vector<std::size_t>& send_at,
-                                        std::vector<std::size_t>& recv_at, const char* where) {
+Deliveries ExchangeEngine<ExecSpace>::route(const std::vector<PlannedMessage>& sends,
+                                            const std::vector<PlannedMessage>& recvs, const std::vector<int>& pair,
+                                            const std::vector<bool>& local, std::vector<std::size_t>& send_at,
+                                            std::vector<std::size_t>& recv_at, const char* where) {
   auto end_of = [&](const PlannedMessage& m) {
     return TypedEnd{m.buf, m.absolute, m.count, &m.type.impl_committed(where), m.peer, m.tag};
   };

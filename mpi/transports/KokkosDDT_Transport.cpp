@@ -101,16 +101,16 @@ class MessageStep final : public Step {
 
 }  // namespace
 
-Routes Transport::route(const std::vector<TypedEnd>& sends, const std::vector<TypedEnd>& receives,
-                        const StagingSource& staging, bool, const char* where) {
+Deliveries Transport::route(const std::vector<TypedEnd>& sends, const std::vector<TypedEnd>& receives,
+                            const StagingSource& staging, bool, const char* where) {
   const Layout out = lay_out(sends), in = lay_out(receives);
   const bool device = capabilities().device_memory;
   Staging send_buffer = staging(out.total, device), recv_buffer = staging(in.total, device);
-  Routes r;
+  Deliveries r;
   for (std::size_t i = 0; i < sends.size(); ++i)
-    r.sends.push_back({RouteKind::Staged, send_buffer.data + out.at[i], 0, nullptr, name(), ""});
+    r.sends.push_back({DeliveryKind::Staged, send_buffer.data + out.at[i], 0, nullptr, name(), ""});
   for (std::size_t j = 0; j < receives.size(); ++j)
-    r.receives.push_back({RouteKind::Staged, recv_buffer.data + in.at[j], 0, nullptr, name(), ""});
+    r.receives.push_back({DeliveryKind::Staged, recv_buffer.data + in.at[j], 0, nullptr, name(), ""});
   auto set = make_set(out.placed(send_buffer.data), in.placed(recv_buffer.data), true, where);
   r.step =
       std::make_unique<MessageStep>(std::move(set), std::move(send_buffer), std::move(recv_buffer),

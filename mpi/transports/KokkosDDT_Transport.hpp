@@ -12,7 +12,7 @@
 //                    host never waits.
 //
 // A persistent exchange (halo and exchange plans) asks for more at once: route() takes the plan's typed messages and
-// returns a Route per message (staged through a buffer the transport asked for, written typed into the receiver's
+// returns a Delivery per message (staged through a buffer the transport asked for, written typed into the receiver's
 // cells, or packed into a landing buffer in the receiver's memory) and the Step that runs them, start to wait.
 //
 // One folder per transport under mpi/transports/, like backends/; docs/DESIGN.md ("Add a transport") lists what a new
@@ -138,7 +138,7 @@ using StagingSource = std::function<Staging(std::int64_t bytes, bool device)>;
 // Keeps the buffers of abandoned sends alive until exit (their messages may still be in flight).
 void keep_until_exit(std::shared_ptr<void> buffer);
 
-// How one typed end travels:
+// A delivery: how one typed end travels (what route() decided for it):
 //   Staged  a send is packed at `at` (a staging buffer of the transport's, 16-byte aligned: the kernels' widest word);
 //           a receive is unpacked from `at` once the step's wait() returns;
 //   Typed   a send's kernel writes `count` of `type` at `at`, the receiver's cells as mapped here (the receiver's type,
@@ -146,14 +146,14 @@ void keep_until_exit(std::shared_ptr<void> buffer);
 //   Landed  a send is packed at `at`, a buffer of the transport's in the receiver's memory, as mapped here; a receive
 //           is unpacked from `at` (its own address of that buffer) once wait() returns: for cells in short runs, which
 //           a remote store per run would write slowly.
-enum class RouteKind { Staged, Typed, Landed };
-struct Route {
-  RouteKind kind = RouteKind::Staged;
+enum class DeliveryKind { Staged, Typed, Landed };
+struct Delivery {
+  DeliveryKind kind = DeliveryKind::Staged;
   char* at = nullptr;
   std::int64_t count = 0;
   std::shared_ptr<const CommittedType> type;
   std::string name;      // how plans report it (routes()): the transport that carries it, "peer", "peer (landed)"
-  const char* why = "";  // why it did not take the peer route (KokkosDDT_Routes.hpp), "" if it did
+  const char* why = "";  // why it did not take a direct route (the direct transport says), "" if it did
   int gate = -1;         // a Typed or Landed send: the counter its writes wait for (DeviceSignals::gates; -1: none)
 };
 
@@ -223,9 +223,9 @@ class Step {
   }
 };
 
-// What route() returns: a route per offered send and receive (in their order), and their step.
-struct Routes {
-  std::vector<Route> sends, receives;
+// What route() returns: a delivery per offered send and receive (in their order), and their step.
+struct Deliveries {
+  std::vector<Delivery> sends, receives;
   std::unique_ptr<Step> step;
 };
 
@@ -244,7 +244,7 @@ class Transport {
   // same point and its buffers' contents are undefined afterwards. Throws Error naming `where`.
   virtual std::unique_ptr<MessageSet> make_set(std::vector<WireMessage> sends, std::vector<WireMessage> receives,
                                                bool persistent, const char* where) = 0;
-  // A plan's persistent messages, at once: a Route per send and receive, in their order, and their Step. Collective
+  // A plan's persistent messages, at once: a Delivery per send and receive, in their order, and their Step. Collective
   // over the transport's processes, each offering the ends matched with its peers' (the k-th send to a peer with a
   // tag is the k-th receive there from this process with that tag). Staging comes from `staging`; what else a route
   // needs (mappings, landing buffers, counters) is the transport's, released with the step, and the receive cells
@@ -253,8 +253,8 @@ class Transport {
   // plan's processes ask alike). Throws Error on every process when any fails. This one: every message Staged, a
   // step's messages to one peer packed one after the other (16-byte aligned, ascending (tag, posting order)) into one
   // message of a set.
-  virtual Routes route(const std::vector<TypedEnd>& sends, const std::vector<TypedEnd>& receives,
-                       const StagingSource& staging, bool replayable, const char* where);
+  virtual Deliveries route(const std::vector<TypedEnd>& sends, const std::vector<TypedEnd>& receives,
+                           const StagingSource& staging, bool replayable, const char* where);
 };
 
 }  // namespace KokkosDDT::Impl

@@ -145,7 +145,7 @@ void check_plan(const Grid& grid, mpi::HaloNeighbors neighbors, int ghost) {
   const char* landing = std::getenv("KOKKOSDDT_PEER_LANDING");
   const bool may_land = landing && std::string(landing) == "always";
   bool writes = false;
-  for (const mpi::Route& r : plan.routes()) writes = writes || r.route.rfind("peer", 0) == 0;
+  for (const mpi::Route& r : plan.routes()) writes = writes || r.via.rfind("peer", 0) == 0;
   const std::int64_t launches = plan.launches();
   if (plan.neighbors() == 0)
     CHECK(launches == 0);

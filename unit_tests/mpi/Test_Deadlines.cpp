@@ -116,7 +116,7 @@ namespace {
 // on the device, which only the library's departure boards and watchdog can end without a deadline.
 bool direct_from(const mpi::ExchangePlan<ExecSpace>& plan, int peer) {
   for (const mpi::Route& r : plan.routes())
-    if (!r.send && r.peer == peer && r.route.rfind("peer", 0) == 0) return true;
+    if (!r.send && r.peer == peer && r.via.rfind("peer", 0) == 0) return true;
   return false;
 }
 

@@ -83,7 +83,7 @@ T read(const Kokkos::View<T, M>& v) {
 template <class Plan>
 bool has_route(const Plan& plan, const std::string& name) {
   for (const mpi::Route& r : plan.routes())
-    if (r.route.rfind(name, 0) == 0) return true;
+    if (r.via.rfind(name, 0) == 0) return true;
   return false;
 }
 

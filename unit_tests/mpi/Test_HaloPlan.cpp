@@ -54,7 +54,7 @@ TEST_CASE("mpi halo plan: step after step with new contents, one rank late", "[m
   if (mpi::capabilities(plan.transport()).direct && !Kokkos::SpaceAccessibility<Kokkos::HostSpace, M>::accessible)
     for (const mpi::Route& r : plan.routes()) {
       INFO(plan.describe());
-      if (r.route != "self" && r.route.rfind("peer", 0) != 0) CHECK(r.why == "another node");
+      if (r.via != "self" && r.via.rfind("peer", 0) != 0) CHECK(r.why == "another node");
     }
   plan = {};  // (collective, before the communicator goes)
   MPI_Comm_free(&grid.cart);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // How each message of a plan travels (mpi/transports/KokkosDDT_Routes.hpp): the peer route's rule on fabricated facts
-// (every reason a message does not take it, and that both ends derive the same), what "auto" is on host and device
+// (peer/KokkosDDT_PeerRefusal.hpp, header-only, so tested in every build: every reason a message does not take it,
+// and that both ends derive the same), what "auto" is on host and device
 // spaces in this build, "auto" plans on host spaces (MPI, every message said so by describe()), a plan whose processes
 // name different transports ("auto" on one) throwing on every process, and the emulated nodes (KOKKOSDDT_NODE_SIZE).
 #include <string>
@@ -8,6 +9,7 @@
 
 #include <KokkosDDT_Communicators.hpp>
 #include <KokkosDDT_MPI.hpp>
+#include <KokkosDDT_PeerRefusal.hpp>
 #include <KokkosDDT_Routes.hpp>
 #include <KokkosDDT_Transports.hpp>
 
@@ -103,11 +105,11 @@ TEST_CASE("routes: an exchange plan over \"auto\" says how each message travels"
   for (const mpi::Route& r : plan.routes()) {
     INFO(plan.describe());
     if (r.send) sent += r.bytes;
-    if (r.route == "self" || r.route == "peer" || r.route == "peer (landed)") {
+    if (r.via == "self" || r.via == "peer" || r.via == "peer (landed)") {
       CHECK(r.why.empty());
     } else {
-      CHECK((r.route == "MPI" || r.route == "NCCL"));
-      if (kHost) CHECK(r.route == "MPI");  // (host spaces: MPI, no reason needed)
+      CHECK((r.via == "MPI" || r.via == "NCCL"));
+      if (kHost) CHECK(r.via == "MPI");  // (host spaces: MPI, no reason needed)
     }
   }
   CHECK(sent == 4 * 8 * 8 + 16 * 8);  // (every byte of every send, on one route or another)

@@ -66,12 +66,12 @@ TEST_CASE("transport: the registry names the build's transports and what each ca
       auto owner = std::make_shared<std::vector<char>>(static_cast<std::size_t>(n));
       return Impl::Staging{owner->data(), n, owner};
     };
-    Impl::Routes routes = t->route({send}, {receive}, staging, false, "test");
+    Impl::Deliveries routes = t->route({send}, {receive}, staging, false, "test");
     REQUIRE(routes.sends.size() == 1);
     REQUIRE(routes.receives.size() == 1);
     REQUIRE(routes.step);
-    CHECK(routes.sends[0].kind == Impl::RouteKind::Staged);  // (to itself: no peer route)
-    CHECK(routes.receives[0].kind == Impl::RouteKind::Staged);
+    CHECK(routes.sends[0].kind == Impl::DeliveryKind::Staged);  // (to itself: no peer route)
+    CHECK(routes.receives[0].kind == Impl::DeliveryKind::Staged);
     if (!c.direct) CHECK(std::string(routes.sends[0].why).empty());
     const bool device = on_device && !Kokkos::SpaceAccessibility<Kokkos::HostSpace, DeviceMemory>::accessible;
     for (int round = 0; round < 3; ++round) {

@@ -7,7 +7,8 @@
 //   1. the receiver sends its sender an Offer: who it is, where the sender may write (the receive's cells in an
 //      exported allocation, or a landing buffer of its own), the counter the sender will write ("written"), and,
 //      for typed cells, the receive's committed type after the Offer's words;
-//   2. the sender decides (KokkosDDT_Routes.hpp's rule), maps the cells and the receiver's counters, and answers with
+//   2. the sender decides (KokkosDDT_PeerRefusal.hpp's rule), maps the cells and the receiver's counters, and answers
+//   with
 //      an Answer: the decision, and the counter the receiver will write ("free");
 //   3. the receiver maps the sender's counters. Every process then agrees that every process succeeded (one failure
 //      fails the plan everywhere) and whether any message is left for the message transport.

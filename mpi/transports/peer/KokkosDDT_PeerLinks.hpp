@@ -99,9 +99,9 @@ class PeerLinks final {
   bool replayable() const { return replayable_ || (upstream.empty() && downstream.empty()); }
   std::vector<std::uint64_t*> written_counters() const;
   std::uint64_t signal() const { return replayable_ ? 1 : step_.load(); }  // what a writing kernel stores there
-  // Device begin (Step::gates): the writing kernel raises the upstream peers' "free" and waits for its own. Offered
-  // for replayable counters (KokkosDDT_PeerLinks.cpp says why), and only where no downstream peer shares this GPU: a
-  // kernel polling for a process that needs this GPU's time to raise it would wait for the time slice.
+  // Device begin (DeviceSignals::gates): the writing kernel raises the upstream peers' "free" and waits for its own.
+  // Offered for replayable counters (KokkosDDT_PeerLinks.cpp says why), and only where no downstream peer shares this
+  // GPU: a kernel polling for a process that needs this GPU's time to raise it would wait for the time slice.
   std::vector<std::uint64_t*> begin_raises() const;
   std::vector<std::uint64_t*> gates() const;
   void begin_on_device() { device_begin_ = true; }

@@ -24,7 +24,7 @@
 #include "KokkosDDT_PeerLinks.hpp"
 #include "KokkosDDT_PeerLiveness.hpp"
 #include "KokkosDDT_PeerMemory.hpp"
-#include "KokkosDDT_Routes.hpp"
+#include "KokkosDDT_PeerRefusal.hpp"
 #include "KokkosDDT_SetupClock.hpp"
 #include "KokkosDDT_Settings.hpp"
 #include "KokkosDDT_SetupDeadline.hpp"
@@ -127,7 +127,7 @@ bool landed_by_rule(const TypedEnd& r) {
 struct DirectRoute {
   bool direct = false;
   bool landed = false;
-  const char* why = "";  // why a send to another process did not go direct (KokkosDDT_Routes.hpp), "" if it did
+  const char* why = "";  // why a send to another process did not go direct (KokkosDDT_PeerRefusal.hpp), "" if it did
   char* origin = nullptr;
   std::int64_t count = 0;
   std::shared_ptr<const CommittedType> type;
@@ -508,8 +508,8 @@ PeerTransport::PeerTransport(std::shared_ptr<MpiTransport> control, MessageTrans
       messages_(control_),
       node_(node_leader(control_->comm(), where)) {}
 
-Routes PeerTransport::route(const std::vector<TypedEnd>& sends, const std::vector<TypedEnd>& receives,
-                            const StagingSource& staging, bool replayable, const char* where) {
+Deliveries PeerTransport::route(const std::vector<TypedEnd>& sends, const std::vector<TypedEnd>& receives,
+                                const StagingSource& staging, bool replayable, const char* where) {
   SetupClock clock("peer route");
   Handshake h(sends, receives, control_, node_, replayable, where);
   h.allocate();
@@ -538,18 +538,18 @@ Routes PeerTransport::route(const std::vector<TypedEnd>& sends, const std::vecto
     if (!h.routes[i].direct) rest_sends.push_back(sends[i]);
   for (std::size_t j = 0; j < receives.size(); ++j)
     if (!h.direct_receives[j].direct) rest_receives.push_back(receives[j]);
-  Routes rest = messages_->route(rest_sends, rest_receives, staging, replayable, where);
+  Deliveries rest = messages_->route(rest_sends, rest_receives, staging, replayable, where);
   clock.mark("message routes");
-  Routes out;
+  Deliveries out;
   std::size_t k = 0;
   for (const DirectRoute& r : h.routes) {
     if (!r.direct) {
       out.sends.push_back(std::move(rest.sends[k++]));
       out.sends.back().why = r.why;
     } else if (r.landed) {
-      out.sends.push_back({RouteKind::Landed, r.origin, 0, nullptr, "peer (landed)", r.why, r.gate});
+      out.sends.push_back({DeliveryKind::Landed, r.origin, 0, nullptr, "peer (landed)", r.why, r.gate});
     } else {
-      out.sends.push_back({RouteKind::Typed, r.origin, r.count, r.type, "peer", r.why, r.gate});
+      out.sends.push_back({DeliveryKind::Typed, r.origin, r.count, r.type, "peer", r.why, r.gate});
     }
   }
   k = 0;
@@ -558,7 +558,7 @@ Routes PeerTransport::route(const std::vector<TypedEnd>& sends, const std::vecto
       out.receives.push_back(std::move(rest.receives[k++]));
       out.receives.back().why = r.why;
     } else {
-      out.receives.push_back({r.landing ? RouteKind::Landed : RouteKind::Typed, r.landing, 0, nullptr,
+      out.receives.push_back({r.landing ? DeliveryKind::Landed : DeliveryKind::Typed, r.landing, 0, nullptr,
                               r.landing ? "peer (landed)" : "peer", r.why});
     }
   }

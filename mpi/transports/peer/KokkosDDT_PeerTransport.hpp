@@ -7,8 +7,8 @@
 // stream memory operations (the Step of KokkosDDT_Transport.hpp): no host call waits.
 //
 // Messages that cannot go direct (another node, GPUs without peer access, cells outside one cudaMalloc allocation,
-// host memory, a process's messages to itself: KokkosDDT_Routes.hpp's rule) are messages of another transport in the
-// same plan, chosen at route() once every process knows whether it has any: "peer" keeps them on MPI, on the plan's
+// host memory, a process's messages to itself: KokkosDDT_PeerRefusal.hpp's rule) are messages of another transport in
+// the same plan, chosen at route() once every process knows whether it has any: "peer" keeps them on MPI, on the plan's
 // control plane; "auto" gives them to NCCL where it can (best_message_transport). Every handshake runs on the
 // control plane.
 //
@@ -47,12 +47,12 @@ class PeerTransport final : public Transport {
                                        bool persistent, const char* where) override {
     return messages_->make_set(std::move(sends), std::move(receives), persistent, where);
   }
-  // The handshake with each message's peer decides which go direct (KokkosDDT_Routes.hpp's rule: Typed, or Landed
+  // The handshake with each message's peer decides which go direct (KokkosDDT_PeerRefusal.hpp's rule: Typed, or Landed
   // for cells in short runs); the others go to the message transport, chosen now (every process knows whether any
   // has some), and are its routes.
   // `replayable`: the links' counters are reset by their readers (KokkosDDT_PeerLinks.hpp).
-  Routes route(const std::vector<TypedEnd>& sends, const std::vector<TypedEnd>& receives, const StagingSource& staging,
-               bool replayable, const char* where) override;
+  Deliveries route(const std::vector<TypedEnd>& sends, const std::vector<TypedEnd>& receives,
+                   const StagingSource& staging, bool replayable, const char* where) override;
 
  private:
   std::shared_ptr<MpiTransport> control_;  // the handshakes
