@@ -119,7 +119,8 @@ for stage in "$@"; do
       tar xzf "$root/.carry/tpls/kokkos-kernels-4.7.00.tar.gz" -C /tmp/readme-src
       readme_command=$(awk '/^## GPUs/ {on = 1; next} /^## / {on = 0} on && /^    [^ ]/ {sub(/^    /, ""); print; exit}' \
         "$tree/README.md")
-      echo "==== readme: \$ $readme_command   (in $tree, $(git -C "$root" log -1 --format=%h 2>/dev/null || echo "HEAD"))"
+      commit=$(zcat .carry/head.tgz | git get-tar-commit-id 2>/dev/null || echo "the archive's commit")
+      echo "==== readme: \$ $readme_command   (in $tree, ${commit:0:7})"
       for r in $(seq "${README_RUNS:-3}"); do
         # shellcheck disable=SC2086
         (cd "$tree" && env FETCHCONTENT_SOURCE_DIR_KOKKOS=/tmp/readme-src/kokkos-4.6.01 \
