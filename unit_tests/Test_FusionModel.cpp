@@ -4,8 +4,6 @@
 #include "support/Catch.hpp"
 
 #include <KokkosDDT.hpp>
-#include <cstdlib>
-#include <string>
 
 using KokkosDDT::Impl::fusion_threshold;
 
@@ -26,9 +24,15 @@ TEST_CASE("fusion model: the threshold stays within [4 KiB, 16 x the probe]", "[
   CHECK(fusion_threshold(5.0, probe, 5.0, true) == 16 * probe);
 }
 
-TEST_CASE("fusion model: KOKKOSDDT_FUSION_THRESHOLD_BYTES fixes the threshold without a measurement", "[fusion]") {
-  // (Parsing is Test_Settings'; here, that a queue takes the setting when it is given.)
-  const std::int64_t set = KokkosDDT::Impl::settings().fusion_threshold_bytes;
-  CHECK(KokkosDDT::Impl::fusion_threshold_from_environment() == set);
-  if (set >= 0) CHECK(KokkosDDT::FusionQueue<Kokkos::DefaultHostExecutionSpace>().threshold_bytes() == set);
+TEST_CASE("fusion model: a queue's option, else KOKKOSDDT_FUSION_THRESHOLD_BYTES, else a measurement", "[fusion]") {
+  // (Parsing the variable is Test_Settings'; here, which value a queue starts with.)
+  using KokkosDDT::Impl::chosen_threshold;
+  CHECK(chosen_threshold(100, 5) == 100);  // the option wins over the setting
+  CHECK(chosen_threshold(0, 5) == 0);      // (0: launch at every request)
+  CHECK(chosen_threshold(-1, 5) == 5);     // no option: the setting
+  CHECK(chosen_threshold(-1, 0) == 0);
+  CHECK(chosen_threshold(-1, -1) == -1);  // neither: the queue measures
+  KokkosDDT::FusionOptions options;
+  options.threshold_bytes = 12345;
+  CHECK(KokkosDDT::FusionQueue<Kokkos::DefaultHostExecutionSpace>({}, options).threshold_bytes() == 12345);
 }

@@ -25,8 +25,9 @@
 
 #include "KokkosDDT_Config.hpp"
 #include "KokkosDDT_Error.hpp"
-#include "KokkosDDT_FusedKernel.hpp"
-#include "KokkosDDT_Launch.hpp"
+#include "KokkosDDT_FusedLaunch.hpp"
+#include "KokkosDDT_FusedRecordOf.hpp"
+#include "KokkosDDT_Launch_impl.hpp"
 #include "KokkosDDT_Transfer.hpp"
 #include "KokkosDDT_Wait.hpp"
 
@@ -267,7 +268,7 @@ void FusedBatch<ExecSpace>::launch_ordered(const ExecSpace& space) {
     if (records_.empty()) return;
     if (!built_) build();
     FusedKernel<ExecSpace> unflagged = kernel_;
-    unflagged.flags = nullptr;
+    unflagged.completion.flags = nullptr;
     run_kernel(space, unflagged);
   }
 }
@@ -288,7 +289,7 @@ void FusedBatch<ExecSpace>::wait() {
 
 template <class ExecSpace>
 void FusedBatch<ExecSpace>::run_kernel(const ExecSpace& space, FusedKernel<ExecSpace> kernel) {
-  kernel.signal = signal_;
+  kernel.completion.signal = signal_;
   static const std::string label = "KokkosDDT::FusedBatch::launch";
   FusedLaunch<ExecSpace>::launch(space, kernel, kind_, teams_, scratch_, label);
   ++launches_;
@@ -321,7 +322,7 @@ void FusedBatch<ExecSpace>::place(FusedRecord& r, std::int64_t bytes, const char
   r.gate = static_cast<std::int16_t>(gate_);
   r.ticket = 1;
   r.slot = static_cast<std::int32_t>(records_.size());
-  scratch_ = std::max(scratch_, FusedKernel<ExecSpace>::scratch_bytes(r));
+  scratch_ = std::max(scratch_, FusedTile<ExecSpace>::scratch_bytes(r));
   teams_ += teams;
   bytes_ += bytes;
   records_.push_back(r);
@@ -356,7 +357,11 @@ void FusedBatch<ExecSpace>::build() {
   auto host = Kokkos::create_mirror_view(records);
   for (std::int64_t i = 0; i < n; ++i) host(i) = records_[i];
   Kokkos::deep_copy(space_, records, host);
-  kernel_ = FusedKernel<ExecSpace>{{}, {}, records, 0, n, n, done_, flags_.data()};
+  kernel_ = FusedKernel<ExecSpace>{};
+  kernel_.records.ring = records;
+  kernel_.records.n = kernel_.records.capacity = n;
+  kernel_.completion.done = done_;
+  kernel_.completion.flags = flags_.data();
   kind_ = LaunchKind{};
   for (const FusedRecord& r : records_) kind_.add(r);
   for (const FusedRecord& r : records_)
@@ -373,21 +378,18 @@ void FusedBatch<ExecSpace>::build() {
     auto at = Kokkos::create_mirror_view(signals_);
     for (std::int64_t i = 0; i < k; ++i) at(i) = reinterpret_cast<std::uintptr_t>(all[i]);
     Kokkos::deep_copy(space_, signals_, at);
-    kernel_.signals = signals_.data();
-    kernel_.signal_count = static_cast<std::int32_t>(signal_counters_.size());
-    kernel_.raise_count = static_cast<std::int32_t>(raise_.size());
-    kernel_.gate_count = static_cast<std::int32_t>(waits_.size());
-    kernel_.low_half = low_half_;
-    kernel_.launch_done = launch_done_.data();
-    kernel_.launch_started = launch_done_.data() + 1;
-    kernel_.launch_teams = teams_;
+    FusedCompletion<ExecSpace>& c = kernel_.completion;
+    c.signals = signals_.data();
+    c.signal_count = static_cast<std::int32_t>(signal_counters_.size());
+    c.raise_count = static_cast<std::int32_t>(raise_.size());
+    c.gate_count = static_cast<std::int32_t>(waits_.size());
+    c.low_half = low_half_;
+    c.launch_done = launch_done_.data();
+    c.launch_started = launch_done_.data() + 1;
+    c.launch_teams = teams_;
   }
-  if (n <= kernel_.kInline) {
-    for (std::int64_t i = 0; i < n; ++i) {
-      kernel_.inline_records[i] = records_[i];
-      kernel_.inline_first.at[i] = records_[i].first_team;
-    }
-  }
+  if (n <= kernel_.records.kInline)
+    for (std::int64_t i = 0; i < n; ++i) kernel_.records.carry(i, records_[i]);
   space_.fence("KokkosDDT::FusedBatch: records copied, counters zeroed");
   built_ = true;
 }

@@ -29,10 +29,13 @@ inline std::int64_t fusion_threshold(double launch_us, std::int64_t probe_bytes,
                                   16 * probe_bytes);
 }
 
-// KOKKOSDDT_FUSION_THRESHOLD_BYTES: the threshold of every queue that would measure its own
-// (FusionOptions::threshold_bytes = -1), without the measurement, or -1. For runs that must not depend on timing: the
-// MPI tests set it high so that host packs of several tiles stay pending until tested, as every pack on a GPU does.
-inline std::int64_t fusion_threshold_from_environment() { return settings().fusion_threshold_bytes; }
+// The threshold a queue starts with: its option (FusionOptions::threshold_bytes) where given, else the setting
+// KOKKOSDDT_FUSION_THRESHOLD_BYTES (`setting`), else -1: the queue measures its own. The setting is for runs that must
+// not depend on timing: the MPI tests set it high so that host packs of several tiles stay pending until tested, as
+// every pack on a GPU does.
+inline std::int64_t chosen_threshold(std::int64_t option, std::int64_t setting) {
+  return option >= 0 ? option : setting;
+}
 
 }  // namespace Impl
 

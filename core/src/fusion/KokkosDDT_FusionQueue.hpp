@@ -31,12 +31,14 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "KokkosDDT_Error.hpp"
-#include "KokkosDDT_FusionModel.hpp"
-#include "KokkosDDT_Launch.hpp"
-#include "KokkosDDT_Transfer.hpp"
 #include "KokkosDDT_ByteRanges.hpp"
-#include "KokkosDDT_FusedKernel.hpp"
+#include "KokkosDDT_Config.hpp"
+#include "KokkosDDT_Copy.hpp"
+#include "KokkosDDT_Error.hpp"
+#include "KokkosDDT_FusedRecord.hpp"
+#include "KokkosDDT_FusionModel.hpp"
+#include "KokkosDDT_Transfer.hpp"
+#include "KokkosDDT_ViewDatatype.hpp"
 
 namespace KokkosDDT {
 
@@ -176,6 +178,41 @@ class FusionQueue {
   Kokkos::View<std::uint64_t*, HostVisible> flags_;
 };
 
+// The View forms (member templates: every translation unit instantiates them; they check and forward).
+template <class ExecSpace>
+template <class SrcView, class DstView, Impl::enable_if_view<SrcView>, Impl::enable_if_view<DstView>>
+FusionRequest FusionQueue<ExecSpace>::pack(const SrcView& src, std::int64_t count, const Datatype& type,
+                                           const DstView& dst, PackRange range) {
+  const auto sides = Impl::check_views<ExecSpace>("KokkosDDT::FusionQueue::pack", src, "src", dst, "dst", type, count);
+  return pack(sides.typed, count, type, sides.packed, sides.packed_bytes, range);
+}
+
+template <class ExecSpace>
+template <class SrcView, class DstView, Impl::enable_if_view<SrcView>, Impl::enable_if_view<DstView>>
+FusionRequest FusionQueue<ExecSpace>::unpack(const SrcView& src, const DstView& dst, std::int64_t count,
+                                             const Datatype& type, PackRange range) {
+  const auto sides =
+      Impl::check_views<ExecSpace>("KokkosDDT::FusionQueue::unpack", dst, "dst", src, "src", type, count);
+  return unpack(sides.packed, sides.packed_bytes, sides.typed, count, type, range);
+}
+
+template <class ExecSpace>
+template <class SrcView, class DstView, Impl::enable_if_view<SrcView>, Impl::enable_if_view<DstView>>
+FusionRequest FusionQueue<ExecSpace>::copy(const SrcView& src, std::int64_t scount, const Datatype& stype,
+                                           const DstView& dst, std::int64_t dcount, const Datatype& dtype,
+                                           PackRange range) {
+  char* s = Impl::check_typed_view<ExecSpace>("KokkosDDT::FusionQueue::copy", src, "src", stype, scount);
+  char* d = Impl::check_typed_view<ExecSpace>("KokkosDDT::FusionQueue::copy", dst, "dst", dtype, dcount);
+  return copy(s, scount, stype, d, dcount, dtype, range);
+}
+
+// The rest is compiled once per backend in the library (core/src/eti/KokkosDDT_ETI_FusionQueue.cpp).
+#define KOKKOSDDT_EXTERN_FUSION_QUEUE(Space) extern template class FusionQueue<Space>;
+KOKKOSDDT_ETI_SPACES(KOKKOSDDT_EXTERN_FUSION_QUEUE)
+#undef KOKKOSDDT_EXTERN_FUSION_QUEUE
+
 }  // namespace KokkosDDT
 
+#if KOKKOSDDT_HEADER_DEFINITIONS
 #include "KokkosDDT_FusionQueue_impl.hpp"
+#endif

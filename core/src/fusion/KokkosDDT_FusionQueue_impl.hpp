@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// FusionQueue's member functions (included by KokkosDDT_FusionQueue.hpp).
+// FusionQueue's member functions: compiled once per backend in the library (core/src/eti/), and included by
+// KokkosDDT_FusionQueue.hpp only where some enabled backend is not (KOKKOSDDT_HEADER_DEFINITIONS).
 
 #include <algorithm>
 #include <chrono>
@@ -11,6 +12,10 @@
 #include <utility>
 
 #include "KokkosDDT_Config.hpp"
+#include "KokkosDDT_FusedLaunch.hpp"
+#include "KokkosDDT_FusedRecordOf.hpp"
+#include "KokkosDDT_FusionQueue.hpp"
+#include "KokkosDDT_Launch_impl.hpp"
 #include "KokkosDDT_Wait.hpp"
 
 namespace KokkosDDT {
@@ -39,7 +44,7 @@ FusionQueue<ExecSpace>::FusionQueue(const ExecSpace& space, FusionOptions option
   done_ = decltype(done_)(Kokkos::view_alloc(space_, "KokkosDDT::FusionQueue::done"), capacity_);
   flags_ = decltype(flags_)(Kokkos::view_alloc(space_, "KokkosDDT::FusionQueue::flags"), capacity_);
   space_.fence("KokkosDDT::FusionQueue: zeroed counters and flags");
-  if (threshold_ < 0) threshold_ = Impl::fusion_threshold_from_environment();
+  threshold_ = Impl::chosen_threshold(threshold_, Impl::settings().fusion_threshold_bytes);
   if (threshold_ < 0) measure_threshold();
 }
 
@@ -112,23 +117,6 @@ FusionRequest FusionQueue<ExecSpace>::unpack(const void* src, std::int64_t src_b
 }
 
 template <class ExecSpace>
-template <class SrcView, class DstView, Impl::enable_if_view<SrcView>, Impl::enable_if_view<DstView>>
-FusionRequest FusionQueue<ExecSpace>::pack(const SrcView& src, std::int64_t count, const Datatype& type,
-                                           const DstView& dst, PackRange range) {
-  const auto sides = Impl::check_views<ExecSpace>("KokkosDDT::FusionQueue::pack", src, "src", dst, "dst", type, count);
-  return pack(sides.typed, count, type, sides.packed, sides.packed_bytes, range);
-}
-
-template <class ExecSpace>
-template <class SrcView, class DstView, Impl::enable_if_view<SrcView>, Impl::enable_if_view<DstView>>
-FusionRequest FusionQueue<ExecSpace>::unpack(const SrcView& src, const DstView& dst, std::int64_t count,
-                                             const Datatype& type, PackRange range) {
-  const auto sides =
-      Impl::check_views<ExecSpace>("KokkosDDT::FusionQueue::unpack", dst, "dst", src, "src", type, count);
-  return unpack(sides.packed, sides.packed_bytes, sides.typed, count, type, range);
-}
-
-template <class ExecSpace>
 FusionRequest FusionQueue<ExecSpace>::copy(const void* src, std::int64_t scount, const Datatype& stype, void* dst,
                                            std::int64_t dcount, const Datatype& dtype, PackRange range) {
   return enqueue_copy(Impl::bytes(src), false, scount, stype, Impl::bytes(dst), false, dcount, dtype, range);
@@ -144,16 +132,6 @@ template <class ExecSpace>
 FusionRequest FusionQueue<ExecSpace>::copy(const void* src, std::int64_t scount, const Datatype& stype, Bottom,
                                            std::int64_t dcount, const Datatype& dtype, PackRange range) {
   return enqueue_copy(Impl::bytes(src), false, scount, stype, nullptr, true, dcount, dtype, range);
-}
-
-template <class ExecSpace>
-template <class SrcView, class DstView, Impl::enable_if_view<SrcView>, Impl::enable_if_view<DstView>>
-FusionRequest FusionQueue<ExecSpace>::copy(const SrcView& src, std::int64_t scount, const Datatype& stype,
-                                           const DstView& dst, std::int64_t dcount, const Datatype& dtype,
-                                           PackRange range) {
-  char* s = Impl::check_typed_view<ExecSpace>("KokkosDDT::FusionQueue::copy", src, "src", stype, scount);
-  char* d = Impl::check_typed_view<ExecSpace>("KokkosDDT::FusionQueue::copy", dst, "dst", dtype, dcount);
-  return copy(s, scount, stype, d, dcount, dtype, range);
 }
 
 // A copy request: checked as copy() checks it; it reads its source's footprint and writes its destination's, as an
@@ -304,7 +282,7 @@ void FusionQueue<ExecSpace>::flush() {
     Impl::FusedRecord& it = staging_((pending_begin_ + i) % capacity_);
     it.first_team = static_cast<std::int32_t>(teams);
     teams += Impl::widen_tile(it, per_thread, Impl::BackendTraits<ExecSpace>::team_size);
-    scratch = std::max(scratch, Impl::FusedKernel<ExecSpace>::scratch_bytes(it));
+    scratch = std::max(scratch, Impl::FusedTile<ExecSpace>::scratch_bytes(it));
     kind.add(it);
   }
   // (enqueue keeps `teams` within an int: it flushes before a request that would overflow it)
@@ -314,13 +292,15 @@ void FusionQueue<ExecSpace>::flush() {
     // packs issued one by one.
     if (teams == pending_count_) return run_inline();
   }
-  Impl::FusedKernel<ExecSpace> kernel{{},        {},    records_,     pending_begin_, pending_count_,
-                                      capacity_, done_, flags_.data()};
-  if (pending_count_ <= kernel.kInline) {  // small launches carry their records as kernel parameters
-    for (int i = 0; i < pending_count_; ++i) {
-      kernel.inline_records[i] = staging_((pending_begin_ + i) % capacity_);
-      kernel.inline_first.at[i] = kernel.inline_records[i].first_team;
-    }
+  Impl::FusedKernel<ExecSpace> kernel{};
+  kernel.records.ring = records_;
+  kernel.records.start = pending_begin_;
+  kernel.records.n = pending_count_;
+  kernel.records.capacity = capacity_;
+  kernel.completion.done = done_;
+  kernel.completion.flags = flags_.data();
+  if (pending_count_ <= kernel.records.kInline) {  // small launches carry their records as kernel parameters
+    for (int i = 0; i < pending_count_; ++i) kernel.records.carry(i, staging_((pending_begin_ + i) % capacity_));
   } else if constexpr (!std::is_same_v<HostVisible, MemSpace>) {
     // The pending records sit at ring positions [pending_begin_, + pending_count_), possibly wrapping around.
     const int first = std::min(pending_count_, capacity_ - pending_begin_);
@@ -436,10 +416,5 @@ void FusionQueue<ExecSpace>::wait_all() {
     return used_ == 0;
   });
 }
-
-// Compiled once per backend in the library (core/src/eti/KokkosDDT_ETI_FusionQueue.cpp).
-#define KOKKOSDDT_EXTERN_FUSION_QUEUE(Space) extern template class FusionQueue<Space>;
-KOKKOSDDT_ETI_SPACES(KOKKOSDDT_EXTERN_FUSION_QUEUE)
-#undef KOKKOSDDT_EXTERN_FUSION_QUEUE
 
 }  // namespace KokkosDDT

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// One request of a fused launch as the kernel reads it (FusedRecord); what the host decides for it is in
+// KokkosDDT_FusedRecordOf.hpp.
+
+#include <cstdint>
+
+#include "KokkosDDT_Descriptor.hpp"
+
+namespace KokkosDDT::Impl {
+
+// One request of a fused launch, as the kernel reads it: from the kernel's parameters for small launches, else from the
+// execution space's memory. Kept compact (120 bytes) so that a halo's worth of records fits the parameter space.
+// A copy (Direction::Copy) reads `typed` through `nodes` and writes `packed`, the destination's typed buffer, through
+// `dst_nodes`: one request per message a process sends itself, with no packed buffer between.
+struct FusedRecord {
+  const DescriptorNode* nodes = nullptr;  // the request's descriptor, in the execution space's memory
+  const std::int64_t* lookaside = nullptr;
+  char* typed = nullptr;
+  char* packed = nullptr;
+  std::int64_t begin = 0, end = 0, tile = 0;  // stream bytes [begin, end), in tiles of `tile` bytes
+  std::uint64_t ticket = 0;                   // written to flags[slot] once the request is done
+  const DescriptorNode* dst_nodes = nullptr;  // a copy's destination descriptor
+  const std::int64_t* dst_lookaside = nullptr;
+  std::int32_t first_team = 0;  // teams of the launch's earlier requests (a launch has < 2^31)
+  std::int32_t teams = 0;       // this request's
+  std::int32_t node_count = 0, slot = 0;
+  std::int32_t lookaside_count = 0;  // (a committed descriptor's arrays are checked to fit)
+  std::int32_t dst_node_count = 0, dst_lookaside_count = 0;
+  // Devices: the node every walk starts at, below the levels the whole request shares (start_below_shared_levels).
+  std::int32_t start = 0;
+  std::int8_t word = 1, direction = 0, cache = 0;  // cache: see cache_level
+  std::int16_t gate = -1;  // the counter its teams wait for before they write (FusedBatch::gate_on; -1: none)
+};
+static_assert(sizeof(FusedRecord) == 120, "FusedRecord: a halo's records must fit the kernel's parameters");
+
+// A record's `start` when it is flat: its stream positions are its typed buffer's bytes, in order.
+constexpr std::int32_t kFlatRecord = -1;
+
+// How many of a launch's records are flat (LaunchKind): the uniform kernels have an instance for each answer.
+enum class Flats { None, Some, All };
+
+}  // namespace KokkosDDT::Impl

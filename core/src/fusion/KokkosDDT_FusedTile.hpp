@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// What a fused launch's team does with its record's tile: the same per-tile traversal a single transfer runs (HostWalk,
+// DeviceInterleave::run_tile, TypedCopy), after copying the record's descriptor into team scratch where it fits; flat
+// records (make_flat) copy words with no descriptor; uniform launches have one direction and word size compiled in.
+
+#include <cstdint>
+
+#include <Kokkos_Core.hpp>
+
+#include "KokkosDDT_Backend.hpp"
+#include "KokkosDDT_DeviceInterleave.hpp"
+#include "KokkosDDT_FusedRecord.hpp"
+#include "KokkosDDT_HostWalk.hpp"
+#include "KokkosDDT_TraversalArgs.hpp"
+#include "KokkosDDT_TypedCopy.hpp"
+#include "KokkosDDT_Words.hpp"
+
+namespace KokkosDDT::Impl {
+
+// The fused kernels' policy (the backend's launch bounds for them).
+template <class ExecSpace>
+using FusedPolicy = Kokkos::TeamPolicy<ExecSpace, typename BackendTraits<ExecSpace>::fused_launch_bounds>;
+
+template <class ExecSpace>
+struct FusedTile {
+  using Backend = BackendTraits<ExecSpace>;
+  using Member = typename FusedPolicy<ExecSpace>::member_type;
+  using MemSpace = typename ExecSpace::memory_space;
+
+  // Team scratch a record's teams take (the launch reserves the largest): what cache_level says, for both descriptors
+  // of a copy (one where they are one). Hosts cache a pack's nodes only, and walk a copy's runs on both descriptors in
+  // place.
+  static std::int64_t scratch_bytes(const FusedRecord& r) {
+    const bool copy = r.direction == static_cast<std::int8_t>(Direction::Copy);
+    if (r.cache == 0) return 0;
+    if constexpr (Backend::walks_runs) return copy ? 0 : descriptor_scratch_bytes(r.node_count);
+    std::int64_t bytes = descriptor_scratch_bytes(r.node_count);
+    if (r.cache > 1) bytes += lookaside_scratch_bytes(r.lookaside_count);
+    if (!copy || one_walk(r)) return bytes;
+    bytes += descriptor_scratch_bytes(r.dst_node_count);
+    if (r.cache > 1) bytes += lookaside_scratch_bytes(r.dst_lookaside_count);
+    return bytes;
+  }
+
+  // A copy between two types of one shape (record_of_copy): one descriptor, each position located once.
+  KOKKOS_FUNCTION static bool one_walk(const FusedRecord& r) { return r.dst_nodes == r.nodes; }
+
+  KOKKOS_FUNCTION static TraversalArgs<MemSpace> args_of(const FusedRecord& r) {
+    TraversalArgs<MemSpace> args;
+    args.nodes = Kokkos::View<const DescriptorNode*, MemSpace>(r.nodes, r.node_count);
+    args.lookaside = Kokkos::View<const std::int64_t*, MemSpace>(r.lookaside, r.lookaside_count);
+    args.typed = r.typed;
+    args.packed = r.packed;
+    args.begin = r.begin;
+    args.end = r.end;
+    args.tile = r.tile;
+    args.cache_descriptor = r.cache != 0;
+    args.start = r.start;
+    args.packing = r.direction == static_cast<std::int8_t>(Direction::Pack);
+    args.word = r.word;
+    return args;
+  }
+
+  // A descriptor's arrays where a team reads them: in place, or its copies in team scratch.
+  struct Arrays {
+    const DescriptorNode* nodes;
+    const std::int64_t* lookaside;
+  };
+
+  // What cache_level(r) says of the record's descriptors (a copy's two, `dst` null for a pack's or unpack's one),
+  // copied into the team's scratch under one allocation, array after array in 64-bit words (an allocation per array
+  // costs every thread of a copy a sizable share of its instructions). The caller's barrier makes them visible.
+  KOKKOS_FUNCTION static void cache(const Member& team, const FusedRecord& r, Arrays& src, Arrays* dst) {
+    using Int = std::int64_t;
+    constexpr int kNodeWords = sizeof(DescriptorNode) / sizeof(Int);  // (even: every array stays 16-byte aligned)
+    const bool lookaside = r.cache > 1;  // (cached sizes are below kMaxScratchDescriptor: ints)
+    const int n0 = r.node_count * kNodeWords, n1 = dst ? r.dst_node_count * kNodeWords : 0;
+    const int l0 = lookaside ? static_cast<int>(r.lookaside_count) : 0,
+              l1 = lookaside && dst ? r.dst_lookaside_count : 0;
+    Int* at = static_cast<Int*>(
+        team.team_scratch(0).get_shmem_aligned((n0 + n1 + l0 + l1) * sizeof(Int), alignof(DescriptorNode)));
+    if (at == nullptr) return;  // (cannot happen: the launch reserves scratch_bytes(r))
+    auto copy = [&](const void* from, int count) {
+      const Int* words = static_cast<const Int*>(from);
+      Int* to = at;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](int i) { to[i] = words[i]; });
+      at += count;
+      return to;
+    };
+    src.nodes = reinterpret_cast<const DescriptorNode*>(copy(src.nodes, n0));
+    if (dst) dst->nodes = reinterpret_cast<const DescriptorNode*>(copy(dst->nodes, n1));
+    if (l0 > 0) src.lookaside = copy(src.lookaside, l0);
+    if (l1 > 0) dst->lookaside = copy(dst->lookaside, l1);
+  }
+
+  // A copy's typed-to-typed kernel over stream bytes [r.begin, r.end), `tile` bytes per item, reading the two
+  // descriptors at `src` and `dst` (the record's arrays, or the team's copies of them).
+  template <int W>
+  KOKKOS_FUNCTION static TypedCopy<ExecSpace, W, Backend::walks_runs> copy_of(const FusedRecord& r, std::int64_t tile,
+                                                                              Arrays src, Arrays dst) {
+    using Nodes = Kokkos::View<const DescriptorNode*, MemSpace>;
+    using Lookaside = Kokkos::View<const std::int64_t*, MemSpace>;
+    return {{Nodes(src.nodes, r.node_count), Lookaside(src.lookaside, r.lookaside_count), r.typed, r.start},
+            {Nodes(dst.nodes, r.dst_node_count), Lookaside(dst.lookaside, r.dst_lookaside_count), r.packed},
+            r.begin,
+            r.end,
+            tile,
+            one_walk(r)};
+  }
+
+  // Tile t of a copy: hosts walk it run by run on one thread; on devices each thread of the team takes one word at a
+  // time, neighbouring threads neighbouring words, locating it in both descriptors, or once where they are one (in
+  // team scratch when cached). Word: the record's word size when known at compile time (uniform launches), else 0.
+  template <int Word = 0, bool MayBeFlat = true>
+  KOKKOS_FUNCTION static void run_copy(const Member& team, const FusedRecord& r, std::int64_t t) {
+    Arrays src{r.nodes, r.lookaside}, dst{r.dst_nodes, r.dst_lookaside};
+    if constexpr (!Backend::walks_runs) {
+      if constexpr (MayBeFlat)
+        if (r.start == kFlatRecord) return run_flat<Direction::Copy, Word>(team, r, t);
+      if (r.cache > 0) {
+        const bool one = one_walk(r);
+        cache(team, r, src, one ? nullptr : &dst);
+        if (one) dst = src;
+        team.team_barrier();
+      }
+    }
+    if constexpr (Word > 0)
+      copy_tile<Word>(team, r, t, src, dst);
+    else
+      with_word_size(r.word, [&](auto w) { copy_tile<decltype(w)::value>(team, r, t, src, dst); });
+  }
+  template <int W>
+  KOKKOS_FUNCTION static void copy_tile(const Member& team, const FusedRecord& r, std::int64_t t, Arrays src,
+                                        Arrays dst) {
+    if constexpr (Backend::walks_runs) {
+      copy_of<W>(r, r.tile, src, dst)(t);
+    } else {
+      const std::int64_t first = r.begin + t * r.tile, stop = first + r.tile < r.end ? first + r.tile : r.end;
+      copy_of<W>(r, W, src, dst).move_words(first + team.team_rank() * W, stop, team.team_size() * W);
+    }
+  }
+
+  // Hosts walk runs with copies specialized per direction and word size (their code size does not matter); devices
+  // take both from the record at run time, in one instance of the interleaved traversal.
+  KOKKOS_FUNCTION static void run(const Member& team, const FusedRecord& r, std::int64_t t) {
+    if (r.direction == static_cast<std::int8_t>(Direction::Copy)) {
+      run_copy(team, r, t);
+    } else if constexpr (Backend::walks_runs) {
+      with_word_size(r.word, [&](auto w) {
+        constexpr int W = decltype(w)::value;
+        if (r.direction == static_cast<std::int8_t>(Direction::Pack)) {
+          const HostWalk<ExecSpace, Direction::Pack, W> kernel{args_of(r)};
+          kernel.run_tile(team, team_descriptor(team, kernel.args), t);
+        } else {
+          const HostWalk<ExecSpace, Direction::Unpack, W> kernel{args_of(r)};
+          kernel.run_tile(team, team_descriptor(team, kernel.args), t);
+        }
+      });
+    } else {
+      run_interleaved<Direction::Runtime, 0>(team, r, t);
+    }
+  }
+
+  // Devices: a pack's or unpack's tile t, the team's threads on interleaved words (Dir, W: Runtime and 0 read them
+  // from the record).
+  template <Direction Dir, int W, bool MayBeFlat = true>
+  KOKKOS_FUNCTION static void run_interleaved(const Member& team, const FusedRecord& r, std::int64_t t) {
+    if constexpr (MayBeFlat)
+      if (r.start == kFlatRecord) return run_flat<Dir, W>(team, r, t);
+    TraversalArgs<MemSpace> args = args_of(r);
+    Arrays at{r.nodes, r.lookaside};
+    if (r.cache > 0) {
+      cache(team, r, at, nullptr);
+      team.team_barrier();
+      args.lookaside = Kokkos::View<const std::int64_t*, MemSpace>(at.lookaside, r.lookaside_count);
+    }
+    const DeviceInterleave<ExecSpace, Dir, W> kernel{args, team.team_size(), false, {}, {}, {}};
+    kernel.run_tile(team, at.nodes, t);
+  }
+
+  // Devices: tile t of a flat record (make_flat), the team's threads on interleaved words of two contiguous ranges (a
+  // pack's or unpack's typed and packed buffers; a copy's source and destination).
+  template <Direction Dir, int W>
+  KOKKOS_FUNCTION static void run_flat(const Member& team, const FusedRecord& r, std::int64_t t) {
+    if constexpr (W == 0) {  // (the general kernel: two instances, not five, so that its registers do not spill)
+      if (r.word >= 8)
+        run_flat<Dir, 8>(team, r, t);
+      else
+        run_flat<Dir, 1>(team, r, t);
+    } else {
+      // (a copy's destination, in r.packed, is addressed as its source is)
+      const bool packs = Dir == Direction::Runtime ? r.direction == static_cast<std::int8_t>(Direction::Pack)
+                                                   : Dir != Direction::Unpack;
+      const std::int64_t packed_at = Dir == Direction::Copy ? 0 : r.begin;
+      const std::int64_t first = r.begin + t * r.tile, stop = first + r.tile < r.end ? first + r.tile : r.end;
+      const std::int64_t step = static_cast<std::int64_t>(team.team_size()) * W;
+      for (std::int64_t p = first + static_cast<std::int64_t>(team.team_rank()) * W; p < stop; p += step) {
+        char* typed = r.typed + p;
+        char* packed = r.packed + (p - packed_at);
+        if (packs)
+          store_word<W>(packed, load_word<W>(typed));
+        else
+          store_word<W>(typed, load_word<W>(packed));
+      }
+    }
+  }
+
+  // A uniform launch's tile (UniformFusedKernel): every record has direction Dir and word size W; Flats says how many
+  // of them are flat (make_flat), so that a launch with none does not test for them and one with only flat ones has
+  // no walk at all.
+  template <Direction Dir, int W, Flats F>
+  KOKKOS_FUNCTION static void run_uniform(const Member& team, const FusedRecord& r, std::int64_t t) {
+    if constexpr (F == Flats::All)
+      run_flat<Dir, W>(team, r, t);
+    else if constexpr (Dir == Direction::Copy)
+      run_copy<W, F == Flats::Some>(team, r, t);
+    else
+      run_interleaved<Dir, W, F == Flats::Some>(team, r, t);
+  }
+
+  // Synchronous hosts: one request on the calling thread, as a one-tile pack runs (no fork of the thread pool).
+  static void run_on_calling_thread(const FusedRecord& r) {
+    with_word_size(r.word, [&](auto w) {
+      constexpr int W = decltype(w)::value;
+      if (r.direction == static_cast<std::int8_t>(Direction::Copy))
+        copy_of<W>(r, r.end - r.begin, {r.nodes, r.lookaside}, {r.dst_nodes, r.dst_lookaside})(0);
+      else if (r.direction == static_cast<std::int8_t>(Direction::Pack))
+        HostWalk<ExecSpace, Direction::Pack, W>{args_of(r)}.walk(r.nodes, r.begin, r.end);
+      else
+        HostWalk<ExecSpace, Direction::Unpack, W>{args_of(r)}.walk(r.nodes, r.begin, r.end);
+    });
+  }
+};
+
+}  // namespace KokkosDDT::Impl

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// A fused launch's shape, decided on the host from its records: words per thread (launch_words_per_thread,
+// widen_tile), and what the records share (LaunchKind: the uniform kernels, the team size).
+
+#include <algorithm>
+#include <cstdint>
+
+#include "KokkosDDT_FusedRecord.hpp"
+
+namespace KokkosDDT::Impl {
+
+// Devices: words per thread for a launch of `words` words on a device that holds `threads` of the fused kernel at once
+// (BackendTraits::fused_threads): one, until the launch outnumbers them; then enough that the launch is one wave. Each
+// record was tiled on its own (LaunchShape::tile_bytes: one word per thread until the record alone fills the device),
+// but a halo's records together can hold several times the device's threads (many fields of a large grid), and a fused
+// thread's setup (its record, the descriptor copied into scratch, the barrier) is most of its instructions when it
+// moves one word.
+inline std::int64_t launch_words_per_thread(std::int64_t words, std::int64_t threads) {
+  return threads > 0 && words > threads ? (words + threads - 1) / threads : 1;
+}
+
+// Record r's tile widened to `per_thread` words per thread of `team_size`-thread teams (never narrowed, never past its
+// bytes); returns its teams.
+inline std::int64_t widen_tile(FusedRecord& r, std::int64_t per_thread, int team_size) {
+  const std::int64_t bytes = r.end - r.begin;
+  if (per_thread > 1) {
+    const std::int64_t wanted = std::int64_t(team_size) * r.word * per_thread;
+    r.tile = std::max(r.tile, std::min(wanted, (bytes + r.word - 1) / r.word * r.word));
+    r.teams = static_cast<std::int32_t>((bytes + r.tile - 1) / r.tile);  // (fewer than before)
+  }
+  return r.teams;
+}
+
+// What a launch's records share, for the uniform kernels: their direction and word size, or word 0 where they differ
+// (or where there are none); and the most words one of their teams moves, for the team size. The caller adds each
+// record as it places it in the launch, on the host, wherever the kernel will read them from.
+class LaunchKind {
+ public:
+  void add(const FusedRecord& r) {
+    if (count_++ == 0) {
+      direction_ = r.direction;
+      word_ = r.word;
+    } else if (r.direction != direction_ || r.word != word_) {
+      word_ = 0;
+    }
+    flat_ += r.start == kFlatRecord;
+    const std::int64_t bytes = r.end - r.begin < r.tile ? r.end - r.begin : r.tile;
+    const std::int64_t words = (bytes + r.word - 1) / r.word;
+    if (words > widest_) widest_ = words;
+  }
+  Direction direction() const { return static_cast<Direction>(direction_); }
+  int word() const { return count_ > 0 ? word_ : 0; }
+  Flats flats() const { return flat_ == 0 ? Flats::None : flat_ == count_ ? Flats::All : Flats::Some; }
+  // Threads per team: the backend's, or fewer where no team has that many words to move (whole warps). A team's
+  // threads take its words in turn, so any size is correct; a tiny launch's one busy warp then waits at the team's
+  // barriers for no idle ones, the largest of its stalls.
+  template <class Backend>
+  int team_size() const {
+    const std::int64_t g = Backend::team_granule;
+    const std::int64_t wanted = (widest_ + g - 1) / g * g;
+    return static_cast<int>(wanted < g ? g : wanted < Backend::team_size ? wanted : Backend::team_size);
+  }
+
+ private:
+  std::int64_t count_ = 0, widest_ = 0, flat_ = 0;
+  std::int8_t direction_ = 0, word_ = 0;
+};
+
+}  // namespace KokkosDDT::Impl
