@@ -95,7 +95,7 @@ TEMPLATE_TEST_CASE_SIG("device layout: interleaved words match the reference", "
   }
 }
 
-// Every side of the inline-descriptor limits (Config::inline_descriptor_bytes and inline_descriptor_bytes_large): a
+// Every side of the carried-descriptor limits (Config::carried_descriptor_bytes and carried_descriptor_bytes_large): a
 // short vector, whose descriptor the flat launch carries in its smaller parameter block, an index list of 48 blocks
 // with a bucket table (~1.6 KiB with its nodes: the larger block), and a long one, read from its copy in the memory
 // space.
@@ -116,10 +116,10 @@ TEMPLATE_TEST_CASE_SIG("device layout: carried and copied descriptors", "[pack]"
     return decltype(carried)::fits(static_cast<std::int64_t>(c.nodes.size()),
                                    static_cast<std::int64_t>(c.lookaside.size()));
   };
-  using Small = Impl::InlineDescriptor<Config::inline_descriptor_bytes>;
-  using Large = Impl::InlineDescriptor<Config::inline_descriptor_bytes_large>;
-  if (Config::inline_descriptor_bytes >= 1024) REQUIRE(fits(Small{}, small));
-  if (Config::inline_descriptor_bytes_large >= 2048) {
+  using Small = Impl::CarriedDescriptor<Config::carried_descriptor_bytes>;
+  using Large = Impl::CarriedDescriptor<Config::carried_descriptor_bytes_large>;
+  if (Config::carried_descriptor_bytes >= 1024) REQUIRE(fits(Small{}, small));
+  if (Config::carried_descriptor_bytes_large >= 2048) {
     REQUIRE_FALSE(fits(Small{}, medium));
     REQUIRE(fits(Large{}, medium));
   }
@@ -135,16 +135,16 @@ TEMPLATE_TEST_CASE_SIG("device layout: carried and copied descriptors", "[pack]"
 namespace device_layout_test {
 
 // A typed-to-typed copy in the device layout (TypedCopy without the host walk: a word per work item, located on both
-// sides) of stream bytes [begin, end); `carried`: the descriptors in the functor (InlineDescriptor, as a device's
+// sides) of stream bytes [begin, end); `carried`: the descriptors in the functor (CarriedDescriptor, as a device's
 // single copy carries small ones) instead of their copies in the memory space. Returns false where they do not fit.
 bool run_copy(const Test::Side& from, char* src, const Test::Side& to, char* dst, std::int64_t begin, std::int64_t end,
               bool carried) {
-  constexpr int bytes = Config::inline_descriptor_bytes;
+  constexpr int bytes = Config::carried_descriptor_bytes;
   const auto& s = from.type.impl_committed("test");
   const auto& d = to.type.impl_committed("test");
   auto fits = [](const Impl::CommittedType& c) {
-    return Impl::InlineDescriptor<bytes>::fits(static_cast<std::int64_t>(c.nodes.size()),
-                                               static_cast<std::int64_t>(c.lookaside.size()));
+    return Impl::CarriedDescriptor<bytes>::fits(static_cast<std::int64_t>(c.nodes.size()),
+                                                static_cast<std::int64_t>(c.lookaside.size()));
   };
   if (carried && !(fits(s) && fits(d))) return false;
   if (end <= begin) return true;
@@ -211,6 +211,6 @@ TEST_CASE("device layout: typed-to-typed copies match the reference", "[copy][ra
     ++checked;
   }
   CHECK(checked > Test::scaled(400) / 2);
-  if (Config::inline_descriptor_bytes > 0)
+  if (Config::carried_descriptor_bytes > 0)
     CHECK(carried_checked > checked / 2);  // (most random types' descriptors fit)
 }

@@ -25,7 +25,7 @@ struct CudaLaunchStatus {
 inline constexpr int kCudaFlatBlock = 256;
 
 // The functor is read in place from the parameter bank (__grid_constant__): it may carry the type's descriptor
-// (InlineDescriptor), which the traversal indexes at run time, and without the annotation every thread would first
+// (CarriedDescriptor), which the traversal indexes at run time, and without the annotation every thread would first
 // copy the whole parameter to its local memory.
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
 #define KOKKOSDDT_GRID_CONSTANT __grid_constant__

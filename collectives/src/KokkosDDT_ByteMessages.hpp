@@ -16,7 +16,7 @@ class ByteMessages {
   // `empty`: a send of no bytes in place of `bytes` (a scatter root's refusal, which the receiver sees as short).
   void post(Transport& transport, bool send, char* p, std::int64_t bytes, int peer, int tag, const char* where,
             bool empty = false) {
-    std::vector<WireMessage> one{{empty ? nullptr : p, empty ? 0 : bytes, peer, tag}}, none;
+    std::vector<ByteMessage> one{{empty ? nullptr : p, empty ? 0 : bytes, peer, tag}}, none;
     if (send) {
       sets_.push_back(transport.make_set(std::move(one), std::move(none), false, where));
       sets_.back()->post_sends();

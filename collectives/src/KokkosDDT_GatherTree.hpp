@@ -199,7 +199,7 @@ class TreeBuilder {
     if (verdict_send_) wait_until([&] { return verdict_send_->test(); });
   }
   // Records of the int64s at `p` on the transport (host memory, one message each).
-  static WireMessage record(void* p, int count, int peer, int tag) {
+  static ByteMessage record(void* p, int count, int peer, int tag) {
     return {static_cast<char*>(p), count * static_cast<std::int64_t>(sizeof(std::int64_t)), peer, tag};
   }
 

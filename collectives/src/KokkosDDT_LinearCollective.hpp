@@ -166,7 +166,7 @@ class LinearCollective final : public Operation {
   std::shared_ptr<MpiTransport> transport_;  // on the communicator's duplicate (KokkosDDT_CollectiveComm.hpp)
   int tag_;
   std::string error_;
-  std::vector<WireMessage> sends_, receives_;  // the contiguous blocks, as they are
+  std::vector<ByteMessage> sends_, receives_;  // the contiguous blocks, as they are
   std::unique_ptr<MessageSet> direct_;         // ... in one set
   bool direct_done_ = true;
   std::vector<std::shared_ptr<Operation>> ops_;  // every typed message

@@ -62,8 +62,9 @@
 
 namespace KokkosDDT::Impl {
 
-// One typed side of a message: `count` instances of `type` at `buf` (or at absolute addresses), to or from `peer` (a
-// rank of the plan's communicator, or MPI_PROC_NULL: nothing moves) with `tag`.
+// One typed side of a message as a plan holds it: `count` instances of `type` at `buf` (or at absolute addresses), to
+// or from `peer` (a rank of the plan's communicator, or MPI_PROC_NULL: nothing moves) with `tag`. The transport sees it
+// as a CommittedMessage or, packed, a ByteMessage (KokkosDDT_Transport.hpp).
 struct PlannedMessage {
   char* buf = nullptr;
   bool absolute = false;  // buf is KokkosDDT::bottom: the type's displacements are addresses
@@ -380,10 +381,10 @@ Deliveries ExchangeEngine<ExecSpace>::route(const std::vector<PlannedMessage>& s
                                             const std::vector<bool>& local, std::vector<std::size_t>& send_at,
                                             std::vector<std::size_t>& recv_at, const char* where) {
   auto end_of = [&](const PlannedMessage& m) {
-    return TypedEnd{m.buf, m.absolute, m.count, &m.type.impl_committed(where), m.peer, m.tag};
+    return CommittedMessage{m.buf, m.absolute, m.count, &m.type.impl_committed(where), m.peer, m.tag};
   };
   auto offered = [](const PlannedMessage& m) { return m.peer != MPI_PROC_NULL && m.bytes() > 0; };
-  std::vector<TypedEnd> out, in;
+  std::vector<CommittedMessage> out, in;
   for (std::size_t i = 0; i < sends.size(); ++i)
     if (!local[i] && offered(sends[i])) {
       out.push_back(end_of(sends[i]));

@@ -99,7 +99,7 @@ inline std::string match_messages(MpiTransport& control, const std::vector<Plann
               "MPI_Alltoall");
   }
   std::vector<std::vector<MessageShape>> mine(size), theirs(size);
-  std::vector<WireMessage> out, in;
+  std::vector<ByteMessage> out, in;
   constexpr int kTag = 0x4b45;  // (the plan's own duplicate: no other traffic)
   for (int p = 0; p < size; ++p) {
     if (count[p] > 0) {

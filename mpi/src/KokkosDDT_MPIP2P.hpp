@@ -125,7 +125,7 @@ class TypedMessage final : public Operation, private OrderedSend {
       message_ = nullptr, bytes_ = 0;
       return;
     }
-    std::vector<WireMessage> mine{{message_, bytes_, peer, tag}}, none;
+    std::vector<ByteMessage> mine{{message_, bytes_, peer, tag}}, none;
     wire_ = sending ? transport->make_set(std::move(mine), std::move(none), false, where)
                     : transport->make_set(std::move(none), std::move(mine), false, where);
   }

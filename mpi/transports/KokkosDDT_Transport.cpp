@@ -23,16 +23,16 @@ namespace {
 // peer carries them all. `at[i]`: message i's offset.
 struct Layout {
   std::vector<std::int64_t> at;
-  std::vector<WireMessage> wire;  // (data: an offset until placed)
+  std::vector<ByteMessage> wire;  // (data: an offset until placed)
   std::int64_t total = 0;
-  std::vector<WireMessage> placed(char* base) const {
-    std::vector<WireMessage> m = wire;
-    for (WireMessage& w : m) w.data = base + reinterpret_cast<std::intptr_t>(w.data);
+  std::vector<ByteMessage> placed(char* base) const {
+    std::vector<ByteMessage> m = wire;
+    for (ByteMessage& w : m) w.data = base + reinterpret_cast<std::intptr_t>(w.data);
     return m;
   }
 };
 
-Layout lay_out(const std::vector<TypedEnd>& ends) {
+Layout lay_out(const std::vector<CommittedMessage>& ends) {
   std::vector<std::size_t> order(ends.size());
   for (std::size_t i = 0; i < ends.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -101,7 +101,7 @@ class MessageStep final : public Step {
 
 }  // namespace
 
-Deliveries Transport::route(const std::vector<TypedEnd>& sends, const std::vector<TypedEnd>& receives,
+Deliveries Transport::route(const std::vector<CommittedMessage>& sends, const std::vector<CommittedMessage>& receives,
                             const StagingSource& staging, bool, const char* where) {
   const Layout out = lay_out(sends), in = lay_out(receives);
   const bool device = capabilities().device_memory;

@@ -41,8 +41,13 @@
 
 namespace KokkosDDT::Impl {
 
+// A message, by layer: a plan holds each of its typed sides as a PlannedMessage (its Datatype,
+// KokkosDDT_ExchangeEngine.hpp); a transport's route() is offered it as a CommittedMessage (the committed type it
+// moves, below); a message transport moves a ByteMessage (packed bytes). (p2p's TypedMessage is a request that owns
+// one: KokkosDDT_MPIP2P.hpp.)
+
 // One byte message: `bytes` at `data`, to or from `peer` (a rank of the transport's communicator), with `tag`.
-struct WireMessage {
+struct ByteMessage {
   char* data = nullptr;
   std::int64_t bytes = 0;
   int peer = 0;
@@ -114,9 +119,9 @@ class MessageSet {
   virtual StepFailure failure() { return {}; }
 };
 
-// One typed end of a persistent message, offered to route(): `count` of `type` at `buf` (or, `absolute`, at the type's
+// One typed side of a persistent message, offered to route(): `count` of `type` at `buf` (or, `absolute`, at the type's
 // displacements as addresses), to or from `peer` with `tag`; never empty, never MPI_PROC_NULL.
-struct TypedEnd {
+struct CommittedMessage {
   char* buf = nullptr;
   bool absolute = false;
   std::int64_t count = 0;
@@ -138,7 +143,7 @@ using StagingSource = std::function<Staging(std::int64_t bytes, bool device)>;
 // Keeps the buffers of abandoned sends alive until exit (their messages may still be in flight).
 void keep_until_exit(std::shared_ptr<void> buffer);
 
-// A delivery: how one typed end travels (what route() decided for it):
+// A delivery: how one typed side travels (what route() decided for it):
 //   Staged  a send is packed at `at` (a staging buffer of the transport's, 16-byte aligned: the kernels' widest word);
 //           a receive is unpacked from `at` once the step's wait() returns;
 //   Typed   a send's kernel writes `count` of `type` at `at`, the receiver's cells as mapped here (the receiver's type,
@@ -242,10 +247,10 @@ class Transport {
   // Checks and prepares the messages (persistent: started many times). A persistent set may run its messages once
   // while it is made (a transport that connects peers lazily connects them here), so its peers make theirs at the
   // same point and its buffers' contents are undefined afterwards. Throws Error naming `where`.
-  virtual std::unique_ptr<MessageSet> make_set(std::vector<WireMessage> sends, std::vector<WireMessage> receives,
+  virtual std::unique_ptr<MessageSet> make_set(std::vector<ByteMessage> sends, std::vector<ByteMessage> receives,
                                                bool persistent, const char* where) = 0;
   // A plan's persistent messages, at once: a Delivery per send and receive, in their order, and their Step. Collective
-  // over the transport's processes, each offering the ends matched with its peers' (the k-th send to a peer with a
+  // over the transport's processes, each offering the sides matched with its peers' (the k-th send to a peer with a
   // tag is the k-th receive there from this process with that tag). Staging comes from `staging`; what else a route
   // needs (mappings, landing buffers, counters) is the transport's, released with the step, and the receive cells
   // must stay allocated while it lives. A message may run once while the step is made (as make_set's persistent
@@ -253,7 +258,7 @@ class Transport {
   // plan's processes ask alike). Throws Error on every process when any fails. This one: every message Staged, a
   // step's messages to one peer packed one after the other (16-byte aligned, ascending (tag, posting order)) into one
   // message of a set.
-  virtual Deliveries route(const std::vector<TypedEnd>& sends, const std::vector<TypedEnd>& receives,
+  virtual Deliveries route(const std::vector<CommittedMessage>& sends, const std::vector<CommittedMessage>& receives,
                            const StagingSource& staging, bool replayable, const char* where);
 };
 

@@ -54,8 +54,8 @@ TEST_CASE("transport: the registry names the build's transports and what each ca
     using Bytes = Kokkos::View<char*, DeviceMemory, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
     const Datatype bytes = contiguous(40, primitive<char>()).commit();
     std::vector<char> out(40), in(40), got(40);
-    const Impl::TypedEnd send{out.data(), false, 1, &bytes.impl_committed("test"), 0, 7};
-    const Impl::TypedEnd receive{in.data(), false, 1, &bytes.impl_committed("test"), 0, 7};
+    const Impl::CommittedMessage send{out.data(), false, 1, &bytes.impl_committed("test"), 0, 7};
+    const Impl::CommittedMessage receive{in.data(), false, 1, &bytes.impl_committed("test"), 0, 7};
     bool on_device = false;  // (the transport asked for device memory)
     auto staging = [&](std::int64_t n, bool device) {
       on_device = on_device || device;

@@ -2,7 +2,7 @@
 #pragma once
 // A committed type: its serialized descriptor on the host, and copies of it in each memory space it was used from
 // (made on first use, cached, and released at Kokkos::finalize or when the type dies). Commit itself touches no
-// device: small descriptors never need a copy (single launches carry them as kernel parameters, InlineDescriptor),
+// device: small descriptors never need a copy (single launches carry them as kernel parameters, CarriedDescriptor),
 // and the others are copied by the first launch that needs them.
 
 #include <cstdint>

@@ -388,7 +388,7 @@ void FusedBatch<ExecSpace>::build() {
     c.launch_started = launch_done_.data() + 1;
     c.launch_teams = teams_;
   }
-  if (n <= kernel_.records.kInline)
+  if (n <= kernel_.records.kCarried)
     for (std::int64_t i = 0; i < n; ++i) kernel_.records.carry(i, records_[i]);
   space_.fence("KokkosDDT::FusedBatch: records copied, counters zeroed");
   built_ = true;

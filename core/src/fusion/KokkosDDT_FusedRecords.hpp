@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
-// A fused launch's records as its teams find them: up to kInline carried in the kernel's parameters, else in a ring in
+// A fused launch's records as its teams find them: up to kCarried carried in the kernel's parameters, else in a ring in
 // the execution space's memory; and which record a team works on (find).
 
 #include <cstdint>
@@ -14,18 +14,18 @@ namespace KokkosDDT::Impl {
 
 template <class MemSpace>
 struct FusedRecords {
-  // Launches of up to kInline requests carry their records in the kernel's parameters: no copy to the device before
+  // Launches of up to kCarried requests carry their records in the kernel's parameters: no copy to the device before
   // the launch, and the team-to-request search reads the constant cache. (Kokkos passes a functor under 4 KiB as
   // parameters when the policy is light weight, as flush() makes it.)
-  static constexpr int kInline = Config::fused_inline_records;
+  static constexpr int kCarried = Config::fused_carried_records;
   // Their first teams again, packed for the lookup (find), padded to a power of two with teams no launch has.
   static constexpr int kSearch = [] {
     int k = 1;
-    while (k < kInline) k *= 2;
+    while (k < kCarried) k *= 2;
     return k;
   }();
-  static_assert(kInline * sizeof(FusedRecord) + kSearch * sizeof(std::int32_t) <= 3584,
-                "KokkosDDT_FUSED_INLINE_RECORDS: the records must leave room in the kernel's 4 KiB of parameters for "
+  static_assert(kCarried * sizeof(FusedRecord) + kSearch * sizeof(std::int32_t) <= 3584,
+                "KokkosDDT_FUSED_CARRIED_RECORDS: the records must leave room in the kernel's 4 KiB of parameters for "
                 "the launch's own (Kokkos copies a larger functor to the device before each launch)");
   struct FirstTeams {
     std::int32_t at[kSearch];
@@ -33,19 +33,19 @@ struct FusedRecords {
       for (std::int32_t& a : at) a = 0x7fffffff;
     }
   };
-  FusedRecord inline_records[kInline];
-  FirstTeams inline_first;
+  FusedRecord carried_records[kCarried];
+  FirstTeams carried_first;
   Kokkos::View<const FusedRecord*, MemSpace> ring;  // otherwise: a ring of `capacity`; the launch's: [start, +n)
   std::int64_t start = 0, n = 0, capacity = 1;
 
-  // Record i of a launch of n <= kInline, carried in the parameters (the host's, before the launch).
+  // Record i of a launch of n <= kCarried, carried in the parameters (the host's, before the launch).
   void carry(std::int64_t i, const FusedRecord& r) {
-    inline_records[i] = r;
-    inline_first.at[i] = r.first_team;
+    carried_records[i] = r;
+    carried_first.at[i] = r.first_team;
   }
 
   KOKKOS_FUNCTION const FusedRecord& record(std::int64_t i) const {
-    if (n <= kInline) return inline_records[i];
+    if (n <= kCarried) return carried_records[i];
     const std::int64_t j = start + i;  // < 2 capacity: wrap without a (64-bit, long) division
     return ring(j < capacity ? j : j - capacity);
   }
@@ -57,11 +57,11 @@ struct FusedRecords {
   // would skip. Records in memory: binary search.
   KOKKOS_FUNCTION std::int64_t find(std::int64_t team) const {
     if (n == 1) return 0;  // (the search's fixed steps are a noticeable share of a one-record launch's instructions)
-    if (n <= kInline) {    // (32-bit: a launch has fewer than 2^31 teams)
+    if (n <= kCarried) {   // (32-bit: a launch has fewer than 2^31 teams)
       const int t = static_cast<int>(team);
       int r = 0;
       for (int step = kSearch / 2; step > 0; step /= 2)  // (unrolled; entries past the launch's hold teams none has)
-        if (inline_first.at[r + step] <= t) r += step;
+        if (carried_first.at[r + step] <= t) r += step;
       return r;
     }
     std::int64_t lo = 0, hi = n;

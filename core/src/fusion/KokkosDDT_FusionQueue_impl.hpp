@@ -299,7 +299,7 @@ void FusionQueue<ExecSpace>::flush() {
   kernel.records.capacity = capacity_;
   kernel.completion.done = done_;
   kernel.completion.flags = flags_.data();
-  if (pending_count_ <= kernel.records.kInline) {  // small launches carry their records as kernel parameters
+  if (pending_count_ <= kernel.records.kCarried) {  // small launches carry their records as kernel parameters
     for (int i = 0; i < pending_count_; ++i) kernel.records.carry(i, staging_((pending_begin_ + i) % capacity_));
   } else if constexpr (!std::is_same_v<HostVisible, MemSpace>) {
     // The pending records sit at ring positions [pending_begin_, + pending_count_), possibly wrapping around.

@@ -11,7 +11,7 @@
 #include "KokkosDDT_Backend.hpp"
 #include "KokkosDDT_Config.hpp"
 #include "KokkosDDT_Copy.hpp"
-#include "KokkosDDT_InlineDescriptor.hpp"
+#include "KokkosDDT_CarriedDescriptor.hpp"
 #include "KokkosDDT_SameShape.hpp"
 #include "KokkosDDT_TraversalArgs.hpp"
 #include "KokkosDDT_TypedCopy.hpp"
@@ -27,21 +27,21 @@ struct CopyWithWord {
     using MemSpace = typename ExecSpace::memory_space;
     std::int64_t delta = 0;
     const bool one_shape = same_shape(*t.src_type, *t.dst_type, delta);  // (then the source's descriptor, moved)
-    if constexpr (!BackendTraits<ExecSpace>::walks_runs && Config::inline_descriptor_bytes > 0) {
+    if constexpr (!BackendTraits<ExecSpace>::walks_runs && Config::carried_descriptor_bytes > 0) {
       // Devices: small descriptors ride in the kernel's parameters (as a flat pack's do) unless the launch is large
       // and its words narrow (carry_descriptor): no device copy to make or look up, and every thread reads them from
       // the constant bank.
-      constexpr int bytes = Config::inline_descriptor_bytes;
+      constexpr int bytes = Config::carried_descriptor_bytes;
       auto fits = [](const CommittedType& c) {
-        return InlineDescriptor<bytes>::fits(static_cast<std::int64_t>(c.nodes.size()),
-                                             static_cast<std::int64_t>(c.lookaside.size()));
+        return CarriedDescriptor<bytes>::fits(static_cast<std::int64_t>(c.nodes.size()),
+                                              static_cast<std::int64_t>(c.lookaside.size()));
       };
       if (fits(*t.src_type) && (one_shape || fits(*t.dst_type)) &&
           carry_descriptor((t.end - t.begin) / W::value, W::value, BackendTraits<ExecSpace>::threads(space))) {
         TypedCopy<ExecSpace, W::value, false, bytes> kernel{
             {{}, {}, t.src}, {{}, {}, one_shape ? address_at(t.dst, delta) : t.dst}, t.begin, t.end, W::value,
             one_shape};
-        auto carry = [&](InlineDescriptor<bytes>& at, const CommittedType& c) {
+        auto carry = [&](CarriedDescriptor<bytes>& at, const CommittedType& c) {
           at.fill(c.nodes.data(), static_cast<std::int64_t>(c.nodes.size()), c.lookaside.data(),
                   static_cast<std::int64_t>(c.lookaside.size()));
         };

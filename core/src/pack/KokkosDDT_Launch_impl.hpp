@@ -16,7 +16,7 @@
 #include "KokkosDDT_DeviceInterleave.hpp"
 #include "KokkosDDT_Error.hpp"
 #include "KokkosDDT_HostWalk.hpp"
-#include "KokkosDDT_InlineDescriptor.hpp"
+#include "KokkosDDT_CarriedDescriptor.hpp"
 #include "KokkosDDT_Launch.hpp"
 #include "KokkosDDT_TraversalArgs.hpp"
 
@@ -97,8 +97,8 @@ void launch_interleave(const ExecSpace& space, const std::string& label, Kernel&
   }
 }
 
-// A flat launch with the descriptor carried in an InlineDescriptor<Bytes>; false (nothing launched) where it does not
-// fit, or Bytes is 0 (InlineDescriptor<0> exists so that this compiles when a block is configured off).
+// A flat launch with the descriptor carried in an CarriedDescriptor<Bytes>; false (nothing launched) where it does not
+// fit, or Bytes is 0 (CarriedDescriptor<0> exists so that this compiles when a block is configured off).
 template <int Bytes, class ExecSpace, Direction Dir, int W, class Shape>
 bool launch_carried([[maybe_unused]] const ExecSpace& space, [[maybe_unused]] const std::string& label,
                     [[maybe_unused]] const CommittedType& type, [[maybe_unused]] char* typed,
@@ -108,7 +108,7 @@ bool launch_carried([[maybe_unused]] const ExecSpace& space, [[maybe_unused]] co
     using MemSpace = typename ExecSpace::memory_space;
     const auto nodes = static_cast<std::int64_t>(type.nodes.size());
     const auto lookaside = static_cast<std::int64_t>(type.lookaside.size());
-    if (!InlineDescriptor<Bytes>::fits(nodes, lookaside)) return false;
+    if (!CarriedDescriptor<Bytes>::fits(nodes, lookaside)) return false;
     DeviceInterleave<ExecSpace, Dir, W, Bytes> kernel;
     kernel.args = make_args<ExecSpace, Shape, W>(space, Descriptor<MemSpace>{}, typed, packed, begin, end);
     skip_common_levels(type.nodes.data(), type.lookaside.data(), kernel.args);
@@ -159,11 +159,11 @@ void launch_traversal_words(const ExecSpace& space, const CommittedType& type, c
     if constexpr (Shape::flat) {
       const std::int64_t words = (end - begin) / W, resident = Shape::resident_threads(space);
       if (carry_descriptor(words, W, resident) &&
-          (launch_carried<Config::inline_descriptor_bytes, ExecSpace, Dir, W, Shape>(space, label, type, typed, packed,
-                                                                                     begin, end) ||
+          (launch_carried<Config::carried_descriptor_bytes, ExecSpace, Dir, W, Shape>(space, label, type, typed, packed,
+                                                                                      begin, end) ||
            (carry_large_descriptor(words, resident) &&
-            launch_carried<Config::inline_descriptor_bytes_large, ExecSpace, Dir, W, Shape>(space, label, type, typed,
-                                                                                            packed, begin, end))))
+            launch_carried<Config::carried_descriptor_bytes_large, ExecSpace, Dir, W, Shape>(space, label, type, typed,
+                                                                                             packed, begin, end))))
         return;
     }
     DeviceInterleave<ExecSpace, Dir, W> kernel;

@@ -11,7 +11,7 @@
 // instance for every request, whose code must stay small for the instruction cache (one instance per direction and
 // word size would make it several times larger).
 //
-// InlineBytes > 0: the descriptor travels in the functor itself (InlineDescriptor; flat launches of small types), and
+// CarriedBytes > 0: the descriptor travels in the functor itself (CarriedDescriptor; flat launches of small types), and
 // args.nodes / args.lookaside are not read.
 
 #include <cstdint>
@@ -19,14 +19,14 @@
 #include <Kokkos_Core.hpp>
 
 #include "KokkosDDT_Config.hpp"
-#include "KokkosDDT_InlineDescriptor.hpp"
+#include "KokkosDDT_CarriedDescriptor.hpp"
 #include "KokkosDDT_Traversal.hpp"
 #include "KokkosDDT_TraversalArgs.hpp"
 #include "KokkosDDT_Words.hpp"
 
 namespace KokkosDDT::Impl {
 
-template <class ExecSpace, Direction Dir, int W, int InlineBytes = 0>
+template <class ExecSpace, Direction Dir, int W, int CarriedBytes = 0>
 struct DeviceInterleave {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
@@ -40,9 +40,9 @@ struct DeviceInterleave {
   // are then read at constant offsets, all at once, instead of after a read of args.start (one dependent read fewer
   // before the first data load; the whole walk of a one-level type).
   DescriptorNode first_node{};
-  // InlineBytes > 0: the descriptor itself. Last, so that the scalars every thread reads first share the parameter
+  // CarriedBytes > 0: the descriptor itself. Last, so that the scalars every thread reads first share the parameter
   // bank's first lines.
-  InlineDescriptor<InlineBytes> carried;
+  CarriedDescriptor<CarriedBytes> carried;
 
   KOKKOS_FUNCTION void operator()(const Member& team) const {
     run_tile(team, team_descriptor(team, args), team.league_rank());
@@ -78,13 +78,13 @@ struct DeviceInterleave {
 
  private:
   KOKKOS_FORCEINLINE_FUNCTION const DescriptorNode* nodes() const {
-    if constexpr (InlineBytes > 0)
+    if constexpr (CarriedBytes > 0)
       return carried.nodes();
     else
       return args.nodes.data();
   }
   KOKKOS_FORCEINLINE_FUNCTION const std::int64_t* lookaside() const {
-    if constexpr (InlineBytes > 0)
+    if constexpr (CarriedBytes > 0)
       return carried.lookaside();
     else
       return args.lookaside.data();

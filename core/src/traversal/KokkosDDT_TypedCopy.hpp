@@ -16,7 +16,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "KokkosDDT_HostWalk.hpp"
-#include "KokkosDDT_InlineDescriptor.hpp"
+#include "KokkosDDT_CarriedDescriptor.hpp"
 #include "KokkosDDT_Traversal.hpp"
 #include "KokkosDDT_Words.hpp"
 
@@ -52,10 +52,10 @@ struct CopySide {
 // where its word starts on each side and nothing else: no run lengths, no loop (a loop over runs there costs a fused
 // self-copy of faces a sizable share of its instructions per word).
 //
-// InlineBytes > 0 (devices' flat launches of types whose descriptors are small, InlineDescriptor): each side's
+// CarriedBytes > 0 (devices' flat launches of types whose descriptors are small, CarriedDescriptor): each side's
 // descriptor travels in the kernel's parameters (`carried`; the destination's only where the two shapes differ), read
 // from the constant bank alike by every thread, instead of a device copy read by dependent global loads.
-template <class ExecSpace, int W, bool Walk = false, int InlineBytes = 0>
+template <class ExecSpace, int W, bool Walk = false, int CarriedBytes = 0>
 struct TypedCopy {
   using MemSpace = typename ExecSpace::memory_space;
   static constexpr int word = W;
@@ -65,7 +65,8 @@ struct TypedCopy {
   // The two sides share one shape (same_shape: `dst` holds the source's descriptor over a buffer moved by their
   // delta): devices locate each word once. Hosts walk both sides' runs as ever.
   bool one_walk = false;
-  InlineDescriptor<InlineBytes> carried[2] = {};  // (last: the scalars every thread reads first share the first lines)
+  CarriedDescriptor<CarriedBytes> carried[2] =
+      {};  // (last: the scalars every thread reads first share the first lines)
 
   KOKKOS_INLINE_FUNCTION std::int64_t items() const {
     if constexpr (Walk)
@@ -131,7 +132,7 @@ struct TypedCopy {
  private:
   template <class Pos>
   KOKKOS_FORCEINLINE_FUNCTION std::int64_t offset(const CopySide<MemSpace>& side, int which, std::int64_t p) const {
-    if constexpr (InlineBytes > 0)
+    if constexpr (CarriedBytes > 0)
       return side.template offset_in<Pos>(carried[which].nodes(), carried[which].lookaside(), p);
     else
       return side.template offset_at<Pos>(p);

@@ -16,12 +16,12 @@ namespace {
 
 class MpiMessageSet final : public MessageSet {
  public:
-  MpiMessageSet(MPI_Comm comm, std::vector<WireMessage> sends, std::vector<WireMessage> receives, bool persistent,
+  MpiMessageSet(MPI_Comm comm, std::vector<ByteMessage> sends, std::vector<ByteMessage> receives, bool persistent,
                 const char* where)
       : comm_(comm), where_(where), persistent_(persistent), sends_(sends.size()) {
     messages_.reserve(sends.size() + receives.size());
-    for (const WireMessage& w : sends) messages_.push_back(Message{w, true, ByteType(w.bytes)});
-    for (const WireMessage& w : receives) messages_.push_back(Message{w, false, ByteType(w.bytes)});
+    for (const ByteMessage& w : sends) messages_.push_back(Message{w, true, ByteType(w.bytes)});
+    for (const ByteMessage& w : receives) messages_.push_back(Message{w, false, ByteType(w.bytes)});
     if (!persistent_) return;
     for (Message& m : messages_)
       post_bytes(m.send ? ByteCall::SendInit : ByteCall::RecvInit, m.wire.data, m.layout, m.wire.peer, m.wire.tag,
@@ -105,7 +105,7 @@ class MpiMessageSet final : public MessageSet {
 
  private:
   struct Message {
-    WireMessage wire;
+    ByteMessage wire;
     bool send = false;
     ByteType layout;
     MPI_Request request = MPI_REQUEST_NULL;
@@ -171,7 +171,7 @@ int MpiTransport::size() const {
   return size_;
 }
 
-std::unique_ptr<MessageSet> MpiTransport::make_set(std::vector<WireMessage> sends, std::vector<WireMessage> receives,
+std::unique_ptr<MessageSet> MpiTransport::make_set(std::vector<ByteMessage> sends, std::vector<ByteMessage> receives,
                                                    bool persistent, const char* where) {
   return std::make_unique<MpiMessageSet>(comm_, std::move(sends), std::move(receives), persistent, where);
 }

@@ -42,7 +42,7 @@ class MpiTransport final : public Transport {
   TransportCapabilities capabilities() const override;
   int rank() const override;
   int size() const override;
-  std::unique_ptr<MessageSet> make_set(std::vector<WireMessage> sends, std::vector<WireMessage> receives,
+  std::unique_ptr<MessageSet> make_set(std::vector<ByteMessage> sends, std::vector<ByteMessage> receives,
                                        bool persistent, const char* where) override;
 
  private:

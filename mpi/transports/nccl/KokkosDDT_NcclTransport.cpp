@@ -153,7 +153,7 @@ class NcclTransport final : public Transport {
   TransportCapabilities capabilities() const override { return nccl_capabilities(); }
   int rank() const override { return rank_; }
   int size() const override { return static_cast<int>(nccl_rank_.size()); }
-  std::unique_ptr<MessageSet> make_set(std::vector<WireMessage> sends, std::vector<WireMessage> receives,
+  std::unique_ptr<MessageSet> make_set(std::vector<ByteMessage> sends, std::vector<ByteMessage> receives,
                                        bool persistent, const char* where) override;
 
  private:
@@ -164,11 +164,11 @@ class NcclTransport final : public Transport {
 
 class NcclMessageSet final : public MessageSet {
  public:
-  NcclMessageSet(const NcclTransport& transport, std::vector<WireMessage> sends, std::vector<WireMessage> receives,
+  NcclMessageSet(const NcclTransport& transport, std::vector<ByteMessage> sends, std::vector<ByteMessage> receives,
                  bool persistent, const char* where)
       : comm_(transport.communicator()), where_(where), receives_(std::move(receives)) {
     for (const auto* list : {&sends, &receives_})
-      for (const WireMessage& m : *list) {
+      for (const ByteMessage& m : *list) {
         if (m.peer < 0 || m.peer >= transport.size())
           throw_error(ErrorCode::InvalidArgument, where, "peer",
                       "is " + std::to_string(m.peer) + ": NCCL needs a rank in [0, " +
@@ -177,7 +177,7 @@ class NcclMessageSet final : public MessageSet {
         if (m.bytes > 0) check_device(m.data, where);
       }
     // No tags: each peer's messages in ascending tag order on both sides (the seam's rule), then to NCCL's ranks.
-    auto by_peer_then_tag = [](const WireMessage& a, const WireMessage& b) {
+    auto by_peer_then_tag = [](const ByteMessage& a, const ByteMessage& b) {
       return a.peer != b.peer ? a.peer < b.peer : a.tag < b.tag;
     };
     std::stable_sort(sends.begin(), sends.end(), by_peer_then_tag);
@@ -185,12 +185,12 @@ class NcclMessageSet final : public MessageSet {
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::stable_sort(order.begin(), order.end(),
                      [&](std::size_t a, std::size_t b) { return by_peer_then_tag(receives_[a], receives_[b]); });
-    for (WireMessage m : sends) {
+    for (ByteMessage m : sends) {
       m.peer = transport.nccl_rank(m.peer);
       sends_.push_back(m);
     }
     for (std::size_t i : order) {
-      WireMessage m = receives_[i];
+      ByteMessage m = receives_[i];
       m.peer = transport.nccl_rank(m.peer);
       posted_receives_.push_back(m);
     }
@@ -255,7 +255,7 @@ class NcclMessageSet final : public MessageSet {
   }
 
   Arrival arrival(std::size_t receive) const override {
-    const WireMessage& m = receives_.at(receive);
+    const ByteMessage& m = receives_.at(receive);
     return {m.peer, m.tag, m.bytes};  // (NCCL delivers exactly the bytes asked for)
   }
 
@@ -265,9 +265,9 @@ class NcclMessageSet final : public MessageSet {
     const auto turn = comm_.calls(where);
     const ncclComm_t c = comm_.comm();
     nccl_check(ncclGroupStart(), where, "ncclGroupStart");
-    for (const WireMessage& m : sends_)
+    for (const ByteMessage& m : sends_)
       nccl_check(ncclSend(m.data, static_cast<size_t>(m.bytes), ncclChar, m.peer, c, s), where, "ncclSend");
-    for (const WireMessage& m : posted_receives_)
+    for (const ByteMessage& m : posted_receives_)
       nccl_check(ncclRecv(m.data, static_cast<size_t>(m.bytes), ncclChar, m.peer, c, s), where, "ncclRecv");
     nccl_check(ncclGroupEnd(), where, "ncclGroupEnd");
   }
@@ -296,8 +296,8 @@ class NcclMessageSet final : public MessageSet {
 
   NcclCommunicator& comm_;  // (the transport, which owns it, outlives its sets)
   const char* where_;
-  std::vector<WireMessage> receives_;                 // as given (arrival() reports them)
-  std::vector<WireMessage> sends_, posted_receives_;  // in posting order, peers as NCCL ranks
+  std::vector<ByteMessage> receives_;                 // as given (arrival() reports them)
+  std::vector<ByteMessage> sends_, posted_receives_;  // in posting order, peers as NCCL ranks
   cudaEvent_t ready_ = nullptr, done_ = nullptr;
   bool enqueued_ = false;
   std::mutex mutex_;  // (failure_, shared with the watchdog's thread)
@@ -306,7 +306,7 @@ class NcclMessageSet final : public MessageSet {
   Watch watch_;  // (last: stopped first)
 };
 
-std::unique_ptr<MessageSet> NcclTransport::make_set(std::vector<WireMessage> sends, std::vector<WireMessage> receives,
+std::unique_ptr<MessageSet> NcclTransport::make_set(std::vector<ByteMessage> sends, std::vector<ByteMessage> receives,
                                                     bool persistent, const char* where) {
   return std::make_unique<NcclMessageSet>(*this, std::move(sends), std::move(receives), persistent, where);
 }

@@ -75,7 +75,7 @@ bool reaches(const Device& me, const std::int64_t* uuid) {
 }
 
 // Bytes [lo, hi) that `count` instances of a type touch at `buf` (null: absolute addresses).
-std::pair<char*, char*> span(const TypedEnd& e) {
+std::pair<char*, char*> span(const CommittedMessage& e) {
   const std::int64_t last = (e.count - 1) * e.type->extent;
   const std::int64_t lo = std::min<std::int64_t>(e.type->data_lb, last + e.type->data_lb);
   const std::int64_t hi = std::max<std::int64_t>(e.type->data_ub, last + e.type->data_ub);
@@ -116,7 +116,7 @@ std::int64_t shortest_run(const CommittedType& t) {
 }
 
 // Whether the rule above lands receive `r`.
-bool landed_by_rule(const TypedEnd& r) {
+bool landed_by_rule(const CommittedMessage& r) {
   if (landing_mode() != Landing::Rule) return landing_mode() == Landing::Always;
   const std::int64_t run = shortest_run(*r.type);
   return run < kShortRun && r.count * r.type->size / run >= kManyRuns;
@@ -149,7 +149,7 @@ struct DirectReceive {
 // deadline, and the messages still in flight keep their buffers (never freed).
 class Handshake {
  public:
-  Handshake(const std::vector<TypedEnd>& sends, const std::vector<TypedEnd>& receives,
+  Handshake(const std::vector<CommittedMessage>& sends, const std::vector<CommittedMessage>& receives,
             const std::shared_ptr<MpiTransport>& control, std::int64_t node, bool replayable, const char* where)
       : sends_(sends),
         receives_(receives),
@@ -176,13 +176,13 @@ class Handshake {
   // may write, its "free"), and the landed receives' buffer (a 256-byte-aligned slice each).
   void allocate() {
     std::int64_t slots = 0;
-    for (const TypedEnd& r : receives_)
+    for (const CommittedMessage& r : receives_)
       if (written_.emplace(r.peer, 8 * slots).second) ++slots;
-    for (const TypedEnd& s : sends_)
+    for (const CommittedMessage& s : sends_)
       if (free_.emplace(s.peer, 8 * slots).second) ++slots;
     if (slots == 0 || !dev_.memops) return;
     for (const auto* ends : {&sends_, &receives_})
-      for (const TypedEnd& e : *ends)
+      for (const CommittedMessage& e : *ends)
         if (e.peer != me_) links->board_peers.push_back(e.peer);
     std::sort(links->board_peers.begin(), links->board_peers.end());
     links->board_peers.erase(std::unique(links->board_peers.begin(), links->board_peers.end()),
@@ -197,7 +197,7 @@ class Handshake {
     }
     std::int64_t bytes = 0;
     for (std::size_t j = 0; j < receives_.size(); ++j) {
-      const TypedEnd& r = receives_[j];
+      const CommittedMessage& r = receives_[j];
       if (r.peer == me_ || !landed_by_rule(r) || !exported(r, nullptr, nullptr)) continue;
       landed_at_[j] = bytes;
       bytes += (r.count * r.type->size + 255) / 256 * 256;
@@ -214,7 +214,7 @@ class Handshake {
   // 1. Each receive's Offer to its sender (the committed type after it, for typed cells).
   void offer() {
     for (std::size_t j = 0; j < receives_.size(); ++j) {
-      const TypedEnd& r = receives_[j];
+      const CommittedMessage& r = receives_[j];
       Offer o;
       o.node = node_;
       o.pid = pid_;
@@ -254,7 +254,7 @@ class Handshake {
   // 2. Each send takes its receiver's Offer, decides, maps what it writes, and answers.
   void answer() {
     for (std::size_t i = 0; i < sends_.size(); ++i) {
-      const TypedEnd& s = sends_[i];
+      const CommittedMessage& s = sends_[i];
       MPI_Status status;
       setup_probe(s.peer, s.tag, comm_, &status, where_, "MPI_Probe (peer offer)");
       int n = 0;
@@ -296,7 +296,7 @@ class Handshake {
   // 3. Each receive learns its sender's Answer; a direct one maps the sender's counters ("free").
   void take_answers() {
     for (std::size_t j = 0; j < receives_.size(); ++j) {
-      const TypedEnd& r = receives_[j];
+      const CommittedMessage& r = receives_[j];
       std::vector<std::int64_t> words(words_of<Answer>());
       MPI_Status status;
       setup_probe(r.peer, r.tag, comm_, &status, where_, "MPI_Probe (peer answer)");
@@ -344,8 +344,8 @@ class Handshake {
   }
 
  private:
-  const std::vector<TypedEnd>& sends_;
-  const std::vector<TypedEnd>& receives_;
+  const std::vector<CommittedMessage>& sends_;
+  const std::vector<CommittedMessage>& receives_;
   MPI_Comm comm_;
   int me_;
   std::int64_t node_, pid_, pid_namespace_;
@@ -390,7 +390,7 @@ class Handshake {
   static CUdeviceptr address(char* at) { return reinterpret_cast<CUdeviceptr>(at); }
 
   // Whether receive r's cells lie in one exportable allocation of this process's GPU (its handle and base).
-  bool exported(const TypedEnd& r, cudaIpcMemHandle_t* handle, char** base) const {
+  bool exported(const CommittedMessage& r, cudaIpcMemHandle_t* handle, char** base) const {
     cudaIpcMemHandle_t h{};
     char* b = nullptr;
     const auto [lo, hi] = span(r);
@@ -410,7 +410,7 @@ class Handshake {
 
   // Send i goes direct: its receiver's cells (and, once per peer, its counters) mapped here.
   void go_direct(std::size_t i, const Offer& o, const std::vector<std::int64_t>& words) {
-    const TypedEnd& s = sends_[i];
+    const CommittedMessage& s = sends_[i];
     DirectRoute& route = routes[i];
     if (o.landed && o.count != s.count * s.type->size)
       throw_error(ErrorCode::Transport, where_, "transport", "a landed message's sizes differ between its ends");
@@ -508,8 +508,9 @@ PeerTransport::PeerTransport(std::shared_ptr<MpiTransport> control, MessageTrans
       messages_(control_),
       node_(node_leader(control_->comm(), where)) {}
 
-Deliveries PeerTransport::route(const std::vector<TypedEnd>& sends, const std::vector<TypedEnd>& receives,
-                                const StagingSource& staging, bool replayable, const char* where) {
+Deliveries PeerTransport::route(const std::vector<CommittedMessage>& sends,
+                                const std::vector<CommittedMessage>& receives, const StagingSource& staging,
+                                bool replayable, const char* where) {
   SetupClock clock("peer route");
   Handshake h(sends, receives, control_, node_, replayable, where);
   h.allocate();
@@ -533,7 +534,7 @@ Deliveries PeerTransport::route(const std::vector<TypedEnd>& sends, const std::v
   clock.mark("message transport");
 
   // The messages that do not go direct: the message transport's routes (the peer's side lays out the same ones).
-  std::vector<TypedEnd> rest_sends, rest_receives;
+  std::vector<CommittedMessage> rest_sends, rest_receives;
   for (std::size_t i = 0; i < sends.size(); ++i)
     if (!h.routes[i].direct) rest_sends.push_back(sends[i]);
   for (std::size_t j = 0; j < receives.size(); ++j)

@@ -43,7 +43,7 @@ class PeerTransport final : public Transport {
   }
   int rank() const override { return control_->rank(); }
   int size() const override { return control_->size(); }
-  std::unique_ptr<MessageSet> make_set(std::vector<WireMessage> sends, std::vector<WireMessage> receives,
+  std::unique_ptr<MessageSet> make_set(std::vector<ByteMessage> sends, std::vector<ByteMessage> receives,
                                        bool persistent, const char* where) override {
     return messages_->make_set(std::move(sends), std::move(receives), persistent, where);
   }
@@ -51,7 +51,7 @@ class PeerTransport final : public Transport {
   // for cells in short runs); the others go to the message transport, chosen now (every process knows whether any
   // has some), and are its routes.
   // `replayable`: the links' counters are reset by their readers (KokkosDDT_PeerLinks.hpp).
-  Deliveries route(const std::vector<TypedEnd>& sends, const std::vector<TypedEnd>& receives,
+  Deliveries route(const std::vector<CommittedMessage>& sends, const std::vector<CommittedMessage>& receives,
                    const StagingSource& staging, bool replayable, const char* where) override;
 
  private:

@@ -2,12 +2,12 @@
 #pragma once
 // A small descriptor carried inside the kernel's own parameters (device flat launches, see DeviceInterleave).
 //
-// Types whose nodes and lookaside fit Config::inline_descriptor_bytes need no copy in device memory: commit makes
+// Types whose nodes and lookaside fit Config::carried_descriptor_bytes need no copy in device memory: commit makes
 // none, the first pack in a memory space allocates and synchronizes nothing, and freeing the type frees no device
 // memory (cudaFree waits for the whole device). It also shortens the kernel: the descriptor reads that start every
 // word's address computation come from the parameter bank, which every thread of a launch reads alike, instead of
 // dependent global loads. That holds while latency bounds the launch; see carry_descriptor for the launches where it
-// does not. Flat packs and unpacks have a second, larger block (Config::inline_descriptor_bytes_large) for descriptors
+// does not. Flat packs and unpacks have a second, larger block (Config::carried_descriptor_bytes_large) for descriptors
 // over the first, in latency-bound launches only (carry_large_descriptor).
 
 #include <cstdint>
@@ -20,7 +20,7 @@
 namespace KokkosDDT::Impl {
 
 template <int Bytes>
-struct InlineDescriptor {
+struct CarriedDescriptor {
   static_assert(Bytes % 16 == 0, "the nodes are 16-byte aligned");
   std::int32_t lookaside_at = 0;  // byte offset of the lookaside entries (after the nodes); first, next to the nodes
   alignas(16) unsigned char bytes[Bytes];
@@ -64,17 +64,17 @@ inline bool carry_descriptor(std::int64_t words, int word, std::int64_t resident
 }
 
 // Whether such a launch carries a descriptor too large for the smaller parameter block in the larger one
-// (Config::inline_descriptor_bytes_large): only up to two waves of words, where latency bounds the launch and the
+// (Config::carried_descriptor_bytes_large): only up to two waves of words, where latency bounds the launch and the
 // constant bank's is shorter. Beyond, a large descriptor is mostly per-block tables that a warp's lanes read at
 // different addresses, which the constant bank serves one at a time and L1 at once: the device copy.
 inline bool carry_large_descriptor(std::int64_t words, std::int64_t resident) {
   return words <= carried_descriptor_waves * resident;
 }
 
-// No inline descriptor (Config::inline_descriptor_bytes = 0): the kernel reads the descriptor's copy in its memory
+// No carried descriptor (Config::carried_descriptor_bytes = 0): the kernel reads the descriptor's copy in its memory
 // space.
 template <>
-struct InlineDescriptor<0> {
+struct CarriedDescriptor<0> {
   static constexpr bool fits(std::int64_t, std::int64_t) { return false; }
   void fill(const DescriptorNode*, std::int64_t, const std::int64_t*, std::int64_t) {}
 };
