@@ -25,7 +25,7 @@ endfunction()
 
 # Installs the headers of `folder` (not its subfolders).
 function(kokkosddt_install_headers folder)
-  file(GLOB headers ${folder}/*.hpp)
+  file(GLOB headers CONFIGURE_DEPENDS ${folder}/*.hpp)
   foreach(header IN LISTS headers)
     kokkosddt_install_header(${header})
   endforeach()

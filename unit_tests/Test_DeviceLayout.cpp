@@ -3,6 +3,7 @@
 // code path GPUs take is checked on every build: random types, whole and partial, packed, unpacked and copied typed to
 // typed, against the host reference.
 #include <algorithm>
+#include <random>
 
 #include "support/Buffers.hpp"
 #include "support/Catch.hpp"
@@ -95,8 +96,31 @@ TEMPLATE_TEST_CASE_SIG("device layout: interleaved words match the reference", "
   }
 }
 
+// Canonical shapes take ShapeInterleave on devices (words of 4 bytes and more): grids of one to three strided levels of
+// floats and doubles (negative strides, gaps, resized extents, several instances), split mid-run.
+TEST_CASE("device layout: canonical shapes, one word per thread", "[pack][shape]") {
+  std::mt19937_64 rng(72);
+  auto pick = [&](std::int64_t lo, std::int64_t hi) { return lo + static_cast<std::int64_t>(rng() % (hi - lo + 1)); };
+  for (int trial = 0; trial < 80; ++trial) {
+    const bool wide = trial % 2 == 0;
+    const std::int64_t unit = wide ? 8 : 4;
+    Datatype t = contiguous(pick(1, 6), wide ? primitive<double>() : primitive<float>());
+    for (int l = 0, levels = static_cast<int>(pick(1, 3)); l < levels; ++l) {
+      const std::int64_t stride = (t.extent() + pick(0, 3) * unit) * (pick(0, 4) == 0 ? -1 : 1);
+      t = hvector(pick(1, 5), 1, stride, t);
+    }
+    if (pick(0, 2) == 0) t = resized(t, t.lb(), t.extent() + pick(1, 8) * unit);
+    t.commit();
+    REQUIRE(t.impl_committed("test").shape.kind != Impl::Shape::Kind::General);
+    const std::int64_t count = pick(1, 3), total = count * t.size();
+    INFO(t.describe() << " count " << count);
+    check_round_trip<true>(t, count, trial, static_cast<int>(pick(0, 2)) * 8, pick(0, total / unit) * unit);
+  }
+}
+
 // Every side of the carried-descriptor limits (Config::carried_descriptor_bytes and carried_descriptor_bytes_large): a
-// short vector, whose descriptor the flat launch carries in its smaller parameter block, an index list of 48 blocks
+// short index list, whose descriptor the flat launch carries in its smaller parameter block (a vector would be a
+// canonical shape, which needs no descriptor: ShapeInterleave), an index list of 48 blocks
 // with a bucket table (~1.6 KiB with its nodes: the larger block), and a long one, read from its copy in the memory
 // space.
 TEMPLATE_TEST_CASE_SIG("device layout: carried and copied descriptors", "[pack]", ((bool Flat), Flat), false, true) {
@@ -108,7 +132,8 @@ TEMPLATE_TEST_CASE_SIG("device layout: carried and copied descriptors", "[pack]"
     }
     return hindexed(lens, disps, primitive<std::int16_t>()).commit();
   };
-  const Datatype small = vector(5, 3, 7, primitive<double>()).commit();
+  const Datatype small = indexed({1, 3, 2}, {0, 5, 11}, primitive<double>()).commit();
+  REQUIRE(small.impl_committed("test").shape.kind == Impl::Shape::Kind::General);
   const Datatype medium = list(48);
   const Datatype listed = list(300);
   auto fits = [](auto carried, const Datatype& t) {

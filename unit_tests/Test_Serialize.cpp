@@ -165,3 +165,38 @@ TEST_CASE("traversal: find_block on even, skewed and random block lengths", "[se
     }
   }
 }
+
+TEST_CASE("shape_of: contiguous, strided grids of up to four levels, and general", "[serialize][shape]") {
+  using Kind = Shape::Kind;
+  const Datatype d = named(Primitive::Double);
+  const Shape contig = committed(contiguous(10, d))->shape;
+  CHECK(contig.kind == Kind::Contig);
+  CHECK(contig.disp == 0);
+  // A vector: the instance level over its blocks, 3 doubles every 5.
+  const Shape v = committed(vector(4, 3, 5, d))->shape;
+  REQUIRE(v.kind == Kind::Strided);
+  REQUIRE(v.levels == 2);
+  CHECK(v.block == 24);
+  CHECK(v.count[1] == 4);
+  CHECK(v.stride[1] == 40);
+  CHECK(v.stride[0] == (3 * 5 + 3) * 8);  // the instance level steps by the extent
+  // A face of a 3-D subarray: two strided levels below the instance level, runs of one row.
+  const Shape face = committed(subarray({8, 6, 10}, {4, 1, 5}, {2, 3, 1}, Order::C, d))->shape;
+  REQUIRE(face.kind == Kind::Strided);
+  CHECK(face.levels == 2);  // (the plane of one: the middle level has a count of one and normalizes away)
+  CHECK(face.block == 5 * 8);
+  CHECK(face.disp == ((2 * 6 + 3) * 10 + 1) * 8);
+  const Shape box = committed(subarray({8, 6, 10}, {4, 3, 5}, {2, 1, 1}, Order::C, d))->shape;
+  REQUIRE(box.kind == Kind::Strided);
+  CHECK(box.levels == 3);
+  CHECK(box.count[1] == 4);
+  CHECK(box.stride[1] == 6 * 10 * 8);
+  CHECK(box.count[2] == 3);
+  CHECK(box.stride[2] == 10 * 8);
+  // Too deep: four strided levels below the instance level.
+  const Datatype deep = hvector(2, 1, 4096, hvector(2, 1, 1024, hvector(2, 1, 256, vector(2, 1, 4, d))));
+  CHECK(committed(deep)->shape.kind == Kind::General);
+  // Irregular blocks and mixed fields stay with the walk.
+  CHECK(committed(indexed({1, 3}, {0, 5}, d))->shape.kind == Kind::General);
+  CHECK(committed(struct_type({1, 1}, {0, 16}, {d, named(Primitive::Int32)}))->shape.kind == Kind::General);
+}

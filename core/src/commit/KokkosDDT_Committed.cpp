@@ -127,6 +127,7 @@ std::shared_ptr<const CommittedType> commit_type(const TypeNode& type) {
   SerializedType s = serialize(*many);
   committed->nodes = std::move(s.nodes);
   committed->lookaside = std::move(s.lookaside);
+  committed->shape = shape_of(committed->nodes.data());
   return committed;
 }
 

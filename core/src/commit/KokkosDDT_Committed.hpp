@@ -16,6 +16,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "KokkosDDT_Descriptor.hpp"
+#include "KokkosDDT_Shape.hpp"
 #include "KokkosDDT_SharedLevels.hpp"
 
 namespace KokkosDDT::Impl {
@@ -33,6 +34,7 @@ struct CommittedType {
   int word_single = 1;    // widest word for count == 1
   int word_repeated = 1;  // ... for count > 1 (the extent must be a multiple too)
   std::uint64_t id = 0;   // unique for the process lifetime (the device-copy cache knows a type by it)
+  Shape shape;            // shape_of(nodes): what code compiled for a shape may move without the walk
 
   // The default memory space's copy, found without the cache's lock (valid while `fast_generation` matches
   // descriptor_generation(), which Kokkos::finalize bumps).

@@ -62,6 +62,7 @@ std::shared_ptr<const CommittedType> committed_from_words(const std::int64_t* w,
   for (const DescriptorNode& n : made->nodes)  // (indices the traversal follows without checking)
     if (n.child < -1 || n.child >= nodes || n.lookaside < 0 || n.lookaside > lookaside || n.count < 0)
       bad("a node's child or lookaside index is out of range");
+  made->shape = shape_of(made->nodes.data());
   return made;
 }
 

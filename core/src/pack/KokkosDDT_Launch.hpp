@@ -19,7 +19,7 @@ struct LaunchShape;
 
 // Moves stream bytes [begin, end) of `type` between `typed` and `packed` on `space` (asynchronously), in `word`-byte
 // words. A class, so that the library compiles it once per backend and direction (explicit instantiation).
-template <class ExecSpace, Direction Dir, class Shape = LaunchShape<ExecSpace>>
+template <class ExecSpace, Direction Dir, class Launch = LaunchShape<ExecSpace>>
 struct TraversalLaunch {
   static void launch(const ExecSpace& space, const CommittedType& type, char* typed, char* packed, std::int64_t begin,
                      std::int64_t end, int word);

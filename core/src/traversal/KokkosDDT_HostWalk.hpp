@@ -11,6 +11,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "KokkosDDT_Cursor.hpp"
+#include "KokkosDDT_Shape.hpp"
 #include "KokkosDDT_TraversalArgs.hpp"
 #include "KokkosDDT_Words.hpp"
 
@@ -46,6 +47,68 @@ struct HostWalk {
       if (p >= stop) return;
       if (!exhausted || !cursor.next(h)) h = cursor.seek(p);
     }
+  }
+
+  // Whether walk_shape serves stream bytes of shape `s` as well as the walk: a Strided shape, but for an unpack not one
+  // whose next-to-innermost level steps by less than its innermost (a transpose: the walk's unpack_interchanged writes
+  // it in the typed buffer's order).
+  static bool walks_shape(const Shape& s) {
+    if (s.kind != Shape::Kind::Strided) return false;
+    if constexpr (Dir == Direction::Unpack) {
+      if (s.levels >= 2) {
+        const std::int64_t a = s.stride[s.levels - 2], b = s.stride[s.levels - 1];
+        if ((a < 0 ? -a : a) < (b < 0 ? -b : b)) return false;
+      }
+    }
+    return true;
+  }
+
+  // Stream bytes [p, stop) of a Strided shape (KokkosDDT_Shape.hpp), in order, without the descriptor: the levels are
+  // an odometer of run indices, located by one division per level, and the innermost level's runs move in run_loop,
+  // as walk_runs moves them. What a call that moves little then costs is the copies, not the walk's setup.
+  KOKKOS_FUNCTION void walk_shape(const Shape& s, std::int64_t p, std::int64_t stop) const {
+    const int inner = s.levels - 1;
+    const std::int64_t block = s.block;
+    std::int64_t idx[kMaxShapeLevels] = {};
+    std::int64_t q = p / block, at = s.disp;
+    const std::int64_t r = p - q * block;
+    for (int l = inner; l >= 0; --l) {
+      idx[l] = q % s.count[l];
+      q /= s.count[l];
+      at += idx[l] * s.stride[l];
+    }
+    // Moves the odometer n runs on (n <= the innermost level's runs left).
+    auto advance = [&](std::int64_t n) {
+      at += n * s.stride[inner];
+      idx[inner] += n;
+      for (int l = inner; idx[l] == s.count[l] && l > 0; --l) {
+        at -= s.count[l] * s.stride[l];
+        idx[l] = 0;
+        at += s.stride[l - 1];
+        ++idx[l - 1];
+      }
+    };
+    char* k = args.packed + (p - args.begin);
+    if (r > 0) {  // entered midway through a run
+      const std::int64_t len = Kokkos::min(block - r, stop - p);
+      move(address_at(args.typed, at + r), k, len);
+      p += len;
+      k += len;
+      if (p >= stop) return;
+      advance(1);
+    }
+    with_run_copy(block, [&](auto unroll, const auto& copy) {
+      constexpr int U = decltype(unroll)::value;
+      while (stop - p >= block) {
+        const std::int64_t full = Kokkos::min(s.count[inner] - idx[inner], (stop - p) / block);
+        run_loop<false, U>(at, nullptr, k, s.stride[inner], full, copy, block);
+        p += full * block;
+        k += full * block;
+        advance(full);
+      }
+      return std::int64_t(0);
+    });
+    if (p < stop) move(address_at(args.typed, at), k, stop - p);  // ends inside a run
   }
 
  private:
