@@ -70,7 +70,7 @@ void loop_nest(const Impl::CommittedType& t, char* typed, char* packed, std::int
     a.typed = typed;
     a.packed = packed;
     a.end = n;
-    Impl::HostWalk<Host, Dir, W>{a}.walk_shape(t.shape, 0, n);
+    Impl::HostWalk<Host, Dir, W>{a}.walk_shape(t.shape, t.lookaside.data(), 0, n);
   });
 }
 

@@ -175,7 +175,7 @@ TEST_CASE("fusion queue: requests whose bytes are one contiguous run match the r
 
 TEST_CASE("fusion queue: packs of one word size, contiguous and not, in one launch match the reference", "[fusion]") {
   // One direction and one word size: a uniform launch on devices, whose records are flat (make_flat) and not, or all
-  // flat, or none (each has a kernel instance of its own: Flats).
+  // flat, or none (each has a kernel instance of its own: Locating).
   const Datatype d = primitive<double>();
   const std::vector<std::vector<Datatype>> launches{
       {contiguous(640, d), vector(40, 2, 5, d), hindexed({3}, {16}, d), subarray({6, 7}, {3, 4}, {1, 2}, Order::C, d)},
@@ -196,6 +196,42 @@ TEST_CASE("fusion queue: packs of one word size, contiguous and not, in one laun
     CHECK(q.launches() == 1);
     for (auto& r : requests) q.wait(r);
     check_all(cases);
+  }
+}
+
+TEST_CASE("fusion queue: shaped requests alone, beside flat ones and beside walks match the reference",
+          "[fusion][shape]") {
+  // On devices, types of a canonical shape with words of 4 bytes or more locate each word by the shape (make_shaped):
+  // strided grids, indexed blocks of one length and structs of one layout at several places (listed levels), in
+  // launches of shaped records only, with flat ones, with walks, of two word sizes, and packs beside unpacks.
+  const Datatype d = primitive<double>(), f = primitive<float>();
+  const Datatype face = subarray({6, 7, 8}, {4, 3, 5}, {1, 2, 1}, Order::C, d);
+  const Datatype fields = struct_type({1, 1, 1}, {0, 6 * 7 * 8 * 8 * 3, 6 * 7 * 8 * 8}, {face, face, face});
+  const std::vector<Datatype> shaped{vector(40, 2, 5, d), face, indexed_block(2, {7, 0, 3, 12}, d), fields,
+                                     resized(vector(3, 1, 4, d), 0, 200)};
+  const std::vector<std::vector<Datatype>> launches{
+      shaped,
+      {shaped[0], contiguous(640, d), shaped[2]},
+      {shaped[1], indexed({1, 3}, {0, 5}, d), shaped[3]},
+      {vector(33, 3, 4, f), shaped[0], indexed_block(1, {9, 2, 30}, f)}};
+  int pattern = 0;
+  for (const bool unpacks : {false, true}) {  // packs alone (one direction), or packs and unpacks
+    for (const auto& types : launches) {
+      Queue q(Test::ExecSpace(), fuse_everything());
+      std::vector<Case> cases;
+      for (Datatype type : types) {
+        for (const std::int64_t count : {1, 3}) {
+          ++pattern;
+          cases.push_back(case_of(type.commit(), count, pattern, 8 * (pattern % 2), 4 * (pattern % 3)));
+          cases.back().unpackable = cases.back().unpackable && unpacks;
+        }
+      }
+      std::vector<FusionRequest> requests = enqueue_all(q, cases);
+      q.flush();
+      CHECK(q.launches() == 1);
+      for (auto& r : requests) q.wait(r);
+      check_all(cases);
+    }
   }
 }
 

@@ -70,11 +70,11 @@ TEST_CASE("pack: every constructor against the reference and MPI_Pack", "[pack][
 // Strided shapes (KokkosDDT_Shape.hpp): host backends move them with the shape's loop nest instead of the walk. Grids
 // of one to four strided levels (negative strides, runs of 1 to 40 bytes, resized extents, several instances), whole
 // and in random partial ranges, against the reference and MPI_Pack.
-TEST_CASE("pack: strided shapes of random grids", "[pack][mpi][shape]") {
+TEST_CASE("pack: strided and listed shapes of random grids", "[pack][mpi][shape]") {
   std::mt19937_64 rng(20261202);
   auto pick = [&](std::int64_t lo, std::int64_t hi) { return lo + static_cast<std::int64_t>(rng() % (hi - lo + 1)); };
   const Datatype bytes = named(Primitive::Byte), doubles = named(Primitive::Double);
-  for (int trial = 0; trial < 60; ++trial) {
+  for (int trial = 0; trial < 80; ++trial) {
     const bool narrow = trial % 2 == 0;  // byte runs of any length, or whole doubles
     const std::int64_t run = narrow ? pick(1, 40) : pick(1, 5);
     Datatype t = contiguous(run, narrow ? bytes : doubles);
@@ -82,7 +82,14 @@ TEST_CASE("pack: strided shapes of random grids", "[pack][mpi][shape]") {
     for (int l = 0; l < levels; ++l) {
       const std::int64_t count = pick(1, 5), gap = pick(0, 3) * (narrow ? 1 : 8);
       const std::int64_t stride = (t.extent() + gap) * (pick(0, 4) == 0 ? -1 : 1);
-      t = hvector(count, 1, stride, t);
+      if (pick(0, 2) == 0) {  // a listed level: the same slots in a shuffled order (disjoint, irregular)
+        std::vector<std::int64_t> at(static_cast<std::size_t>(count));
+        for (std::int64_t i = 0; i < count; ++i) at[static_cast<std::size_t>(i)] = i * stride;
+        std::shuffle(at.begin(), at.end(), rng);
+        t = hindexed_block(1, at, t);
+      } else {
+        t = hvector(count, 1, stride, t);
+      }
     }
     if (pick(0, 2) == 0) t = resized(t, t.lb(), t.extent() + pick(1, 64));
     t.commit();

@@ -166,7 +166,7 @@ TEST_CASE("traversal: find_block on even, skewed and random block lengths", "[se
   }
 }
 
-TEST_CASE("shape_of: contiguous, strided grids of up to four levels, and general", "[serialize][shape]") {
+TEST_CASE("shape_of: contiguous, strided and listed grids of up to four levels, and general", "[serialize][shape]") {
   using Kind = Shape::Kind;
   const Datatype d = named(Primitive::Double);
   const Shape contig = committed(contiguous(10, d))->shape;
@@ -196,6 +196,24 @@ TEST_CASE("shape_of: contiguous, strided grids of up to four levels, and general
   // Too deep: four strided levels below the instance level.
   const Datatype deep = hvector(2, 1, 4096, hvector(2, 1, 1024, hvector(2, 1, 256, vector(2, 1, 4, d))));
   CHECK(committed(deep)->shape.kind == Kind::General);
+  // An indexed block of constant length: a listed level over runs of its blocks.
+  const CommittedType* ib = committed(indexed_block(2, {7, 0, 3}, d));
+  REQUIRE(ib->shape.kind == Kind::Strided);
+  REQUIRE(ib->shape.levels == 2);
+  CHECK(ib->shape.block == 16);
+  CHECK(ib->shape.count[1] == 3);
+  REQUIRE(ib->shape.list[1] >= 0);
+  CHECK(ib->lookaside[static_cast<std::size_t>(ib->shape.list[1])] + ib->shape.disp == 7 * 8);
+  CHECK(ib->shape.list[0] == -1);  // (the instance level stays strided)
+  // A halo message's fields: one subarray layout at several addresses, a listed level above strided ones.
+  const Datatype block = subarray({8, 6, 10}, {4, 3, 5}, {2, 1, 1}, Order::C, d);
+  const Shape fields = committed(struct_type({1, 1, 1}, {4096, 0, 100000}, {block, block, block}))->shape;
+  REQUIRE(fields.kind == Kind::Strided);
+  CHECK(fields.levels == 4);
+  CHECK(fields.list[1] >= 0);
+  CHECK(fields.list[2] == -1);
+  CHECK(fields.list[3] == -1);
+  CHECK(fields.block == 5 * 8);
   // Irregular blocks and mixed fields stay with the walk.
   CHECK(committed(indexed({1, 3}, {0, 5}, d))->shape.kind == Kind::General);
   CHECK(committed(struct_type({1, 1}, {0, 16}, {d, named(Primitive::Int32)}))->shape.kind == Kind::General);

@@ -60,11 +60,12 @@ inline bool contiguous_run(const CommittedType& c, std::int64_t count, std::int6
 // The normalized layout of one instance of `type`, rendered (Datatype::layout(); rebuilt on each call).
 std::string normalized_layout(const TypeNode& type);
 
-// The descriptor as Views in MemSpace.
+// The descriptor as Views in MemSpace, with the type's shape (one Shape) for fused records that move it by its shape.
 template <class MemSpace>
 struct Descriptor {
   Kokkos::View<const DescriptorNode*, MemSpace> nodes;
   Kokkos::View<const std::int64_t*, MemSpace> lookaside;
+  Kokkos::View<const Shape*, MemSpace> shape;
 };
 
 // Type-erased cache of device copies, keyed by a type's content (its nodes and lookaside) and the memory space: types
@@ -82,9 +83,10 @@ Descriptor<MemSpace> descriptor(const CommittedType& type, const ExecSpace& spac
   Kokkos::View<const DescriptorNode*, Kokkos::HostSpace, Unmanaged> host_nodes(type.nodes.data(), type.nodes.size());
   Kokkos::View<const std::int64_t*, Kokkos::HostSpace, Unmanaged> host_lookaside(type.lookaside.data(),
                                                                                  type.lookaside.size());
+  Kokkos::View<const Shape*, Kokkos::HostSpace, Unmanaged> host_shape(&type.shape, 1);
   if constexpr (std::is_same_v<MemSpace, Kokkos::HostSpace>) {
     (void)space;
-    return {host_nodes, host_lookaside};  // the host arrays themselves: no copy
+    return {host_nodes, host_lookaside, host_shape};  // the host arrays themselves: no copy
   } else {
     constexpr bool fast = std::is_same_v<MemSpace, Kokkos::DefaultExecutionSpace::memory_space>;
     if constexpr (fast) {
@@ -104,10 +106,13 @@ Descriptor<MemSpace> descriptor(const CommittedType& type, const ExecSpace& spac
         Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "KokkosDDT::descriptor"), type.nodes.size());
     Kokkos::View<std::int64_t*, MemSpace> lookaside(
         Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "KokkosDDT::lookaside"), type.lookaside.size());
+    Kokkos::View<Shape*, MemSpace> shape(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "KokkosDDT::shape"),
+                                         1);
     Kokkos::deep_copy(space, nodes, host_nodes);
     Kokkos::deep_copy(space, lookaside, host_lookaside);
+    Kokkos::deep_copy(space, shape, host_shape);
     space.fence("KokkosDDT: descriptor copied");
-    auto made = std::make_shared<const Descriptor<MemSpace>>(Descriptor<MemSpace>{nodes, lookaside});
+    auto made = std::make_shared<const Descriptor<MemSpace>>(Descriptor<MemSpace>{nodes, lookaside, shape});
     return *static_cast<const Descriptor<MemSpace>*>(store_descriptor(type, key, made).get());
   }
 }

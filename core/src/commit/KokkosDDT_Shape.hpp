@@ -4,16 +4,22 @@
 // compiled for it moves without walking the descriptor.
 //
 //   Contig   one dense run: stream byte p at typed offset disp + p (a contiguous type, and any count of it).
-//   Strided  dense runs of `block` bytes on a grid of up to kMaxShapeLevels strided levels, outermost first: stream
-//            byte p = q * block + r lies at typed offset disp + sum(i_l * stride[l]) + r, where the i_l are the digits
-//            of q in the levels' counts (the innermost fastest). A vector, a column, a face of a 2-D or 3-D subarray;
-//            the instance level (instances one extent apart) is the outermost, so any count of them too.
-//   General  anything else (index lists, structs of several fields, irregular blocks): the descriptor's walk.
+//   Strided  dense runs of `block` bytes on a grid of up to kMaxShapeLevels levels, outermost first: stream byte
+//            p = q * block + r lies at typed offset disp + sum(offset_l(i_l)) + r, where the i_l are the digits of q in
+//            the levels' counts (the innermost fastest) and a level's offset is i * stride (a strided level) or the
+//            i-th entry of a displacement list in the lookaside (a listed level). A vector, a column, a face of a 2-D
+//            or 3-D subarray (strided levels); an indexed block of constant length (a listed level over runs); a
+//            struct of one shaped field at several addresses, such as a halo message's fields (a listed level above
+//            strided ones). The instance level (instances one extent apart) is the outermost, so any count of them too.
+//   General  anything else (index lists of varying lengths, structs of fields of different layouts, deeper grids):
+//            the descriptor's walk.
 //
-// The rule (shape_of) reads only the serialized nodes: from the root, every node is Strided with one child whose
-// packed size is the element's, down to a terminal Strided node (its dense elements are the runs) or a terminal Contig
-// node. Normalization has already folded what can be folded (nested strided levels that form one, contiguous children,
-// counts of one), so the rule needs no knowledge of how the type was built.
+// The rule (shape_of) reads only the serialized nodes: from the root, every node is Strided or IndexedBlock with one
+// child whose packed size is the element's, down to a terminal Strided or IndexedBlock node (its dense elements are the
+// runs) or a terminal Contig node. Normalization has already folded what can be folded (nested strided levels that form
+// one, contiguous children, counts of one, structs of one layout into indexed blocks), so the rule needs no knowledge
+// of how the type was built. To add a shape: a Kind, its rule here, its offset (KokkosDDT_ShapeOffset.hpp) and the
+// engines' dispatch (docs/DESIGN.md, "Canonical shapes").
 
 #include <cstdint>
 
@@ -31,8 +37,16 @@ struct Shape {
   std::int64_t block = 0;  // Strided: bytes of one dense run
   std::int64_t count[kMaxShapeLevels] = {};
   std::int64_t stride[kMaxShapeLevels] = {};
+  std::int64_t list[kMaxShapeLevels] = {-1, -1, -1, -1};  // a listed level's displacements in the lookaside; -1: strided
   Divisor div_block;                   // divides by block
   Divisor div_count[kMaxShapeLevels];  // divides by count[l] (the outermost level's is never used)
+
+  // Whether any level is listed (its code then reads the lookaside).
+  KOKKOS_FUNCTION bool listed() const {
+    for (int l = 0; l < levels; ++l)
+      if (list[l] >= 0) return true;
+    return false;
+  }
 };
 
 // The magic numbers of a Strided shape's divisions (host only: commit time).
@@ -56,9 +70,11 @@ inline Shape shape_of(const DescriptorNode* nodes) {
       }
       return with_divisors(s);
     }
-    if (n.kind != LayoutKind::Strided || s.levels == kMaxShapeLevels) return Shape{};
+    const bool listed = n.kind == LayoutKind::IndexedBlock;
+    if ((n.kind != LayoutKind::Strided && !listed) || s.levels == kMaxShapeLevels) return Shape{};
     s.count[s.levels] = n.count;
-    s.stride[s.levels] = n.stride;
+    s.stride[s.levels] = listed ? 0 : n.stride;
+    s.list[s.levels] = listed ? n.lookaside : -1;
     ++s.levels;
     if (n.child < 0) {
       s.block = n.elem;

@@ -47,13 +47,13 @@ struct FusedKernel {
 // cache, so that fetching them is much of what it waits for. Separate functions, unlike instances inside the general
 // one (which would make it larger still), leave each launch's code as small as its own work. Mixed launches keep the
 // general kernel.
-template <class ExecSpace, Direction Dir, int W, Flats F>
+template <class ExecSpace, Direction Dir, int W, Locating L>
 struct UniformFusedKernel {
   using Member = typename FusedKernel<ExecSpace>::Member;
   FusedKernel<ExecSpace> kernel;
   KOKKOS_FUNCTION void operator()(const Member& team) const {
     kernel.execute(team, [&](const FusedRecord& r, std::int64_t t) {
-      FusedTile<ExecSpace>::template run_uniform<Dir, W, F>(team, r, t);
+      FusedTile<ExecSpace>::template run_uniform<Dir, W, L>(team, r, t);
     });
   }
 };

@@ -62,15 +62,16 @@ void FusedLaunch<ExecSpace>::launch_uniform(const ExecSpace& space, const FusedK
                                             const std::string& label) {
   with_word_size(kind.word(), [&](auto w) {
     constexpr int W = decltype(w)::value;
-    switch (kind.flats()) {
-      case Flats::None:
-        return launch_as(space, UniformFusedKernel<ExecSpace, Dir, W, Flats::None>{kernel}, kind, teams, scratch,
+    switch (kind.locating()) {
+      case Locating::Walks:
+        return launch_as(space, UniformFusedKernel<ExecSpace, Dir, W, Locating::Walks>{kernel}, kind, teams, scratch,
                          label);
-      case Flats::Some:
-        return launch_as(space, UniformFusedKernel<ExecSpace, Dir, W, Flats::Some>{kernel}, kind, teams, scratch,
+      case Locating::Shapes:
+        return launch_as(space, UniformFusedKernel<ExecSpace, Dir, W, Locating::Shapes>{kernel}, kind, teams, scratch,
                          label);
-      case Flats::All:
-        return launch_as(space, UniformFusedKernel<ExecSpace, Dir, W, Flats::All>{kernel}, kind, teams, scratch, label);
+      case Locating::Flat:
+        return launch_as(space, UniformFusedKernel<ExecSpace, Dir, W, Locating::Flat>{kernel}, kind, teams, scratch,
+                         label);
     }
   });
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 // A checked transfer or copy as a fused record (record_of, record_of_copy), on the host: its descriptor's pointers,
-// its tiles, how much of its descriptor its teams copy into scratch (cache_level), and on devices where its walks
-// start (below the levels it shares) or that it needs no walk (flat).
+// its tiles, how much of its descriptor its teams copy into scratch (cache_level), and on devices how its teams locate
+// positions (locate_on_device: flat, by the type's shape, or walks from below the levels it shares).
 
 #include <cstdint>
 
@@ -68,6 +68,37 @@ inline void make_flat(FusedRecord& r, const CommittedType& type) {
   r.cache = 0;
 }
 
+// Devices: a record of a type with a canonical shape (KokkosDDT_Shape.hpp) and words of 4 bytes or more locates each
+// word by the shape's arithmetic (run_shaped): no descriptor in scratch, no barrier, no walk. Its positions and
+// buffers stay the whole request's (the shape spans the type's whole stream). Narrower words keep the walk, which
+// widens the packed side.
+inline bool moves_by_shape(const FusedRecord& r, const CommittedType& type) {
+  return type.shape.kind != Shape::Kind::General && r.word >= 4;
+}
+inline void make_shaped(FusedRecord& r, const Shape* shape) {
+  r.shape = shape;
+  r.start = kShapedRecord;
+  r.cache = 0;
+}
+
+// Devices: how a record's teams locate its positions, cheapest first: flat (its walks would read one Contig node),
+// by its type's shape, or by walks from below the levels it shares. (For a copy, `type` is both sides' one shape.)
+template <class ExecSpace>
+void locate_on_device(FusedRecord& r, const CommittedType& type, const Shape* shape) {
+  if constexpr (!BackendTraits<ExecSpace>::walks_runs) {
+    const FusedRecord whole = r;
+    start_below_shared_levels<ExecSpace>(r, type);
+    if (walk_reads_one_node(type, r.start)) {
+      make_flat(r, type);
+    } else if (moves_by_shape(whole, type)) {
+      r = whole;
+      make_shaped(r, shape);
+    }
+  } else {
+    (void)r, (void)type, (void)shape;
+  }
+}
+
 // The record of a checked transfer (prepare_transfer) over its descriptor in the execution space's memory, in tiles of
 // `tile` bytes; its place in a launch (first_team, slot, ticket) is the caller's. Shared by the fusion queue and fixed
 // batches.
@@ -89,10 +120,7 @@ FusedRecord record_of(const Transfer& t, const Descriptor<typename ExecSpace::me
   r.word = static_cast<std::int8_t>(t.word);
   r.direction = static_cast<std::int8_t>(dir);
   r.cache = cache_level(static_cast<std::int64_t>(d.nodes.extent(0)), r.lookaside_count);
-  if (dir != Direction::Copy) {
-    start_below_shared_levels<ExecSpace>(r, *t.type);
-    if (!BackendTraits<ExecSpace>::walks_runs && walk_reads_one_node(*t.type, r.start)) make_flat(r, *t.type);
-  }
+  if (dir != Direction::Copy) locate_on_device<ExecSpace>(r, *t.type, d.shape.data());
   return r;
 }
 
@@ -122,10 +150,7 @@ FusedRecord record_of_copy(const CopyTransfer& t, const ExecSpace& space, std::i
   r.dst_lookaside = d.lookaside.data();
   r.dst_node_count = static_cast<std::int32_t>(d.nodes.extent(0));
   r.dst_lookaside_count = static_cast<std::int32_t>(d.lookaside.extent(0));
-  if (one_shape) {
-    start_below_shared_levels<ExecSpace>(r, *t.src_type);
-    if (!BackendTraits<ExecSpace>::walks_runs && walk_reads_one_node(*t.src_type, r.start)) make_flat(r, *t.src_type);
-  }
+  if (one_shape) locate_on_device<ExecSpace>(r, *t.src_type, s.shape.data());
   return r;
 }
 

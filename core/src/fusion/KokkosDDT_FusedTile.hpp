@@ -2,7 +2,8 @@
 #pragma once
 // What a fused launch's team does with its record's tile: the same per-tile traversal a single transfer runs (HostWalk,
 // DeviceInterleave::run_tile, TypedCopy), after copying the record's descriptor into team scratch where it fits; flat
-// records (make_flat) copy words with no descriptor; uniform launches have one direction and word size compiled in.
+// records (make_flat) copy words with no descriptor, shaped ones (make_shaped) locate them by their type's shape;
+// uniform launches have one direction and word size compiled in.
 
 #include <cstdint>
 
@@ -12,6 +13,7 @@
 #include "KokkosDDT_DeviceInterleave.hpp"
 #include "KokkosDDT_FusedRecord.hpp"
 #include "KokkosDDT_HostWalk.hpp"
+#include "KokkosDDT_ShapeOffset.hpp"
 #include "KokkosDDT_TraversalArgs.hpp"
 #include "KokkosDDT_TypedCopy.hpp"
 #include "KokkosDDT_Words.hpp"
@@ -112,12 +114,11 @@ struct FusedTile {
   // Tile t of a copy: hosts walk it run by run on one thread; on devices each thread of the team takes one word at a
   // time, neighbouring threads neighbouring words, locating it in both descriptors, or once where they are one (in
   // team scratch when cached). Word: the record's word size when known at compile time (uniform launches), else 0.
-  template <int Word = 0, bool MayBeFlat = true>
+  template <int Word = 0>
   KOKKOS_FUNCTION static void run_copy(const Member& team, const FusedRecord& r, std::int64_t t) {
     Arrays src{r.nodes, r.lookaside}, dst{r.dst_nodes, r.dst_lookaside};
     if constexpr (!Backend::walks_runs) {
-      if constexpr (MayBeFlat)
-        if (r.start == kFlatRecord) return run_flat<Direction::Copy, Word>(team, r, t);
+      if (r.start < 0) return run_located<Direction::Copy, Word>(team, r, t);
       if (r.cache > 0) {
         const bool one = one_walk(r);
         cache(team, r, src, one ? nullptr : &dst);
@@ -164,10 +165,9 @@ struct FusedTile {
 
   // Devices: a pack's or unpack's tile t, the team's threads on interleaved words (Dir, W: Runtime and 0 read them
   // from the record).
-  template <Direction Dir, int W, bool MayBeFlat = true>
+  template <Direction Dir, int W>
   KOKKOS_FUNCTION static void run_interleaved(const Member& team, const FusedRecord& r, std::int64_t t) {
-    if constexpr (MayBeFlat)
-      if (r.start == kFlatRecord) return run_flat<Dir, W>(team, r, t);
+    if (r.start < 0) return run_located<Dir, W>(team, r, t);
     TraversalArgs<MemSpace> args = args_of(r);
     Arrays at{r.nodes, r.lookaside};
     if (r.cache > 0) {
@@ -177,6 +177,50 @@ struct FusedTile {
     }
     const DeviceInterleave<ExecSpace, Dir, W> kernel{args, team.team_size(), false, {}, {}, {}};
     kernel.run_tile(team, at.nodes, t);
+  }
+
+  // Devices: tile t of a record that needs no walk: flat (run_flat) or shaped (run_shaped).
+  template <Direction Dir, int W>
+  KOKKOS_FUNCTION static void run_located(const Member& team, const FusedRecord& r, std::int64_t t) {
+    if (r.start == kFlatRecord)
+      run_flat<Dir, W>(team, r, t);
+    else
+      run_shaped<Dir, W>(team, r, t);
+  }
+
+  // Devices: tile t of a shaped record (make_shaped), the team's threads on interleaved words, each word's typed
+  // offset from its position by the shape's arithmetic (shape_offset; the shape and, for listed levels, one lookaside
+  // entry per level read from the execution space's memory). A copy's destination, in r.packed, is at the same offset.
+  template <Direction Dir, int W>
+  KOKKOS_FUNCTION static void run_shaped(const Member& team, const FusedRecord& r, std::int64_t t) {
+    if constexpr (W == 0) {  // (the general kernel: shaped records have words of 4 bytes or more)
+      if (r.word >= 8)
+        run_shaped<Dir, 8>(team, r, t);
+      else
+        run_shaped<Dir, 4>(team, r, t);
+    } else if (r.end <= (std::int64_t(1) << 31)) {
+      shaped_words<Dir, W, true>(team, r, t);
+    } else {
+      shaped_words<Dir, W, false>(team, r, t);
+    }
+  }
+  template <Direction Dir, int W, bool Small>
+  KOKKOS_FUNCTION static void shaped_words(const Member& team, const FusedRecord& r, std::int64_t t) {
+    const bool packs = Dir == Direction::Runtime ? r.direction == static_cast<std::int8_t>(Direction::Pack)
+                                                 : Dir == Direction::Pack;
+    const Shape& shape = *r.shape;
+    const std::int64_t first = r.begin + t * r.tile, stop = first + r.tile < r.end ? first + r.tile : r.end;
+    const std::int64_t step = static_cast<std::int64_t>(team.team_size()) * W;
+    for (std::int64_t p = first + static_cast<std::int64_t>(team.team_rank()) * W; p < stop; p += step) {
+      const std::int64_t at = shape_offset<Small>(shape, r.lookaside, p);
+      char* typed = address_at(r.typed, at);
+      if constexpr (Dir == Direction::Copy)
+        store_word<W>(address_at(r.packed, at), load_word<W>(typed));
+      else if (packs)
+        store_word<W>(r.packed + (p - r.begin), load_word<W>(typed));
+      else
+        store_word<W>(typed, load_word<W>(r.packed + (p - r.begin)));
+    }
   }
 
   // Devices: tile t of a flat record (make_flat), the team's threads on interleaved words of two contiguous ranges (a
@@ -206,17 +250,19 @@ struct FusedTile {
     }
   }
 
-  // A uniform launch's tile (UniformFusedKernel): every record has direction Dir and word size W; Flats says how many
-  // of them are flat (make_flat), so that a launch with none does not test for them and one with only flat ones has
-  // no walk at all.
-  template <Direction Dir, int W, Flats F>
+  // A uniform launch's tile (UniformFusedKernel): every record has direction Dir and word size W; Locating says how
+  // they locate their positions (a launch with only flat records has no arithmetic, one with flat and shaped ones no
+  // walk).
+  template <Direction Dir, int W, Locating L>
   KOKKOS_FUNCTION static void run_uniform(const Member& team, const FusedRecord& r, std::int64_t t) {
-    if constexpr (F == Flats::All)
+    if constexpr (L == Locating::Flat)
       run_flat<Dir, W>(team, r, t);
+    else if constexpr (L == Locating::Shapes)
+      run_located<Dir, W>(team, r, t);
     else if constexpr (Dir == Direction::Copy)
-      run_copy<W, F == Flats::Some>(team, r, t);
+      run_copy<W>(team, r, t);
     else
-      run_interleaved<Dir, W, F == Flats::Some>(team, r, t);
+      run_interleaved<Dir, W>(team, r, t);
   }
 
   // Synchronous hosts: one request on the calling thread, as a one-tile pack runs (no fork of the thread pool).

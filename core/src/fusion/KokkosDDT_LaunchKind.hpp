@@ -45,13 +45,16 @@ class LaunchKind {
       word_ = 0;
     }
     flat_ += r.start == kFlatRecord;
+    shaped_ += r.start == kShapedRecord;
     const std::int64_t bytes = r.end - r.begin < r.tile ? r.end - r.begin : r.tile;
     const std::int64_t words = (bytes + r.word - 1) / r.word;
     if (words > widest_) widest_ = words;
   }
   Direction direction() const { return static_cast<Direction>(direction_); }
   int word() const { return count_ > 0 ? word_ : 0; }
-  Flats flats() const { return flat_ == 0 ? Flats::None : flat_ == count_ ? Flats::All : Flats::Some; }
+  Locating locating() const {
+    return flat_ == count_ ? Locating::Flat : flat_ + shaped_ == count_ ? Locating::Shapes : Locating::Walks;
+  }
   // Threads per team: the backend's, or fewer where no team has that many words to move (whole warps). A team's
   // threads take its words in turn, so any size is correct; a tiny launch's one busy warp then waits at the team's
   // barriers for no idle ones, the largest of its stalls.
@@ -63,7 +66,7 @@ class LaunchKind {
   }
 
  private:
-  std::int64_t count_ = 0, widest_ = 0, flat_ = 0;
+  std::int64_t count_ = 0, widest_ = 0, flat_ = 0, shaped_ = 0;
   std::int8_t direction_ = 0, word_ = 0;
 };
 

@@ -123,11 +123,16 @@ bool launch_carried([[maybe_unused]] const ExecSpace& space, [[maybe_unused]] co
 
 // Devices: a transfer of a Contig or Strided shape (ShapeInterleave), flat, one word per thread. Words of 4 bytes and
 // more only: narrower ones keep the interleaved traversal, which widens the packed side and each thread's work.
+// Listed levels read the type's lookaside in the execution space's memory (its cached copy).
 template <class ExecSpace, Direction Dir, int W>
-void launch_shape(const ExecSpace& space, const std::string& label, const Shape& shape, char* typed, char* packed,
-                  std::int64_t begin, std::int64_t end) {
+void launch_shape(const ExecSpace& space, const std::string& label, const CommittedType& type, char* typed,
+                  char* packed, std::int64_t begin, std::int64_t end) {
+  using MemSpace = typename ExecSpace::memory_space;
+  const std::int64_t* lookaside =
+      type.shape.listed() ? descriptor<MemSpace>(type, space).lookaside.data() : nullptr;
   auto run = [&](auto kernel) {
-    kernel.shape = shape;
+    kernel.shape = type.shape;
+    kernel.lookaside = lookaside;
     kernel.typed = typed;
     kernel.packed = packed;
     kernel.begin = begin;
@@ -165,7 +170,7 @@ void launch_traversal_words(const ExecSpace& space, const CommittedType& type, c
           args.packed = packed;
           args.begin = begin;
           args.end = end;
-          Walk{args}.walk_shape(type.shape, begin, end);
+          Walk{args}.walk_shape(type.shape, type.lookaside.data(), begin, end);
         } else {
           const HostWalk<ExecSpace, Dir, W> kernel{
               make_args<ExecSpace, Launch, W>(space, descriptor<MemSpace>(type, space), typed, packed, begin, end)};
@@ -185,7 +190,7 @@ void launch_traversal_words(const ExecSpace& space, const CommittedType& type, c
   } else {
     if constexpr (Launch::flat && W >= 4) {  // a canonical shape: its own arithmetic per word, no descriptor
       if (type.shape.kind != Shape::Kind::General)
-        return launch_shape<ExecSpace, Dir, W>(space, label, type.shape, typed, packed, begin, end);
+        return launch_shape<ExecSpace, Dir, W>(space, label, type, typed, packed, begin, end);
     }
     // Small descriptors ride in the flat kernel's parameters unless the launch is large and its words narrow
     // (carry_descriptor): no device copy to make or look up. Two parameter blocks, the larger only for descriptors

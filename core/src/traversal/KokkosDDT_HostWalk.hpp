@@ -11,7 +11,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "KokkosDDT_Cursor.hpp"
-#include "KokkosDDT_Shape.hpp"
+#include "KokkosDDT_ShapeOffset.hpp"
 #include "KokkosDDT_TraversalArgs.hpp"
 #include "KokkosDDT_Words.hpp"
 
@@ -55,7 +55,7 @@ struct HostWalk {
   static bool walks_shape(const Shape& s) {
     if (s.kind != Shape::Kind::Strided) return false;
     if constexpr (Dir == Direction::Unpack) {
-      if (s.levels >= 2) {
+      if (s.levels >= 2 && s.list[s.levels - 2] < 0 && s.list[s.levels - 1] < 0) {
         const std::int64_t a = s.stride[s.levels - 2], b = s.stride[s.levels - 1];
         if ((a < 0 ? -a : a) < (b < 0 ? -b : b)) return false;
       }
@@ -63,35 +63,50 @@ struct HostWalk {
     return true;
   }
 
-  // Stream bytes [p, stop) of a Strided shape (KokkosDDT_Shape.hpp), in order, without the descriptor: the levels are
-  // an odometer of run indices, located by one division per level, and the innermost level's runs move in run_loop,
-  // as walk_runs moves them. What a call that moves little then costs is the copies, not the walk's setup.
-  KOKKOS_FUNCTION void walk_shape(const Shape& s, std::int64_t p, std::int64_t stop) const {
+  // Stream bytes [p, stop) of a shape walks_shape accepts (KokkosDDT_Shape.hpp), in order, without the descriptor: the
+  // levels are an odometer of run indices, located by one division per level, each level's base address kept (a
+  // listed level's from its list in `lookaside`), and the innermost level's runs move in run_loop, as walk_runs moves
+  // them. What a call that moves little then costs is the copies, not the walk's setup.
+  KOKKOS_FUNCTION void walk_shape(const Shape& s, const std::int64_t* lookaside, std::int64_t p,
+                                  std::int64_t stop) const {
     const int inner = s.levels - 1;
     const std::int64_t block = s.block;
     std::int64_t idx[kMaxShapeLevels] = {};
-    std::int64_t q = p / block, at = s.disp;
+    std::int64_t base[kMaxShapeLevels] = {};  // offset of level l's current element (levels above it included)
+    std::int64_t q = p / block;
     const std::int64_t r = p - q * block;
     for (int l = inner; l >= 0; --l) {
-      idx[l] = q % s.count[l];
+      idx[l] = l > 0 ? q % s.count[l] : q;
       q /= s.count[l];
-      at += idx[l] * s.stride[l];
     }
+    // Levels from..inner at their indices' elements.
+    auto rebase = [&](int from) {
+      for (int l = from; l <= inner; ++l)
+        base[l] = (l > 0 ? base[l - 1] : s.disp) + shape_level_offset(s, lookaside, l, idx[l]);
+    };
+    rebase(0);
+    const bool listed = s.list[inner] >= 0;  // (an index list: its runs' offsets from the list)
     // Moves the odometer n runs on (n <= the innermost level's runs left).
     auto advance = [&](std::int64_t n) {
-      at += n * s.stride[inner];
       idx[inner] += n;
-      for (int l = inner; idx[l] == s.count[l] && l > 0; --l) {
-        at -= s.count[l] * s.stride[l];
+      if (idx[inner] < s.count[inner] || inner == 0) {
+        if (listed)
+          rebase(inner);
+        else
+          base[inner] += n * s.stride[inner];
+        return;
+      }
+      int l = inner;
+      for (; l > 0 && idx[l] == s.count[l]; --l) {
         idx[l] = 0;
-        at += s.stride[l - 1];
         ++idx[l - 1];
       }
+      rebase(l);
     };
     char* k = args.packed + (p - args.begin);
     if (r > 0) {  // entered midway through a run
       const std::int64_t len = Kokkos::min(block - r, stop - p);
-      move(address_at(args.typed, at + r), k, len);
+      move(address_at(args.typed, base[inner] + r), k, len);
       p += len;
       k += len;
       if (p >= stop) return;
@@ -100,15 +115,20 @@ struct HostWalk {
     with_run_copy(block, [&](auto unroll, const auto& copy) {
       constexpr int U = decltype(unroll)::value;
       while (stop - p >= block) {
-        const std::int64_t full = Kokkos::min(s.count[inner] - idx[inner], (stop - p) / block);
-        run_loop<false, U>(at, nullptr, k, s.stride[inner], full, copy, block);
+        const std::int64_t left = inner > 0 ? s.count[inner] - idx[inner] : (stop - p) / block;
+        const std::int64_t full = Kokkos::min(left, (stop - p) / block);
+        if (listed)  // (from the level above's element)
+          run_loop<true, U>(inner > 0 ? base[inner - 1] : s.disp, lookaside + s.list[inner] + idx[inner], k, 0, full,
+                            copy, block);
+        else
+          run_loop<false, U>(base[inner], nullptr, k, s.stride[inner], full, copy, block);
         p += full * block;
         k += full * block;
         advance(full);
       }
       return std::int64_t(0);
     });
-    if (p < stop) move(address_at(args.typed, at), k, stop - p);  // ends inside a run
+    if (p < stop) move(address_at(args.typed, base[inner]), k, stop - p);  // ends inside a run
   }
 
  private:
