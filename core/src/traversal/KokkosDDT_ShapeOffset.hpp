@@ -28,13 +28,15 @@ KOKKOS_FORCEINLINE_FUNCTION std::int64_t shape_level_offset(const Shape& s, cons
 }
 
 // The typed offset of stream byte p of a Contig or Strided shape: divided by the run length and by each level's count
-// (the commit-time magic numbers), with no descriptor read and no walk.
+// (the commit-time magic numbers), with no descriptor read and no walk. The levels' loop has a constant trip count, so
+// that it unrolls into straight code reading each level's fields at fixed offsets (levels past the shape's skipped).
 template <bool Small>
 KOKKOS_FUNCTION std::int64_t shape_offset(const Shape& s, const std::int64_t* lookaside, std::int64_t p) {
   if (s.kind == Shape::Kind::Contig) return s.disp + p;
   std::int64_t q = shape_divide<Small>(s.div_block, p);
   std::int64_t at = s.disp + (p - q * s.block);
-  for (int l = s.levels - 1; l > 0; --l) {  // (the outermost level takes what is left: no division)
+  for (int l = kMaxShapeLevels - 1; l > 0; --l) {  // (the outermost level takes what is left: no division)
+    if (l >= s.levels) continue;
     const std::int64_t above = shape_divide<Small>(s.div_count[l], q);
     at += shape_level_offset(s, lookaside, l, q - above * s.count[l]);
     q = above;
