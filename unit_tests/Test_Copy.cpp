@@ -183,6 +183,20 @@ TEST_CASE("copy: a layout into the same layout elsewhere, located once", "[copy]
   const Datatype mixed_ghost = struct_type({1, 1}, {0, 4096}, {ghost, ghost_f}).commit();
   CHECK_FALSE(Impl::same_shape(mixed_inner.impl_committed("test"), mixed_ghost.impl_committed("test"), delta));
   CHECK(check_copy({mixed_inner, 1}, {mixed_ghost, 1}, 81, 0, 0) > 0);
+  // Fields at irregular places (a halo plan's message: a struct of one layout at the fields' addresses): normalized,
+  // the region's start moves into the list of the fields' addresses, so the two lists differ entry by entry by one
+  // amount; a list that differs by two amounts is another shape.
+  const Datatype corner = subarray(sizes, {1, 2, 1}, {1, 1, 1}, Order::C, primitive<double>()).commit();
+  const Datatype far = subarray(sizes, {1, 2, 1}, {5, 4, 6}, Order::C, primitive<double>()).commit();
+  const Datatype near_fields = struct_type({1, 1, 1}, {0, 9000, 4096}, {corner, corner, corner}).commit();
+  const Datatype far_fields = struct_type({1, 1, 1}, {0, 9000, 4096}, {far, far, far}).commit();
+  REQUIRE(Impl::same_shape(near_fields.impl_committed("test"), far_fields.impl_committed("test"), delta));
+  CHECK(delta == ((4 * 7 + 3) * 8 + 5) * 8);
+  CHECK(check_copy({near_fields, 1}, {far_fields, 1}, 84, 0, 8) > 0);
+  CHECK(check_copy({far_fields, 2}, {near_fields, 2}, 85, 8, 0) > 0);
+  const Datatype moved_field = struct_type({1, 1, 1}, {0, 9008, 4096}, {far, far, far}).commit();
+  CHECK_FALSE(Impl::same_shape(near_fields.impl_committed("test"), moved_field.impl_committed("test"), delta));
+  CHECK(check_copy({near_fields, 1}, {moved_field, 1}, 86, 0, 0) > 0);
   // One contiguous run at two places (on devices a flat record: no descriptor in the kernel): a row of a 2-D array
   // into another row, and runs of bytes from one to several tiles moved by a displacement.
   const Datatype row = subarray({8, 100}, {1, 50}, {3, 10}, Order::C, primitive<double>()).commit();

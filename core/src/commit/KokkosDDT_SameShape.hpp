@@ -7,12 +7,13 @@
 // in both (TypedCopy, FusedKernel::run_copy).
 //
 // The rule: the same committed type (delta 0); or two descriptors node for node equal but for their displacements,
-// with equal lookaside arrays (indexed blocks' and struct fields' displacements included), where every walk from the
+// with equal lookaside arrays but for the blocks' and fields' displacement lists, each of which may differ from the
+// other type's by one amount for the whole list (a node's displacement, in effect: a struct of one layout at several
+// addresses is an indexed block whose list holds the addresses plus the region's start), where every walk from the
 // root to a terminal block adds the same difference of displacements. Lookaside arrays longer than
 // kSameShapeMaxLookaside are not compared (the comparison runs on the host for each copy; such types keep both walks).
 
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
 #include "KokkosDDT_Committed.hpp"
@@ -31,6 +32,37 @@ inline bool same_but_disp(const DescriptorNode& a, const DescriptorNode& b) {
 }
 
 // Whether `d` is `s` laid out `delta` bytes further (set then; see the rule above).
+// The amount by which each node's displacement list in d's lookaside differs from s's (0 for nodes without one), if
+// every list differs by one amount and every other lookaside entry is equal (node for node equal descriptors).
+inline bool list_shifts(const CommittedType& s, const CommittedType& d, std::vector<std::int64_t>& shift) {
+  const std::int64_t entries = static_cast<std::int64_t>(s.lookaside.size());
+  std::vector<char> listed(s.lookaside.size(), 0);
+  shift.assign(s.nodes.size(), 0);
+  for (std::size_t i = 0; i < s.nodes.size(); ++i) {
+    const DescriptorNode& a = s.nodes[i];
+    std::int64_t first = 0;  // the node's displacement list: [first, first + count)
+    if (a.kind == LayoutKind::IndexedBlock)
+      first = a.lookaside;
+    else if (a.kind == LayoutKind::Indexed || a.kind == LayoutKind::Struct)
+      first = a.lookaside + a.count + 1;
+    else
+      continue;
+    if (a.count <= 0) continue;
+    if (first < 0 || a.count > entries || first > entries - a.count) return false;  // (a malformed descriptor)
+    const std::int64_t* x = s.lookaside.data() + first;
+    const std::int64_t* y = d.lookaside.data() + first;
+    if (__builtin_sub_overflow(y[0], x[0], &shift[i])) return false;
+    for (std::int64_t k = 0; k < a.count; ++k) {
+      std::int64_t by = 0;
+      if (__builtin_sub_overflow(y[k], x[k], &by) || by != shift[i]) return false;
+      listed[static_cast<std::size_t>(first + k)] = 1;
+    }
+  }
+  for (std::size_t k = 0; k < s.lookaside.size(); ++k)
+    if (!listed[k] && s.lookaside[k] != d.lookaside[k]) return false;
+  return true;
+}
+
 inline bool same_shape(const CommittedType& s, const CommittedType& d, std::int64_t& delta) {
   delta = 0;
   if (&s == &d) return true;
@@ -38,9 +70,10 @@ inline bool same_shape(const CommittedType& s, const CommittedType& d, std::int6
   if (d.nodes.size() != n || n == 0 || s.lookaside.size() != d.lookaside.size() ||
       s.lookaside.size() > kSameShapeMaxLookaside || s.size != d.size || s.extent != d.extent)
     return false;
-  if (!s.lookaside.empty() &&
-      std::memcmp(s.lookaside.data(), d.lookaside.data(), s.lookaside.size() * sizeof(std::int64_t)) != 0)
-    return false;
+  for (std::size_t i = 0; i < n; ++i)  // (the lookaside's layout follows the nodes: compared first)
+    if (!same_but_disp(s.nodes[i], d.nodes[i])) return false;
+  std::vector<std::int64_t> shift;
+  if (!list_shifts(s, d, shift)) return false;
   // Depth first from the root: each node's difference (its walk's so far, its own disp included), once per node.
   std::vector<std::int64_t> at(n, 0);
   std::vector<char> seen(n, 0);
@@ -71,7 +104,9 @@ inline bool same_shape(const CommittedType& s, const CommittedType& d, std::int6
     const std::int64_t i = todo.back();
     todo.pop_back();
     const DescriptorNode& a = s.nodes[static_cast<std::size_t>(i)];
-    const std::int64_t here = at[static_cast<std::size_t>(i)];
+    std::int64_t here = 0;  // (what its elements add: its own difference and its list's)
+    if (__builtin_add_overflow(at[static_cast<std::size_t>(i)], shift[static_cast<std::size_t>(i)], &here))
+      return false;
     if (a.kind == LayoutKind::Struct) {
       if (a.lookaside < 0 || a.lookaside + 3 * a.count + 1 > static_cast<std::int64_t>(s.lookaside.size()))
         return false;  // (a malformed descriptor from words)

@@ -13,6 +13,7 @@
 #include "KokkosDDT_Copy.hpp"
 #include "KokkosDDT_CarriedDescriptor.hpp"
 #include "KokkosDDT_SameShape.hpp"
+#include "KokkosDDT_ShapeLaunch.hpp"
 #include "KokkosDDT_TraversalArgs.hpp"
 #include "KokkosDDT_TypedCopy.hpp"
 
@@ -20,6 +21,7 @@ namespace KokkosDDT::Impl {
 
 template <class ExecSpace>
 struct CopyWithWord {
+  inline static const std::string label = "KokkosDDT::copy";
   const ExecSpace& space;
   const CopyTransfer& t;
   template <class W>
@@ -27,6 +29,11 @@ struct CopyWithWord {
     using MemSpace = typename ExecSpace::memory_space;
     std::int64_t delta = 0;
     const bool one_shape = same_shape(*t.src_type, *t.dst_type, delta);  // (then the source's descriptor, moved)
+    if constexpr (!BackendTraits<ExecSpace>::walks_runs && W::value >= 4) {  // one canonical shape: its arithmetic
+      if (one_shape && t.src_type->shape.kind != Shape::Kind::General)
+        return launch_shape<ExecSpace, Direction::Copy, W::value>(space, label, *t.src_type, t.src,
+                                                                  address_at(t.dst, delta), t.begin, t.end);
+    }
     if constexpr (!BackendTraits<ExecSpace>::walks_runs && Config::carried_descriptor_bytes > 0) {
       // Devices: small descriptors ride in the kernel's parameters (as a flat pack's do) unless the launch is large
       // and its words narrow (carry_descriptor): no device copy to make or look up, and every thread reads them from
@@ -80,7 +87,6 @@ struct CopyWithWord {
       kernel.begin -= l.at;
       kernel.end -= l.at;
     }
-    static const std::string label = "KokkosDDT::copy";
     const std::string error = BackendTraits<ExecSpace>::launch_flat(space, label, kernel.items(), kernel);
     if (!error.empty()) throw_error(ErrorCode::Backend, label.c_str(), "launch", error);
   }

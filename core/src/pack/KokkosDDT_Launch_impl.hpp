@@ -18,7 +18,7 @@
 #include "KokkosDDT_HostWalk.hpp"
 #include "KokkosDDT_CarriedDescriptor.hpp"
 #include "KokkosDDT_Launch.hpp"
-#include "KokkosDDT_ShapeInterleave.hpp"
+#include "KokkosDDT_ShapeLaunch.hpp"
 #include "KokkosDDT_TraversalArgs.hpp"
 
 namespace KokkosDDT::Impl {
@@ -119,31 +119,6 @@ bool launch_carried([[maybe_unused]] const ExecSpace& space, [[maybe_unused]] co
     return true;
   }
   return false;
-}
-
-// Devices: a transfer of a Contig or Strided shape (ShapeInterleave), flat, one word per thread. Words of 4 bytes and
-// more only: narrower ones keep the interleaved traversal, which widens the packed side and each thread's work.
-// Listed levels read the type's lookaside in the execution space's memory (its cached copy).
-template <class ExecSpace, Direction Dir, int W>
-void launch_shape(const ExecSpace& space, const std::string& label, const CommittedType& type, char* typed,
-                  char* packed, std::int64_t begin, std::int64_t end) {
-  using MemSpace = typename ExecSpace::memory_space;
-  const std::int64_t* lookaside =
-      type.shape.listed() ? descriptor<MemSpace>(type, space).lookaside.data() : nullptr;
-  auto run = [&](auto kernel) {
-    kernel.shape = type.shape;
-    kernel.lookaside = lookaside;
-    kernel.typed = typed;
-    kernel.packed = packed;
-    kernel.begin = begin;
-    kernel.end = end;
-    const std::string error = BackendTraits<ExecSpace>::launch_flat(space, label, kernel.items(), kernel);
-    if (!error.empty()) throw_error(ErrorCode::Backend, label.c_str(), "launch", error);
-  };
-  if (end <= (std::int64_t(1) << 31))
-    run(ShapeInterleave<Dir, W, true>{});
-  else
-    run(ShapeInterleave<Dir, W, false>{});
 }
 
 template <class ExecSpace, Direction Dir, int W, class Launch>

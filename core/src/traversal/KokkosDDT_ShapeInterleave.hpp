@@ -14,15 +14,15 @@
 
 namespace KokkosDDT::Impl {
 
-// Dir: Pack or Unpack; W: the word size (every run and offset is a multiple of it); Small: every stream position is
-// below 2^31 (32-bit divisions).
+// Dir: Pack, Unpack, or Copy (typed to typed between two types of one shape, same_shape); W: the word size (every run
+// and offset is a multiple of it); Small: every stream position is below 2^31 (32-bit divisions).
 template <Direction Dir, int W, bool Small>
 struct ShapeInterleave {
-  static_assert(Dir == Direction::Pack || Dir == Direction::Unpack, "a shape's transfer has one direction");
+  static_assert(Dir != Direction::Runtime, "a shape's transfer has one direction");
   Shape shape;
   const std::int64_t* lookaside = nullptr;  // the type's, in the execution space's memory (listed levels only)
   char* typed = nullptr;                    // origin of displacement 0 (null with absolute addresses)
-  char* packed = nullptr;                   // holds stream bytes [begin, end)
+  char* packed = nullptr;  // holds stream bytes [begin, end); a copy's destination origin (moved by the types' delta)
   std::int64_t begin = 0, end = 0;
 
   std::int64_t items() const { return (end - begin) / W; }
@@ -30,12 +30,14 @@ struct ShapeInterleave {
   KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
     const std::int64_t p = begin + i * W;
     if (p >= end) return;
-    char* t = address_at(typed, shape_offset<Small>(shape, lookaside, p));
-    char* k = packed + (p - begin);
-    if constexpr (Dir == Direction::Pack)
-      store_word<W>(k, load_word<W>(t));
+    const std::int64_t at = shape_offset<Small>(shape, lookaside, p);
+    char* t = address_at(typed, at);
+    if constexpr (Dir == Direction::Copy)
+      store_word<W>(address_at(packed, at), load_word<W>(t));
+    else if constexpr (Dir == Direction::Pack)
+      store_word<W>(packed + (p - begin), load_word<W>(t));
     else
-      store_word<W>(t, load_word<W>(k));
+      store_word<W>(t, load_word<W>(packed + (p - begin)));
   }
 };
 
