@@ -209,11 +209,10 @@ TEST_CASE("fusion queue: shaped requests alone, beside flat ones and beside walk
   const Datatype fields = struct_type({1, 1, 1}, {0, 6 * 7 * 8 * 8 * 3, 6 * 7 * 8 * 8}, {face, face, face});
   const std::vector<Datatype> shaped{vector(40, 2, 5, d), face, indexed_block(2, {7, 0, 3, 12}, d), fields,
                                      resized(vector(3, 1, 4, d), 0, 200)};
-  const std::vector<std::vector<Datatype>> launches{
-      shaped,
-      {shaped[0], contiguous(640, d), shaped[2]},
-      {shaped[1], indexed({1, 3}, {0, 5}, d), shaped[3]},
-      {vector(33, 3, 4, f), shaped[0], indexed_block(1, {9, 2, 30}, f)}};
+  const std::vector<std::vector<Datatype>> launches{shaped,
+                                                    {shaped[0], contiguous(640, d), shaped[2]},
+                                                    {shaped[1], indexed({1, 3}, {0, 5}, d), shaped[3]},
+                                                    {vector(33, 3, 4, f), shaped[0], indexed_block(1, {9, 2, 30}, f)}};
   int pattern = 0;
   for (const bool unpacks : {false, true}) {  // packs alone (one direction), or packs and unpacks
     for (const auto& types : launches) {

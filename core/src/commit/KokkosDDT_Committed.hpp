@@ -106,8 +106,7 @@ Descriptor<MemSpace> descriptor(const CommittedType& type, const ExecSpace& spac
         Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "KokkosDDT::descriptor"), type.nodes.size());
     Kokkos::View<std::int64_t*, MemSpace> lookaside(
         Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "KokkosDDT::lookaside"), type.lookaside.size());
-    Kokkos::View<Shape*, MemSpace> shape(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "KokkosDDT::shape"),
-                                         1);
+    Kokkos::View<Shape*, MemSpace> shape(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "KokkosDDT::shape"), 1);
     Kokkos::deep_copy(space, nodes, host_nodes);
     Kokkos::deep_copy(space, lookaside, host_lookaside);
     Kokkos::deep_copy(space, shape, host_shape);

@@ -37,7 +37,8 @@ struct Shape {
   std::int64_t block = 0;  // Strided: bytes of one dense run
   std::int64_t count[kMaxShapeLevels] = {};
   std::int64_t stride[kMaxShapeLevels] = {};
-  std::int64_t list[kMaxShapeLevels] = {-1, -1, -1, -1};  // a listed level's displacements in the lookaside; -1: strided
+  // A listed level's displacements: their first entry in the lookaside; -1: a strided level.
+  std::int64_t list[kMaxShapeLevels] = {-1, -1, -1, -1};
   Divisor div_block;                   // divides by block
   Divisor div_count[kMaxShapeLevels];  // divides by count[l] (the outermost level's is never used)
 

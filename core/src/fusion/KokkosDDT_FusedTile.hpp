@@ -206,8 +206,8 @@ struct FusedTile {
   }
   template <Direction Dir, int W, bool Small>
   KOKKOS_FUNCTION static void shaped_words(const Member& team, const FusedRecord& r, std::int64_t t) {
-    const bool packs = Dir == Direction::Runtime ? r.direction == static_cast<std::int8_t>(Direction::Pack)
-                                                 : Dir == Direction::Pack;
+    const bool packs =
+        Dir == Direction::Runtime ? r.direction == static_cast<std::int8_t>(Direction::Pack) : Dir == Direction::Pack;
     const Shape shape = *r.shape;  // (in registers: the words' stores could alias it, and every word would reload it)
     const std::int64_t first = r.begin + t * r.tile, stop = first + r.tile < r.end ? first + r.tile : r.end;
     const std::int64_t step = static_cast<std::int64_t>(team.team_size()) * W;

@@ -28,7 +28,7 @@ struct CopyWithWord {
   void operator()(W) const {
     using MemSpace = typename ExecSpace::memory_space;
     std::int64_t delta = 0;
-    const bool one_shape = same_shape(*t.src_type, *t.dst_type, delta);  // (then the source's descriptor, moved)
+    const bool one_shape = same_shape(*t.src_type, *t.dst_type, delta);      // (then the source's descriptor, moved)
     if constexpr (!BackendTraits<ExecSpace>::walks_runs && W::value >= 4) {  // one canonical shape: its arithmetic
       if (one_shape && t.src_type->shape.kind != Shape::Kind::General)
         return launch_shape<ExecSpace, Direction::Copy, W::value>(space, label, *t.src_type, t.src,

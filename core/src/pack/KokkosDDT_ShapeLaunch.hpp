@@ -20,8 +20,7 @@ template <class ExecSpace, Direction Dir, int W>
 void launch_shape(const ExecSpace& space, const std::string& label, const CommittedType& type, char* typed,
                   char* packed, std::int64_t begin, std::int64_t end) {
   using MemSpace = typename ExecSpace::memory_space;
-  const std::int64_t* lookaside =
-      type.shape.listed() ? descriptor<MemSpace>(type, space).lookaside.data() : nullptr;
+  const std::int64_t* lookaside = type.shape.listed() ? descriptor<MemSpace>(type, space).lookaside.data() : nullptr;
   auto run = [&](auto kernel) {
     kernel.shape = type.shape;
     kernel.lookaside = lookaside;
