@@ -31,7 +31,6 @@ inline bool same_but_disp(const DescriptorNode& a, const DescriptorNode& b) {
          a.bucket_shift == b.bucket_shift;
 }
 
-// Whether `d` is `s` laid out `delta` bytes further (set then; see the rule above).
 // The amount by which each node's displacement list in d's lookaside differs from s's (0 for nodes without one), if
 // every list differs by one amount and every other lookaside entry is equal (node for node equal descriptors).
 inline bool list_shifts(const CommittedType& s, const CommittedType& d, std::vector<std::int64_t>& shift) {
@@ -63,6 +62,7 @@ inline bool list_shifts(const CommittedType& s, const CommittedType& d, std::vec
   return true;
 }
 
+// Whether `d` is `s` laid out `delta` bytes further (set then; see the rule above).
 inline bool same_shape(const CommittedType& s, const CommittedType& d, std::int64_t& delta) {
   delta = 0;
   if (&s == &d) return true;
