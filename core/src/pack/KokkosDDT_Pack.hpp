@@ -18,6 +18,7 @@
 // the type touches.
 
 #include <cstdint>
+#include <cstring>
 
 #include <Kokkos_Core.hpp>
 
@@ -36,12 +37,27 @@ inline constexpr bool completes_on_return = Impl::BackendTraits<ExecSpace>::sync
 
 namespace Impl {
 
+// Hosts: contiguous transfers up to this many bytes are one memcpy in `transfer` (the host walk's smallest tile).
+inline constexpr std::int64_t kInlineContigBytes = std::int64_t(64) << 10;
+
 template <class ExecSpace, Direction Dir>
 std::int64_t transfer(const ExecSpace& space, const char* where, const Datatype& type, std::int64_t count, char* typed,
                       bool typed_null_ok, char* packed, std::int64_t packed_bytes, const char* packed_name,
                       PackRange range) {
   const Transfer t = prepare_transfer<ExecSpace, Dir>(where, type, count, typed, typed_null_ok, packed, packed_bytes,
                                                       packed_name, range);
+  if constexpr (BackendTraits<ExecSpace>::synchronous) {
+    // Hosts: a contiguous transfer of one tile is one memcpy on the calling thread, here, without the launch's call
+    // and dispatch (what the traversal's inline path would do): a call that moves a few hundred bytes costs about as
+    // much as its checks and these calls. Profiling tools keep the launch, which shows them the operation.
+    if (t.type->shape.kind == Shape::Kind::Contig && t.end - t.begin <= kInlineContigBytes &&
+        !Kokkos::Tools::profileLibraryLoaded()) {
+      char* run = address_at(t.typed, t.type->shape.disp + t.begin);
+      if (t.end > t.begin)
+        std::memcpy(Dir == Direction::Pack ? t.packed : run, Dir == Direction::Pack ? run : t.packed, t.end - t.begin);
+      return t.end - t.begin;
+    }
+  }
   TraversalLaunch<ExecSpace, Dir>::launch(space, *t.type, t.typed, t.packed, t.begin, t.end, t.word);
   return t.end - t.begin;
 }
