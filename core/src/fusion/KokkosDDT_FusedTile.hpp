@@ -204,6 +204,11 @@ struct FusedTile {
       shaped_words<Dir, W, false>(team, r, t);
     }
   }
+  // A thread's words of the tile, kWordsInFlight at a time: their offsets first, then every load, then every store, so
+  // that the loads wait for memory together (a thread of a large launch moves tens of words, and moved one at a time
+  // each waits for its load before the next is issued: the shaped kernel's stalls are those loads, not its
+  // instructions).
+  static constexpr int kWordsInFlight = 4;
   template <Direction Dir, int W, bool Small>
   KOKKOS_FUNCTION static void shaped_words(const Member& team, const FusedRecord& r, std::int64_t t) {
     const bool packs =
@@ -211,15 +216,27 @@ struct FusedTile {
     const Shape shape = *r.shape;  // (in registers: the words' stores could alias it, and every word would reload it)
     const std::int64_t first = r.begin + t * r.tile, stop = first + r.tile < r.end ? first + r.tile : r.end;
     const std::int64_t step = static_cast<std::int64_t>(team.team_size()) * W;
-    for (std::int64_t p = first + static_cast<std::int64_t>(team.team_rank()) * W; p < stop; p += step) {
+    // Word p's source and destination, its typed offset `at` known.
+    auto source = [&](std::int64_t p, std::int64_t at) -> const char* {
+      return Dir == Direction::Copy || packs ? address_at(r.typed, at) : r.packed + (p - r.begin);
+    };
+    auto destination = [&](std::int64_t p, std::int64_t at) {
+      return Dir == Direction::Copy ? address_at(r.packed, at)
+             : packs                ? r.packed + (p - r.begin)
+                                    : address_at(r.typed, at);
+    };
+    constexpr int U = kWordsInFlight;
+    std::int64_t p = first + static_cast<std::int64_t>(team.team_rank()) * W;
+    for (; p + (U - 1) * step < stop; p += U * step) {
+      std::int64_t at[U];
+      Word<W> w[U];
+      for (int u = 0; u < U; ++u) at[u] = shape_offset<Small>(shape, r.lookaside, p + u * step);
+      for (int u = 0; u < U; ++u) w[u] = load_word<W>(source(p + u * step, at[u]));
+      for (int u = 0; u < U; ++u) store_word<W>(destination(p + u * step, at[u]), w[u]);
+    }
+    for (; p < stop; p += step) {
       const std::int64_t at = shape_offset<Small>(shape, r.lookaside, p);
-      char* typed = address_at(r.typed, at);
-      if constexpr (Dir == Direction::Copy)
-        store_word<W>(address_at(r.packed, at), load_word<W>(typed));
-      else if (packs)
-        store_word<W>(r.packed + (p - r.begin), load_word<W>(typed));
-      else
-        store_word<W>(typed, load_word<W>(r.packed + (p - r.begin)));
+      store_word<W>(destination(p, at), load_word<W>(source(p, at)));
     }
   }
 
