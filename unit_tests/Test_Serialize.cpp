@@ -8,6 +8,7 @@
 #include "support/RandomTypes.hpp"
 #include "support/Reference.hpp"
 #include "KokkosDDT_Committed.hpp"
+#include "KokkosDDT_ShapeOffset.hpp"
 #include "KokkosDDT_Traversal.hpp"
 #include "KokkosDDT_TraversalArgs.hpp"
 
@@ -89,6 +90,12 @@ TEST_CASE("traversal: locate() agrees with the reference for every packed byte",
       // Positions divided in 32 bits (device walks below 2^31) find the same block.
       const Hit h32 = locate<std::uint32_t>(c->nodes.data(), c->lookaside.data(), p);
       REQUIRE((h32.node == h.node && h32.block == h.block && h32.base == h.base && h32.inner == h.inner));
+      // A shaped type's arithmetic (device engines) finds the same byte, in 64 bits and, where narrow, in 32.
+      if (c->shape.kind != Shape::Kind::General) {
+        REQUIRE(shape_offset<false>(c->shape, c->lookaside.data(), p) == expected[p]);
+        if (shape_narrow(c->shape, static_cast<std::int64_t>(expected.size())))
+          REQUIRE(shape_offset<true>(c->shape, c->lookaside.data(), p) == expected[p]);
+      }
     }
     // A range's walks started below the levels the whole range shares (device launches) reach the same bytes.
     const std::int64_t total = static_cast<std::int64_t>(expected.size());
@@ -214,6 +221,18 @@ TEST_CASE("shape_of: contiguous, strided and listed grids of up to four levels, 
   CHECK(fields.list[2] == -1);
   CHECK(fields.list[3] == -1);
   CHECK(fields.block == 5 * 8);
+  // Narrow (32-bit offsets on devices): the run and inner strided levels span less than 2^31 bytes, whatever the
+  // instance level's or a listed level's reach; negative strides count by their size.
+  CHECK(box.narrow);
+  CHECK(fields.narrow);
+  const Datatype wide_rows = hvector(3, 1, std::int64_t(1) << 30, contiguous(4, d));
+  CHECK_FALSE(committed(hvector(2, 1, 1024, wide_rows))->shape.narrow);
+  CHECK(committed(hvector(2, 1, -(std::int64_t(1) << 29), vector(3, 1, 4, d)))->shape.narrow);
+  CHECK_FALSE(committed(hvector(2, 1, 1024, hvector(3, 1, -(std::int64_t(1) << 30), contiguous(4, d))))->shape.narrow);
+  const Shape far = committed(resized(vector(3, 1, 4, d), 0, std::int64_t(1) << 40))->shape;
+  REQUIRE(far.kind == Kind::Strided);
+  CHECK(far.stride[0] == std::int64_t(1) << 40);
+  CHECK(far.narrow);  // (the instance level is added in 64 bits)
   // Irregular blocks and mixed fields stay with the walk.
   CHECK(committed(indexed({1, 3}, {0, 5}, d))->shape.kind == Kind::General);
   CHECK(committed(struct_type({1, 1}, {0, 16}, {d, named(Primitive::Int32)}))->shape.kind == Kind::General);

@@ -32,6 +32,9 @@ inline constexpr int kMaxShapeLevels = 4;  // the instance level and three below
 struct Shape {
   enum class Kind : std::int8_t { General, Contig, Strided };
   Kind kind = Kind::General;
+  // Strided: the run and the inner strided levels span less than 2^31 bytes (block + the sum over levels 1.. of
+  // |stride| * (count - 1)) and each inner count is below 2^31, so that their offsets sum in 32 bits (shape_offset).
+  bool narrow = false;
   int levels = 0;          // Strided: 1 .. kMaxShapeLevels
   std::int64_t disp = 0;   // typed offset of stream byte 0
   std::int64_t block = 0;  // Strided: bytes of one dense run
@@ -50,10 +53,23 @@ struct Shape {
   }
 };
 
-// The magic numbers of a Strided shape's divisions (host only: commit time).
+// Whether a Strided shape's run and inner strided levels span less than 2^31 bytes (Shape::narrow).
+inline bool narrow_shape(const Shape& s) {
+  constexpr std::int64_t limit = std::int64_t(1) << 31;
+  unsigned __int128 span = static_cast<std::uint64_t>(s.block);  // (below 2^96: no overflow)
+  for (int l = 1; l < s.levels; ++l) {
+    if (s.count[l] >= limit) return false;
+    const std::uint64_t stride = s.stride[l] < 0 ? 0 - static_cast<std::uint64_t>(s.stride[l]) : s.stride[l];
+    if (s.list[l] < 0) span += static_cast<unsigned __int128>(stride) * static_cast<std::uint64_t>(s.count[l] - 1);
+  }
+  return span < static_cast<unsigned __int128>(limit);
+}
+
+// The magic numbers of a Strided shape's divisions and whether it is narrow (host only: commit time).
 inline Shape with_divisors(Shape s) {
   s.div_block = Divisor::make(s.block);
   for (int l = 1; l < s.levels; ++l) s.div_count[l] = Divisor::make(s.count[l]);
+  s.narrow = s.kind == Shape::Kind::Strided && narrow_shape(s);
   return s;
 }
 

@@ -198,10 +198,12 @@ struct FusedTile {
         run_shaped<Dir, 8>(team, r, t);
       else
         run_shaped<Dir, 4>(team, r, t);
-    } else if (r.end <= (std::int64_t(1) << 31)) {
-      shaped_words<Dir, W, true>(team, r, t);
     } else {
-      shaped_words<Dir, W, false>(team, r, t);
+      const Shape shape = *r.shape;  // (in registers: the words' stores could alias it, and every word would reload it)
+      if (shape_narrow(shape, r.end))
+        shaped_words<Dir, W, true>(team, r, t, shape);
+      else
+        shaped_words<Dir, W, false>(team, r, t, shape);
     }
   }
   // A thread's words of the tile, kWordsInFlight at a time: their offsets first, then every load, then every store, so
@@ -209,11 +211,11 @@ struct FusedTile {
   // each waits for its load before the next is issued: the shaped kernel's stalls are those loads, not its
   // instructions).
   static constexpr int kWordsInFlight = 4;
-  template <Direction Dir, int W, bool Small>
-  KOKKOS_FUNCTION static void shaped_words(const Member& team, const FusedRecord& r, std::int64_t t) {
+  template <Direction Dir, int W, bool Narrow>
+  KOKKOS_FUNCTION static void shaped_words(const Member& team, const FusedRecord& r, std::int64_t t,
+                                           const Shape& shape) {
     const bool packs =
         Dir == Direction::Runtime ? r.direction == static_cast<std::int8_t>(Direction::Pack) : Dir == Direction::Pack;
-    const Shape shape = *r.shape;  // (in registers: the words' stores could alias it, and every word would reload it)
     const std::int64_t first = r.begin + t * r.tile, stop = first + r.tile < r.end ? first + r.tile : r.end;
     const std::int64_t step = static_cast<std::int64_t>(team.team_size()) * W;
     // Word p's source and destination, its typed offset `at` known.
@@ -230,12 +232,12 @@ struct FusedTile {
     for (; p + (U - 1) * step < stop; p += U * step) {
       std::int64_t at[U];
       Word<W> w[U];
-      for (int u = 0; u < U; ++u) at[u] = shape_offset<Small>(shape, r.lookaside, p + u * step);
+      for (int u = 0; u < U; ++u) at[u] = shape_offset<Narrow>(shape, r.lookaside, p + u * step);
       for (int u = 0; u < U; ++u) w[u] = load_word<W>(source(p + u * step, at[u]));
       for (int u = 0; u < U; ++u) store_word<W>(destination(p + u * step, at[u]), w[u]);
     }
     for (; p < stop; p += step) {
-      const std::int64_t at = shape_offset<Small>(shape, r.lookaside, p);
+      const std::int64_t at = shape_offset<Narrow>(shape, r.lookaside, p);
       store_word<W>(destination(p, at), load_word<W>(source(p, at)));
     }
   }

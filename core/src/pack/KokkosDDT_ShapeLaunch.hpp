@@ -31,7 +31,7 @@ void launch_shape(const ExecSpace& space, const std::string& label, const Commit
     const std::string error = BackendTraits<ExecSpace>::launch_flat(space, label, kernel.items(), kernel);
     if (!error.empty()) throw_error(ErrorCode::Backend, label.c_str(), "launch", error);
   };
-  if (end <= (std::int64_t(1) << 31))
+  if (shape_narrow(type.shape, end))
     run(ShapeInterleave<Dir, W, true>{});
   else
     run(ShapeInterleave<Dir, W, false>{});

@@ -15,8 +15,8 @@
 namespace KokkosDDT::Impl {
 
 // Dir: Pack, Unpack, or Copy (typed to typed between two types of one shape, same_shape); W: the word size (every run
-// and offset is a multiple of it); Small: every stream position is below 2^31 (32-bit divisions).
-template <Direction Dir, int W, bool Small>
+// and offset is a multiple of it); Narrow: shape_narrow(shape, end) (32-bit arithmetic).
+template <Direction Dir, int W, bool Narrow>
 struct ShapeInterleave {
   static_assert(Dir != Direction::Runtime, "a shape's transfer has one direction");
   Shape shape;
@@ -30,7 +30,7 @@ struct ShapeInterleave {
   KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
     const std::int64_t p = begin + i * W;
     if (p >= end) return;
-    const std::int64_t at = shape_offset<Small>(shape, lookaside, p);
+    const std::int64_t at = shape_offset<Narrow>(shape, lookaside, p);
     char* t = address_at(typed, at);
     if constexpr (Dir == Direction::Copy)
       store_word<W>(address_at(packed, at), load_word<W>(t));
