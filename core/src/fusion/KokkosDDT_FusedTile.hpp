@@ -198,12 +198,12 @@ struct FusedTile {
         run_shaped<Dir, 8>(team, r, t);
       else
         run_shaped<Dir, 4>(team, r, t);
-    } else {
+    } else if (shape_narrow(*r.shape, r.end)) {
       const Shape shape = *r.shape;  // (in registers: the words' stores could alias it, and every word would reload it)
-      if (shape_narrow(shape, r.end))
-        shaped_words<Dir, W, true>(team, r, t, shape);
-      else
-        shaped_words<Dir, W, false>(team, r, t, shape);
+      shaped_words<Dir, W, true>(team, r, t, shape);
+    } else {  // (read where it is: positions past 2^31 are rare, and their 64-bit fields in registers would crowd those
+              // of every shaped launch, whose kernel is one)
+      shaped_words<Dir, W, false>(team, r, t, *r.shape);
     }
   }
   // A thread's words of the tile, kWordsInFlight at a time: their offsets first, then every load, then every store, so
