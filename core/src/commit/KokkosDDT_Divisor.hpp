@@ -7,10 +7,12 @@
 // For a divisor d in [1, 2^63) let l = ceil(log2 d). With m = ceil(2^(63+l) / d) (< 2^64 when d is not a power of
 // two), floor(n / d) = floor(m * n / 2^(63+l)) for every n in [0, 2^63). Powers of two just shift.
 //
-// Dividends below 2^31 (a device walk whose positions all fit 32 bits: see locate) use the 32-bit form of the same
-// theorem: m32 = ceil(2^(31+l) / d) < 2^32, floor(n / d) = floor(m32 * n / 2^(31+l)), one 32-bit multiply-high where
-// the 64-bit one takes four multiplies on a GPU. Powers of two, and divisors of 2^31 and more (whose quotient is then
-// 0, as n >> 31 is), shift only (m32 = 0), by a shift clamped to 31 at commit.
+// Dividends below 2^31 (a device walk whose positions all fit 32 bits: see locate) use a 32-bit form without a branch:
+// with m32 = ceil(2^(32+l) / d) - 2^32 (in [0, 2^32) as d is in (2^(l-1), 2^l]), floor(n / d) = (mulhi(n, m32) + n) >>
+// l for every n in [0, 2^31): n * d < 2^(32+l) bounds the error of the ceiling, and mulhi(n, m32) + n < 2n does not
+// overflow. Powers of two (m32 = 0) just shift, d = 1 included; divisors of 2^31 and more, whose quotient is 0 (as
+// n >> 31 is), take m32 = 0 and a shift clamped to 31. One multiply-high, an add and a shift, where the 64-bit
+// multiply-high takes four multiplies on a GPU and a test of m32 would add a compare and a select.
 
 #include <cstdint>
 
@@ -21,7 +23,7 @@ namespace KokkosDDT::Impl {
 struct Divisor {
   std::uint64_t magic = 0;  // 0: power of two, shift only
   std::int16_t shift = 0;
-  // Dividends below 2^31 (divide32): m32 (0: shift only) and its shift.
+  // Dividends below 2^31 (divide32): m32 (0: shift only) and its shift l.
   std::int16_t shift32 = 0;
   std::uint32_t magic32 = 0;
 
@@ -40,10 +42,8 @@ struct Divisor {
     const unsigned __int128 num = static_cast<unsigned __int128>(1) << (63 + l);
     r.magic = static_cast<std::uint64_t>((num + static_cast<unsigned __int128>(d) - 1) / static_cast<std::uint64_t>(d));
     r.shift = static_cast<std::int16_t>(l - 1);
-    if (l <= 31) {
-      r.magic32 = static_cast<std::uint32_t>(((std::uint64_t(1) << (31 + l)) + u - 1) / u);
-      r.shift32 = static_cast<std::int16_t>(l - 1);
-    }
+    if (l <= 31)
+      r.magic32 = static_cast<std::uint32_t>(((std::uint64_t(1) << (32 + l)) + u - 1) / u - (std::uint64_t(1) << 32));
     return r;
   }
 
@@ -57,8 +57,7 @@ struct Divisor {
 
   // n must be in [0, 2^31).
   KOKKOS_FORCEINLINE_FUNCTION std::uint32_t divide32(std::uint32_t n) const {
-    if (magic32 == 0) return n >> shift32;
-    return static_cast<std::uint32_t>((static_cast<std::uint64_t>(n) * magic32) >> 32) >> shift32;
+    return (static_cast<std::uint32_t>((static_cast<std::uint64_t>(n) * magic32) >> 32) + n) >> shift32;
   }
 };
 

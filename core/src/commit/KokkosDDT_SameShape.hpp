@@ -84,9 +84,8 @@ inline bool same_shape(const CommittedType& s, const CommittedType& d, std::int6
     if (i < 0 || i >= static_cast<std::int64_t>(n)) return false;  // (a malformed descriptor from words)
     const DescriptorNode &a = s.nodes[static_cast<std::size_t>(i)], &b = d.nodes[static_cast<std::size_t>(i)];
     std::int64_t step = 0, sum = 0;
-    if (!same_but_disp(a, b) || __builtin_sub_overflow(b.disp, a.disp, &step) ||
-        __builtin_add_overflow(parent, step, &sum))
-      return false;
+    if (__builtin_sub_overflow(b.disp, a.disp, &step) || __builtin_add_overflow(parent, step, &sum))
+      return false;  // (the nodes are otherwise equal: compared above)
     if (seen[static_cast<std::size_t>(i)]) return at[static_cast<std::size_t>(i)] == sum;
     seen[static_cast<std::size_t>(i)] = 1;
     at[static_cast<std::size_t>(i)] = sum;
