@@ -9,6 +9,8 @@
 #include "KokkosDDT_Constructors.hpp"
 #include "KokkosDDT_Primitives.hpp"
 #include "KokkosDDT_ViewDatatype.hpp"
+#include "KokkosDDT_Op.hpp"
 #include "KokkosDDT_Pack.hpp"
+#include "KokkosDDT_UnpackOp.hpp"
 #include "KokkosDDT_Copy.hpp"
 #include "KokkosDDT_FusionQueue.hpp"

@@ -19,9 +19,16 @@ struct Run {
   std::int64_t length;
 };
 
+// One primitive element in packed order: its primitive and size (an Opaque one: its whole size).
+struct Element {
+  Primitive primitive;
+  std::int64_t size;
+};
+
 class Flattener {
  public:
   std::vector<Run> runs;
+  std::vector<Element> elements;  // (the operations' oracle: which primitive each packed element is)
 
   void type(const Impl::TypeNode& n, std::int64_t base) {
     using C = Combiner;
@@ -29,6 +36,11 @@ class Flattener {
     switch (n.combiner) {
       case C::Named:
         emit(base, n.size);
+        if (n.primitive == Primitive::Opaque)
+          elements.push_back({n.primitive, n.size});
+        else
+          for (std::int64_t at = 0; at < n.size; at += Impl::primitive_size(n.primitive))
+            elements.push_back({n.primitive, Impl::primitive_size(n.primitive)});
         return;
       case C::Dup:
       case C::Resized:
@@ -106,6 +118,13 @@ inline std::vector<Run> flatten(const Datatype& type, std::int64_t count) {
   Flattener f;
   for (std::int64_t i = 0; i < count; ++i) f.type(type.impl_node(), i * type.extent());
   return f.runs;
+}
+
+// The primitive elements of `count` instances of `type`, in packed order.
+inline std::vector<Element> flatten_elements(const Datatype& type, std::int64_t count) {
+  Flattener f;
+  for (std::int64_t i = 0; i < count; ++i) f.type(type.impl_node(), i * type.extent());
+  return f.elements;
 }
 
 inline void reference_pack(const std::vector<Run>& runs, const char* user, char* packed) {

@@ -110,6 +110,7 @@ void make_zero_length(TypeNode& n) {
   n.size = n.lb = n.ub = n.true_lb = n.true_ub = n.num_primitives = 0;
   n.alignment = 1;
   n.signature = {};
+  n.primitives = 0;
 }
 
 // Fills size, num_primitives and signature for `count` blocks of `blocklength` children.
@@ -119,6 +120,7 @@ void set_uniform_content(TypeNode& n, const TypeNode& c, std::int64_t count, std
   n.size = checked_mul(copies, c.size, where, "count");
   n.num_primitives = checked_mul(copies, c.num_primitives, where, "count");
   n.signature = repeat(c.signature, copies);
+  n.primitives = copies > 0 ? c.primitives : 0;
 }
 
 // Every bound fits 64 bits by construction (checked arithmetic); their differences, the extent and the true extent,
@@ -403,6 +405,7 @@ Datatype struct_type(std::int64_t count, const std::int64_t* blocklengths, const
     n->num_primitives = checked_add(n->num_primitives, checked_mul(blocklengths[i], c.num_primitives, where, "count"),
                                     where, "blocklengths");
     n->signature = concat(n->signature, repeat(c.signature, blocklengths[i]));
+    n->primitives |= c.primitives;
     n->alignment = std::max(n->alignment, c.alignment);
     bounds.merge(hvector_bounds(c, displacements_bytes[i], 1, blocklengths[i], 0, where));
   }
@@ -435,6 +438,7 @@ Datatype resized(const Datatype& oldtype, std::int64_t lb, std::int64_t extent) 
   n->size = c.size;
   n->num_primitives = c.num_primitives;
   n->signature = c.signature;
+  n->primitives = c.primitives;
   n->lb = lb;
   n->ub = checked_add(lb, extent, where, "extent");
   n->true_lb = c.true_lb;
@@ -449,6 +453,7 @@ Datatype dup(const Datatype& oldtype) {
   n->size = c.size;
   n->num_primitives = c.num_primitives;
   n->signature = c.signature;
+  n->primitives = c.primitives;
   n->lb = c.lb;
   n->ub = c.ub;
   n->true_lb = c.true_lb;

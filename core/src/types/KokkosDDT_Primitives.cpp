@@ -110,6 +110,7 @@ static Datatype make_named(Primitive p) {
   n->num_primitives = 1;
   n->alignment = primitive_alignment(p);
   n->signature = signature_of(p);
+  n->primitives = 1u << static_cast<int>(p);
   return committed(std::move(n));
 }
 
@@ -140,6 +141,7 @@ Datatype opaque(std::int64_t size, std::int64_t alignment) {
   n->num_primitives = 1;
   n->alignment = alignment;
   n->signature = opaque_signature(size);
+  n->primitives = 1u << static_cast<int>(Primitive::Opaque);
   return committed(std::move(n));
 }
 

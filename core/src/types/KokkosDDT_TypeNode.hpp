@@ -36,6 +36,9 @@ struct TypeNode {
   std::int64_t num_primitives = 0;
   std::int64_t alignment = 1;  // largest primitive alignment inside: the unit of struct padding
   TypeSignature signature;
+  // The primitives its signature holds: bit p for Primitive p (fields and blocks that hold nothing add none). Set
+  // beside the signature by every constructor; what an operation's unpack checks its elements against (Op).
+  std::uint32_t primitives = 0;
 
   std::int64_t extent() const { return ub - lb; }
   const TypeNode& child(std::size_t i = 0) const { return *children[i]; }

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+// One element combined into another, as MPI_Reduce_local(incoming, existing) combines them with a predefined
+// operation (MPICH's expressions, so that the host oracle compares bit for bit): existing = existing OP incoming, with
+// Min/Max as (existing < incoming ? existing : incoming) and (existing > incoming ? existing : incoming), integers
+// wrapping as their unsigned type does (MPI leaves signed overflow to C; every MPI wraps), a complex product as
+// (ar br - ai bi, ar bi + ai br). The same code runs on hosts and devices; elements may be unaligned.
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include <Kokkos_Macros.hpp>
+
+#include "KokkosDDT_Datatype.hpp"
+#include "KokkosDDT_Op.hpp"
+
+namespace KokkosDDT::Impl {
+
+template <class F>
+struct ComplexOf {
+  F re, im;
+};
+
+// a OP b for an integer type T, wrapping (products of narrow types promote to unsigned int, not int).
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION T combine_integer(Op op, T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  using Wide = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
+  switch (op) {
+    case Op::Sum:
+      return static_cast<T>(
+          static_cast<U>(static_cast<Wide>(static_cast<U>(a)) + static_cast<Wide>(static_cast<U>(b))));
+    case Op::Prod:
+      return static_cast<T>(
+          static_cast<U>(static_cast<Wide>(static_cast<U>(a)) * static_cast<Wide>(static_cast<U>(b))));
+    case Op::Min:
+      return a < b ? a : b;
+    case Op::Max:
+      return a > b ? a : b;
+    case Op::Band:
+      return static_cast<T>(a & b);
+    case Op::Bor:
+      return static_cast<T>(a | b);
+    case Op::Bxor:
+      return static_cast<T>(a ^ b);
+    default:  // Replace
+      return b;
+  }
+}
+
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION T combine_floating(Op op, T a, T b) {
+  switch (op) {
+    case Op::Sum:
+      return a + b;
+    case Op::Prod:
+      return a * b;
+    case Op::Min:
+      return a < b ? a : b;
+    case Op::Max:
+      return a > b ? a : b;
+    default:  // Replace (the check before the launch admits nothing else)
+      return b;
+  }
+}
+
+template <class F>
+KOKKOS_FORCEINLINE_FUNCTION ComplexOf<F> combine_complex(Op op, ComplexOf<F> a, ComplexOf<F> b) {
+  switch (op) {
+    case Op::Sum:
+      return {a.re + b.re, a.im + b.im};
+    case Op::Prod:
+      return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+    default:  // Replace
+      return b;
+  }
+}
+
+// T's value at `at`, and stored there (unaligned-safe: memcpy, which compiles to one move where aligned).
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION T load_value(const char* at) {
+  T v;
+  std::memcpy(&v, at, sizeof(T));
+  return v;
+}
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION void store_value(char* at, const T& v) {
+  std::memcpy(at, &v, sizeof(T));
+}
+
+// The element of T at `dst` combined with the one at `src`.
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION void combine_one(Op op, char* dst, const char* src) {
+  const T a = load_value<T>(dst), b = load_value<T>(src);
+  if constexpr (std::is_integral_v<T>)
+    store_value(dst, combine_integer(op, a, b));
+  else if constexpr (std::is_floating_point_v<T>)
+    store_value(dst, combine_floating(op, a, b));
+  else
+    store_value(dst, combine_complex(op, a, b));
+}
+
+// The n elements of T at `dst` combined with those at `src`, n * sizeof(T) bytes each.
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION void combine_elements(Op op, char* dst, const char* src, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) combine_one<T>(op, dst + i * sizeof(T), src + i * sizeof(T));
+}
+
+// Calls f(T{}) with the C++ type of primitive p's elements (Byte as std::uint8_t; Char, Bool and Opaque, which only
+// Replace applies to, as bytes).
+#if defined(__CUDACC__)
+#pragma nv_exec_check_disable
+#endif
+template <class F>
+KOKKOS_FORCEINLINE_FUNCTION void with_element_type(Primitive p, F&& f) {
+  switch (p) {
+    case Primitive::Int8:
+      return f(std::int8_t{});
+    case Primitive::Int16:
+      return f(std::int16_t{});
+    case Primitive::Int32:
+      return f(std::int32_t{});
+    case Primitive::Int64:
+      return f(std::int64_t{});
+    case Primitive::UInt16:
+      return f(std::uint16_t{});
+    case Primitive::UInt32:
+      return f(std::uint32_t{});
+    case Primitive::UInt64:
+      return f(std::uint64_t{});
+    case Primitive::Float:
+      return f(float{});
+    case Primitive::Double:
+      return f(double{});
+    case Primitive::ComplexFloat:
+      return f(ComplexOf<float>{});
+    case Primitive::ComplexDouble:
+      return f(ComplexOf<double>{});
+    default:  // Byte, UInt8, Char, Bool, Opaque
+      return f(std::uint8_t{});
+  }
+}
+
+// `bytes` bytes of primitive p's elements at `dst` combined with those at `src` (a multiple of its size).
+KOKKOS_INLINE_FUNCTION void combine_bytes(Op op, Primitive p, char* dst, const char* src, std::int64_t bytes) {
+  with_element_type(p, [&](auto t) {
+    using T = decltype(t);
+    combine_elements<T>(op, dst, src, bytes / static_cast<std::int64_t>(sizeof(T)));
+  });
+}
+
+}  // namespace KokkosDDT::Impl

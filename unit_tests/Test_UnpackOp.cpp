@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// unpack with an operation (KokkosDDT_UnpackOp.hpp) against MPI: the destination's elements packed by MPI_Pack, the
+// incoming stream reduced into them by MPI_Reduce_local per primitive element with its predefined type and operation,
+// and the result unpacked by MPI_Unpack, byte for byte; random nested types of one and of several primitives (fixed
+// seeds), whole and in partial ranges on element boundaries, into buffers between guard zones. Then a large
+// one-primitive transfer, the View forms, and every error with nothing written.
+#include <algorithm>
+#include <complex>
+#include <cstring>
+#include <string>
+#include <random>
+#include <vector>
+
+#include "support/Buffers.hpp"
+#include "support/Catch.hpp"
+#include "support/Errors.hpp"
+#include "support/PackCheck.hpp"
+#include "support/RandomTypes.hpp"
+#include "support/Reference.hpp"
+#include "support/TestSpace.hpp"
+#if defined(KOKKOSDDT_TEST_MPI)
+#include "support/MpiOracle.hpp"
+#endif
+
+using namespace KokkosDDT;
+using Test::ExecSpace;
+
+namespace {
+
+constexpr Op kOps[] = {Op::Replace, Op::Sum, Op::Prod, Op::Min, Op::Max, Op::Band, Op::Bor, Op::Bxor};
+
+// Finite, exactly representable values for floating-point elements (random bytes would hold NaNs, whose payloads
+// devices do not keep); random bytes for the others.
+void fill_elements(const std::vector<Test::Element>& elements, char* at, std::mt19937_64& rng) {
+  for (const Test::Element& e : elements) {
+    const auto value = [&] { return static_cast<double>(static_cast<int>(rng() % 2001) - 1000) / 8.0; };
+    if (e.primitive == Primitive::Float || e.primitive == Primitive::ComplexFloat) {
+      for (std::int64_t k = 0; k < e.size; k += 4) {
+        const float v = static_cast<float>(value());
+        std::memcpy(at + k, &v, 4);
+      }
+    } else if (e.primitive == Primitive::Double || e.primitive == Primitive::ComplexDouble) {
+      for (std::int64_t k = 0; k < e.size; k += 8) {
+        const double v = value();
+        std::memcpy(at + k, &v, 8);
+      }
+    } else {
+      for (std::int64_t k = 0; k < e.size; ++k) at[k] = static_cast<char>(rng());
+    }
+    at += e.size;
+  }
+}
+
+// The operations that apply to every primitive of `elements` (Replace always does).
+std::vector<Op> applicable(const std::vector<Test::Element>& elements) {
+  std::vector<Op> ops;
+  for (Op op : kOps) {
+    bool all = true;
+    for (const Test::Element& e : elements) all = all && op_applies(op, e.primitive);
+    if (all) ops.push_back(op);
+  }
+  return ops;
+}
+
+#if defined(KOKKOSDDT_TEST_MPI)
+MPI_Datatype mpi_primitive(Primitive p) {
+  switch (p) {
+    case Primitive::Int8:
+      return MPI_INT8_T;
+    case Primitive::Int16:
+      return MPI_INT16_T;
+    case Primitive::Int32:
+      return MPI_INT32_T;
+    case Primitive::Int64:
+      return MPI_INT64_T;
+    case Primitive::UInt8:
+      return MPI_UINT8_T;
+    case Primitive::UInt16:
+      return MPI_UINT16_T;
+    case Primitive::UInt32:
+      return MPI_UINT32_T;
+    case Primitive::UInt64:
+      return MPI_UINT64_T;
+    case Primitive::Float:
+      return MPI_FLOAT;
+    case Primitive::Double:
+      return MPI_DOUBLE;
+    case Primitive::ComplexFloat:
+      return MPI_C_FLOAT_COMPLEX;
+    case Primitive::ComplexDouble:
+      return MPI_C_DOUBLE_COMPLEX;
+    default:
+      return MPI_BYTE;
+  }
+}
+
+MPI_Op mpi_op(Op op) {
+  switch (op) {
+    case Op::Sum:
+      return MPI_SUM;
+    case Op::Prod:
+      return MPI_PROD;
+    case Op::Min:
+      return MPI_MIN;
+    case Op::Max:
+      return MPI_MAX;
+    case Op::Band:
+      return MPI_BAND;
+    case Op::Bor:
+      return MPI_BOR;
+    case Op::Bxor:
+      return MPI_BXOR;
+    default:
+      return MPI_REPLACE;
+  }
+}
+
+// Unsigned MIN and MAX by hand: MPICH 4.0.2 compares unsigned integers as signed ones (pmodels/mpich#6083).
+template <class U>
+void unsigned_min_max(Op op, const char* in, char* inout) {
+  U a, b;
+  std::memcpy(&a, inout, sizeof(U));
+  std::memcpy(&b, in, sizeof(U));
+  const U r = op == Op::Min ? (a < b ? a : b) : (a > b ? a : b);
+  std::memcpy(inout, &r, sizeof(U));
+}
+
+// MPI_Reduce_local of each element of `in` into `inout` with its own predefined type.
+void mpi_reduce_elements(Op op, const std::vector<Test::Element>& elements, const char* in, char* inout) {
+  for (const Test::Element& e : elements) {
+    const bool minmax = op == Op::Min || op == Op::Max;
+    if (op == Op::Replace)
+      std::memcpy(inout, in, e.size);
+    else if (minmax && e.primitive == Primitive::UInt16)
+      unsigned_min_max<std::uint16_t>(op, in, inout);
+    else if (minmax && e.primitive == Primitive::UInt32)
+      unsigned_min_max<std::uint32_t>(op, in, inout);
+    else if (minmax && e.primitive == Primitive::UInt64)
+      unsigned_min_max<std::uint64_t>(op, in, inout);
+    else
+      REQUIRE(MPI_Reduce_local(in, inout, 1, mpi_primitive(e.primitive), mpi_op(op)) == MPI_SUCCESS);
+    in += e.size;
+    inout += e.size;
+  }
+}
+#endif
+
+// Element boundaries of the stream, cut at random, visited in random order.
+std::vector<std::pair<std::int64_t, std::int64_t>> element_segments(const std::vector<Test::Element>& elements,
+                                                                    std::mt19937_64& rng) {
+  std::vector<std::int64_t> bounds{0};
+  for (const Test::Element& e : elements) bounds.push_back(bounds.back() + e.size);
+  std::vector<std::int64_t> chosen{0};
+  for (std::size_t i = 1; i + 1 < bounds.size(); ++i)
+    if (rng() % 3 == 0) chosen.push_back(bounds[i]);
+  chosen.push_back(bounds.back());
+  std::vector<std::pair<std::int64_t, std::int64_t>> segments;
+  for (std::size_t i = 1; i < chosen.size(); ++i) segments.push_back({chosen[i - 1], chosen[i]});
+  std::shuffle(segments.begin(), segments.end(), rng);
+  return segments;
+}
+
+}  // namespace
+
+TEST_CASE("unpack with an operation: random nested types against MPI_Pack, MPI_Reduce_local and MPI_Unpack", "[op]") {
+#if !defined(KOKKOSDDT_TEST_MPI)
+  WARN("built without MPI: the oracle, MPI_Reduce_local, is not there");
+#else
+  if (!Test::mpi_is_reference()) {
+    WARN("the byte-for-byte oracle is MPICH");
+    return;
+  }
+  using Mem = ExecSpace::memory_space;
+  Test::TypeGenerator gen(20261202);
+  int checked = 0, mixed = 0;
+  for (int i = 0; i < Test::scaled(400); ++i) {
+    const Test::RandomType r = gen.next();
+    if (!r.mpich_safe || r.type.size() == 0) continue;
+    Datatype type = r.type;
+    if (i % 2 == 1) {  // every other type a struct of two random ones: mostly several primitives
+      const Test::RandomType s = gen.next();
+      if (!s.mpich_safe) continue;
+      const std::int64_t gap = std::max<std::int64_t>(0, r.type.true_lb() + r.type.true_extent() - s.type.true_lb());
+      type = struct_type({1, 1}, {0, gap + gen.pick(0, 8)}, {r.type, s.type});
+    }
+    type.commit();
+    const std::int64_t count = gen.pick(1, 3);
+    const auto runs = Test::flatten(type, count);
+    if (!Test::runs_disjoint(runs)) continue;  // (a receive type reaching a byte twice is erroneous in MPI)
+    const auto elements = Test::flatten_elements(type, count);
+    const std::vector<Op> ops = applicable(elements);
+    const Op op = ops[gen.pick(0, static_cast<std::int64_t>(ops.size()) - 1)];
+    INFO(type.describe() << " x " << count << ", " << op_name(op) << ", case " << i);
+    const auto [lo, hi] = Test::footprint(runs);
+    const std::int64_t total = count * type.size();
+    std::mt19937_64 rng(i);
+    // The destination: a pattern, its elements set to values the operation reads.
+    Test::GuardedBuffer<Mem> dst(hi - lo, static_cast<int>(i % 3));
+    dst.fill_pattern(i);
+    std::vector<char> values(total);
+    fill_elements(elements, values.data(), rng);
+    Test::reference_unpack(runs, values.data(), dst.host() - lo);
+    dst.push();
+    Test::GuardedBuffer<Mem> src(total, static_cast<int>(i % 2));
+    fill_elements(elements, src.host(), rng);
+    src.push();
+    // MPI's answer.
+    std::vector<char> want(dst.host(), dst.host() + (hi - lo));
+    std::vector<char> reduced = Test::mpi_pack(type, count, want.data() - lo);
+    REQUIRE(static_cast<std::int64_t>(reduced.size()) == total);
+    mpi_reduce_elements(op, elements, src.host(), reduced.data());
+    Test::mpi_unpack(type, count, reduced, want.data() - lo);
+    // Ours, whole.
+    ExecSpace space;
+    REQUIRE(unpack(space, src.device(), total, dst.device() - lo, count, type, op) == total);
+    space.fence();
+    dst.pull();
+    KOKKOSDDT_REQUIRE_BYTES(dst.host(), want.data(), hi - lo);
+    REQUIRE(dst.guards_intact());
+    REQUIRE(src.guards_intact());
+    // Ours, in ranges on element boundaries in random order (each element is reached once, so any order agrees).
+    Test::reference_unpack(runs, values.data(), dst.host() - lo);
+    dst.push();
+    for (auto [a, b] : element_segments(elements, rng))
+      REQUIRE(unpack(space, src.device() + a, b - a, dst.device() - lo, count, type, op, PackRange{a, b - a}) == b - a);
+    space.fence();
+    dst.pull();
+    KOKKOSDDT_REQUIRE_BYTES(dst.host(), want.data(), hi - lo);
+    REQUIRE(dst.guards_intact());
+    ++checked;
+    mixed += Impl::single_primitive(type).single ? 0 : 1;
+  }
+  INFO(checked << " types checked, " << mixed << " of several primitives");
+  CHECK(checked > 100);
+  CHECK(mixed > 20);
+#endif
+}
+
+TEST_CASE("unpack with an operation: a large one-primitive transfer, the View and fencing forms", "[op]") {
+  using Mem = ExecSpace::memory_space;
+  const std::int64_t n = 300000;  // doubles: every other one of a strided column
+  Datatype column = vector(n, 1, 2, primitive<double>());
+  column.commit();
+  Kokkos::View<double*, Mem> field("field", 2 * n);
+  Kokkos::View<double*, Mem> incoming("incoming", n);
+  auto f = Kokkos::create_mirror_view(field);
+  auto in = Kokkos::create_mirror_view(incoming);
+  for (std::int64_t i = 0; i < 2 * n; ++i) f(i) = static_cast<double>(i % 97);
+  for (std::int64_t i = 0; i < n; ++i) in(i) = static_cast<double>(i % 13) - 6.0;
+  Kokkos::deep_copy(field, f);
+  Kokkos::deep_copy(incoming, in);
+  ExecSpace space;
+  REQUIRE(unpack(space, incoming, field, 1, column, Op::Sum) == n * 8);
+  unpack(incoming, field, 1, column, Op::Max);  // the fencing form
+  space.fence();
+  auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field);
+  for (std::int64_t i = 0; i < 2 * n; ++i) {
+    const double base = static_cast<double>(i % 97);
+    const double want = i % 2 == 0 ? std::max(base + in(i / 2), in(i / 2)) : base;
+    if (got(i) != want) FAIL("element " << i << ": " << got(i) << ", want " << want);
+  }
+  // A View alone: its own datatype; Replace is the plain unpack.
+  Kokkos::View<std::int32_t*, Mem> ints("ints", 1000), more("more", 1000);
+  Kokkos::deep_copy(ints, 5);
+  Kokkos::deep_copy(more, 3);
+  unpack(space, more, ints, Op::Bxor);
+  unpack(space, more, ints, Op::Prod);
+  space.fence();
+  auto i_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ints);
+  for (int i = 0; i < 1000; ++i) REQUIRE(i_host(i) == ((5 ^ 3) * 3));
+  unpack(space, more, ints, Op::Replace);
+  space.fence();
+  Kokkos::deep_copy(i_host, ints);
+  for (int i = 0; i < 1000; ++i) REQUIRE(i_host(i) == 3);
+}
+
+TEST_CASE("unpack with an operation: errors leave the destination untouched", "[op][errors]") {
+  using Mem = ExecSpace::memory_space;
+  ExecSpace space;
+  Test::GuardedBuffer<Mem> dst(256), src(256);
+  dst.fill_pattern(1);
+  dst.push();
+  src.fill_pattern(2);
+  src.push();
+  const std::vector<char> before(dst.host(), dst.host() + 256);
+  auto untouched = [&] {
+    space.fence();
+    dst.pull();
+    KOKKOSDDT_REQUIRE_BYTES(dst.host(), before.data(), 256);
+  };
+  Datatype cplx = contiguous(4, primitive<std::complex<double>>()), dbl = contiguous(8, primitive<double>());
+  Datatype chars = contiguous(16, primitive<char>());
+  Datatype mixed = struct_type({1, 1}, {0, 8}, {primitive<double>(), primitive<std::int32_t>()});
+  for (Datatype* t : {&cplx, &dbl, &chars, &mixed}) t->commit();
+  Test::require_error([&] { unpack(space, src.device(), 64, dst.device(), 1, cplx, Op::Min); },
+                      ErrorCode::InvalidArgument, "op");
+  Test::require_error([&] { unpack(space, src.device(), 64, dst.device(), 1, dbl, Op::Bxor); },
+                      ErrorCode::InvalidArgument, "op");
+  Test::require_error([&] { unpack(space, src.device(), 16, dst.device(), 1, chars, Op::Sum); },
+                      ErrorCode::InvalidArgument, "op");
+  Test::require_error([&] { unpack(space, src.device(), 16, dst.device(), 1, mixed, Op::Band); },
+                      ErrorCode::InvalidArgument, "op");
+  Test::require_error([&] { unpack(space, src.device(), 64, dst.device(), 1, dbl, static_cast<Op>(99)); },
+                      ErrorCode::InvalidArgument, "op");
+  untouched();
+  // Ranges that split an element: one primitive (checked before the launch) and several (checked as it combines).
+  Test::require_error(
+      [&] {
+        unpack(space, src.device(), 64, dst.device(), 1, dbl, Op::Sum, PackRange{4, 8});
+      },
+      ErrorCode::InvalidArgument, "range");
+  Test::require_error(
+      [&] {
+        unpack(space, src.device(), 64, dst.device(), 2, mixed, Op::Sum, PackRange{0, 10});
+      },
+      ErrorCode::InvalidArgument, "range");
+  untouched();
+  // The plain unpack's own checks come first.
+  Test::require_error([&] { unpack(space, src.device(), 63, dst.device(), 1, dbl, Op::Sum); },
+                      ErrorCode::BufferTooSmall, "src_bytes");
+  Datatype uncommitted = contiguous(2, primitive<double>());
+  Test::require_error([&] { unpack(space, src.device(), 64, dst.device(), 1, uncommitted, Op::Sum); },
+                      ErrorCode::NotCommitted, "type");
+  untouched();
+  CHECK(op_applies(Op::Band, Primitive::Byte));
+  CHECK(!op_applies(Op::Sum, Primitive::Bool));
+  CHECK(!op_applies(Op::Max, Primitive::ComplexFloat));
+  CHECK(std::string(op_name(Op::Bxor)) == "bxor");
+}
