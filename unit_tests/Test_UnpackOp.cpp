@@ -327,3 +327,92 @@ TEST_CASE("unpack with an operation: errors leave the destination untouched", "[
   CHECK(!op_applies(Op::Max, Primitive::ComplexFloat));
   CHECK(std::string(op_name(Op::Bxor)) == "bxor");
 }
+
+TEST_CASE("fusion queue: unpacks with operations equal the reference engine's, in the order they were enqueued",
+          "[op][fusion]") {
+  using Mem = ExecSpace::memory_space;
+  Test::TypeGenerator gen(7301);
+  ExecSpace space;
+  int fused = 0, referenced = 0;
+  for (int i = 0; i < Test::scaled(60); ++i) {
+    // A type, half the time a struct of two (several primitives: the queue runs the reference engine for those),
+    // sometimes its elements moved off their alignment (words narrower than an element).
+    Datatype type = gen.next().type;
+    if (i % 4 == 1)
+      type = struct_type({1, 2}, {0, type.true_lb() + type.true_extent() + 5},
+                         {type, i % 8 == 1 ? primitive<std::int32_t>() : primitive<float>()});
+    if (i % 4 == 2) type = hindexed({1, 2}, {3, 3 + 4 * std::max<std::int64_t>(1, type.extent())}, type);
+    type.commit();
+    const std::int64_t count = gen.pick(1, 3);
+    const auto runs = Test::flatten(type, count);
+    if (type.size() == 0 || !Test::runs_disjoint(runs)) continue;
+    const auto elements = Test::flatten_elements(type, count);
+    const std::vector<Op> ops = applicable(elements);
+    INFO(type.describe() << " x " << count << ", case " << i);
+    const auto [lo, hi] = Test::footprint(runs);
+    const std::int64_t total = count * type.size();
+    std::mt19937_64 rng(i);
+    // Four incoming streams, each unpacked with its own operation into the same destination, twice: through the
+    // queue (with a pack and a plain unpack of other buffers between) and one by one through the reference engine.
+    constexpr int kRequests = 4;
+    std::vector<Test::GuardedBuffer<Mem>> incoming;
+    std::vector<Op> chosen;
+    for (int k = 0; k < kRequests; ++k) {
+      incoming.emplace_back(total, k % 2);
+      fill_elements(elements, incoming.back().host(), rng);
+      incoming.back().push();
+      chosen.push_back(ops[gen.pick(0, static_cast<std::int64_t>(ops.size()) - 1)]);
+    }
+    std::vector<char> initial(total);
+    fill_elements(elements, initial.data(), rng);
+    Test::GuardedBuffer<Mem> mine(hi - lo, 1), theirs(hi - lo, 1), other(hi - lo), packed(total);
+    for (auto* b : {&mine, &theirs, &other}) {
+      b->fill_pattern(i);
+      Test::reference_unpack(runs, initial.data(), b->host() - lo);
+      b->push();
+    }
+    for (int k = 0; k < kRequests; ++k)
+      unpack(space, incoming[k].device(), total, theirs.device() - lo, count, type, chosen[k]);
+    space.fence();
+    {
+      FusionQueue<ExecSpace> q(space);
+      for (int k = 0; k < kRequests; ++k) {
+        q.unpack(incoming[k].device(), total, mine.device() - lo, count, type, chosen[k]);
+        if (k == 1) q.pack(other.device() - lo, count, type, packed.device(), total);
+        if (k == 2) q.unpack(incoming[0].device(), total, other.device() - lo, count, type);
+      }
+      q.wait_all();
+    }
+    space.fence();
+    mine.pull();
+    theirs.pull();
+    KOKKOSDDT_REQUIRE_BYTES(mine.host(), theirs.host(), hi - lo);
+    REQUIRE(mine.guards_intact());
+    (Impl::single_primitive(type).single ? fused : referenced) += 1;
+  }
+  INFO(fused << " fused, " << referenced << " through the reference engine");
+  CHECK(fused > 10);
+  CHECK(referenced > 5);
+}
+
+TEST_CASE("fusion queue: an unpack with an operation checks its arguments at enqueue", "[op][fusion][errors]") {
+  using Mem = ExecSpace::memory_space;
+  ExecSpace space;
+  Test::GuardedBuffer<Mem> dst(256), src(256);
+  dst.fill_pattern(3);
+  dst.push();
+  const std::vector<char> before(dst.host(), dst.host() + 256);
+  Datatype dbl = contiguous(8, primitive<double>());
+  dbl.commit();
+  FusionQueue<ExecSpace> q(space);
+  Test::require_error([&] { q.unpack(src.device(), 64, dst.device(), 1, dbl, Op::Band); }, ErrorCode::InvalidArgument,
+                      "op");
+  Test::require_error([&] { q.unpack(src.device(), 64, dst.device(), 1, dbl, Op::Sum, PackRange{2, 8}); },
+                      ErrorCode::InvalidArgument, "range");
+  Test::require_error([&] { q.unpack(src.device(), 8, dst.device(), 1, dbl, Op::Sum); }, ErrorCode::BufferTooSmall,
+                      "src_bytes");
+  q.wait_all();
+  space.fence();
+  dst.pull();
+  KOKKOSDDT_REQUIRE_BYTES(dst.host(), before.data(), 256);
+}

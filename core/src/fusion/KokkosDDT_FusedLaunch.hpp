@@ -32,13 +32,18 @@ struct FusedLaunch {
   template <Direction Dir>
   static void launch_uniform(const ExecSpace& space, const FusedKernel<ExecSpace>& kernel, const LaunchKind& kind,
                              std::int64_t teams, std::int64_t scratch, const std::string& label);
+  static void launch_combining(const ExecSpace& space, const FusedKernel<ExecSpace>& kernel, const LaunchKind& kind,
+                               std::int64_t teams, std::int64_t scratch, const std::string& label);
 };
 
 template <class ExecSpace>
 void FusedLaunch<ExecSpace>::launch(const ExecSpace& space, const FusedKernel<ExecSpace>& kernel,
                                     const LaunchKind& kind, std::int64_t teams, std::int64_t scratch,
                                     const std::string& label) {
+  if (kind.combining() && !kind.all_combining())
+    throw_error(ErrorCode::Internal, label, "records", "a launch mixes combining unpacks with other requests");
   if constexpr (!BackendTraits<ExecSpace>::walks_runs) {  // (hosts' code is specialized per record already)
+    if (kind.combining()) return launch_combining(space, kernel, kind, teams, scratch, label);
     if (kind.word() > 0) {
       switch (kind.direction()) {
         case Direction::Copy:
@@ -48,7 +53,8 @@ void FusedLaunch<ExecSpace>::launch(const ExecSpace& space, const FusedKernel<Ex
         case Direction::Unpack:
           return launch_uniform<Direction::Unpack>(space, kernel, kind, teams, scratch, label);
         case Direction::Runtime:
-          break;  // (no record has it)
+        case Direction::Combine:
+          break;  // (no record has Runtime; combining launches went above)
       }
     }
   }
@@ -74,6 +80,26 @@ void FusedLaunch<ExecSpace>::launch_uniform(const ExecSpace& space, const FusedK
                          label);
     }
   });
+}
+
+// Devices: a launch of combining unpacks, one kernel per Locating whose records' word sizes are dispatched per record
+// (FusedTile::run_uniform): three kernels, not fifteen, for a kind of launch whose words are mostly its elements'.
+template <class ExecSpace>
+void FusedLaunch<ExecSpace>::launch_combining(const ExecSpace& space, const FusedKernel<ExecSpace>& kernel,
+                                              const LaunchKind& kind, std::int64_t teams, std::int64_t scratch,
+                                              const std::string& label) {
+  constexpr Direction C = Direction::Combine;
+  switch (kind.locating()) {
+    case Locating::Walks:
+      return launch_as(space, UniformFusedKernel<ExecSpace, C, 0, Locating::Walks>{kernel}, kind, teams, scratch,
+                       label);
+    case Locating::Shapes:
+      return launch_as(space, UniformFusedKernel<ExecSpace, C, 0, Locating::Shapes>{kernel}, kind, teams, scratch,
+                       label);
+    case Locating::Flat:
+      return launch_as(space, UniformFusedKernel<ExecSpace, C, 0, Locating::Flat>{kernel}, kind, teams, scratch,
+                       label);
+  }
 }
 
 template <class ExecSpace>

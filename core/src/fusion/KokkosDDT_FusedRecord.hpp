@@ -34,6 +34,8 @@ struct FusedRecord {
   std::int32_t start = 0;
   std::int8_t word = 1, direction = 0, cache = 0;  // cache: see cache_level
   std::int16_t gate = -1;  // the counter its teams wait for before they write (FusedBatch::gate_on; -1: none)
+  // Direction::Combine: the operation (an Op) and the Primitive of every element (its word holds whole elements).
+  std::int8_t op = 0, element = 0;
 };
 static_assert(sizeof(FusedRecord) == 128, "FusedRecord: a halo's records must fit the kernel's parameters");
 

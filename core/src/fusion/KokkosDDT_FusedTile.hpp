@@ -10,6 +10,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "KokkosDDT_Backend.hpp"
+#include "KokkosDDT_Combine.hpp"
 #include "KokkosDDT_DeviceInterleave.hpp"
 #include "KokkosDDT_FusedRecord.hpp"
 #include "KokkosDDT_HostWalk.hpp"
@@ -61,6 +62,8 @@ struct FusedTile {
     args.start = r.start;
     args.packing = r.direction == static_cast<std::int8_t>(Direction::Pack);
     args.word = r.word;
+    args.op = r.op;
+    args.element = r.element;
     return args;
   }
 
@@ -148,6 +151,10 @@ struct FusedTile {
     if (r.direction == static_cast<std::int8_t>(Direction::Copy)) {
       run_copy(team, r, t);
     } else if constexpr (Backend::walks_runs) {
+      if (r.direction == static_cast<std::int8_t>(Direction::Combine)) {
+        const std::int64_t first = r.begin + t * r.tile;
+        return combine_on_host(r, first, first + r.tile < r.end ? first + r.tile : r.end);
+      }
       with_word_size(r.word, [&](auto w) {
         constexpr int W = decltype(w)::value;
         if (r.direction == static_cast<std::int8_t>(Direction::Pack)) {
@@ -161,6 +168,29 @@ struct FusedTile {
     } else {
       run_interleaved<Direction::Runtime, 0>(team, r, t);
     }
+  }
+
+  // Hosts: stream bytes [first, stop) of a combining unpack (Direction::Combine), through a bounce buffer that stays in
+  // the L1 cache: the destination's elements packed into it by HostWalk, the incoming ones combined into them, and the
+  // result unpacked back (bounce-sized chunks begin on element boundaries: tiles and the record's begin do).
+  static constexpr std::int64_t kBounce = 4096;
+  KOKKOS_FUNCTION static void combine_on_host(const FusedRecord& r, std::int64_t first, std::int64_t stop) {
+    with_word_size(r.word, [&](auto w) {
+      constexpr int W = decltype(w)::value;
+      alignas(16) char bounce[kBounce];
+      for (std::int64_t q = first; q < stop; q += kBounce) {
+        const std::int64_t end = q + kBounce < stop ? q + kBounce : stop;
+        TraversalArgs<MemSpace> a = args_of(r);
+        a.packed = bounce;
+        a.begin = q;
+        a.end = end;
+        a.tile = end - q;
+        HostWalk<ExecSpace, Direction::Pack, W>{a}.walk(r.nodes, q, end);
+        combine_bytes(static_cast<Op>(r.op), static_cast<Primitive>(r.element), bounce, r.packed + (q - r.begin),
+                      end - q);
+        HostWalk<ExecSpace, Direction::Unpack, W>{a}.walk(r.nodes, q, end);
+      }
+    });
   }
 
   // Devices: a pack's or unpack's tile t, the team's threads on interleaved words (Dir, W: Runtime and 0 read them
@@ -227,8 +257,15 @@ struct FusedTile {
              : packs                ? r.packed + (p - r.begin)
                                     : address_at(r.typed, at);
     };
-    constexpr int U = kWordsInFlight;
     std::int64_t p = first + static_cast<std::int64_t>(team.team_rank()) * W;
+    if constexpr (Dir == Direction::Combine) {  // (each word read, combined and written where it is)
+      for (; p < stop; p += step) {
+        const std::int64_t at = shape_offset<Narrow>(shape, r.lookaside, p);
+        combine_word<W>(r.op, r.element, destination(p, at), source(p, at));
+      }
+      return;
+    }
+    constexpr int U = kWordsInFlight;
     for (; p + (U - 1) * step < stop; p += U * step) {
       std::int64_t at[U];
       Word<W> w[U];
@@ -254,14 +291,16 @@ struct FusedTile {
     } else {
       // (a copy's destination, in r.packed, is addressed as its source is)
       const bool packs = Dir == Direction::Runtime ? r.direction == static_cast<std::int8_t>(Direction::Pack)
-                                                   : Dir != Direction::Unpack;
+                                                   : Dir != Direction::Unpack && Dir != Direction::Combine;
       const std::int64_t packed_at = Dir == Direction::Copy ? 0 : r.begin;
       const std::int64_t first = r.begin + t * r.tile, stop = first + r.tile < r.end ? first + r.tile : r.end;
       const std::int64_t step = static_cast<std::int64_t>(team.team_size()) * W;
       for (std::int64_t p = first + static_cast<std::int64_t>(team.team_rank()) * W; p < stop; p += step) {
         char* typed = r.typed + p;
         char* packed = r.packed + (p - packed_at);
-        if (packs)
+        if constexpr (Dir == Direction::Combine)
+          combine_word<W>(r.op, r.element, typed, packed);
+        else if (packs)
           store_word<W>(packed, load_word<W>(typed));
         else
           store_word<W>(typed, load_word<W>(packed));
@@ -272,9 +311,12 @@ struct FusedTile {
   // A uniform launch's tile (UniformFusedKernel): every record has direction Dir and word size W; Locating says how
   // they locate their positions (a launch with only flat records has no arithmetic, one with flat and shaped ones no
   // walk).
+  // Combining launches (Dir Combine) have one kernel per Locating, W = 0: each record's word size is dispatched here.
   template <Direction Dir, int W, Locating L>
   KOKKOS_FUNCTION static void run_uniform(const Member& team, const FusedRecord& r, std::int64_t t) {
-    if constexpr (L == Locating::Flat)
+    if constexpr (Dir == Direction::Combine && W == 0)
+      with_word_size(r.word, [&](auto w) { run_uniform<Dir, decltype(w)::value, L>(team, r, t); });
+    else if constexpr (L == Locating::Flat)
       run_flat<Dir, W>(team, r, t);
     else if constexpr (L == Locating::Shapes)
       run_located<Dir, W>(team, r, t);
@@ -290,6 +332,8 @@ struct FusedTile {
       constexpr int W = decltype(w)::value;
       if (r.direction == static_cast<std::int8_t>(Direction::Copy))
         copy_of<W>(r, r.end - r.begin, {r.nodes, r.lookaside}, {r.dst_nodes, r.dst_lookaside})(0);
+      else if (r.direction == static_cast<std::int8_t>(Direction::Combine))
+        combine_on_host(r, r.begin, r.end);
       else if (r.direction == static_cast<std::int8_t>(Direction::Pack))
         HostWalk<ExecSpace, Direction::Pack, W>{args_of(r)}.walk(r.nodes, r.begin, r.end);
       else

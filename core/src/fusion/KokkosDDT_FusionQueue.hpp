@@ -37,6 +37,7 @@
 #include "KokkosDDT_Error.hpp"
 #include "KokkosDDT_FusedRecord.hpp"
 #include "KokkosDDT_FusionModel.hpp"
+#include "KokkosDDT_Op.hpp"
 #include "KokkosDDT_Transfer.hpp"
 #include "KokkosDDT_ViewDatatype.hpp"
 
@@ -95,6 +96,18 @@ class FusionQueue {
   template <class SrcView, class DstView, Impl::enable_if_view<SrcView> = 0, Impl::enable_if_view<DstView> = 0>
   FusionRequest unpack(const SrcView& src, const DstView& dst, std::int64_t count, const Datatype& type,
                        PackRange range = {});
+  // Unpacks with an operation (KokkosDDT_UnpackOp.hpp): each incoming element combined into the one there. Where every
+  // element has one primitive type, one pass in the fused launch (a launch of combining requests alone); otherwise
+  // KokkosDDT::unpack(space, ..., op) runs at once, after what is pending, and the request is complete on return.
+  // A combining request whose destination's bounds overlap a pending request's writes goes into the next launch: where
+  // several reach the same elements, they combine in the order they were enqueued, bit for bit.
+  FusionRequest unpack(const void* src, std::int64_t src_bytes, void* dst, std::int64_t count, const Datatype& type,
+                       Op op, PackRange range = {});
+  FusionRequest unpack(const void* src, std::int64_t src_bytes, Bottom, std::int64_t count, const Datatype& type,
+                       Op op, PackRange range = {});
+  template <class SrcView, class DstView, Impl::enable_if_view<SrcView> = 0, Impl::enable_if_view<DstView> = 0>
+  FusionRequest unpack(const SrcView& src, const DstView& dst, std::int64_t count, const Datatype& type, Op op,
+                       PackRange range = {});
 
   // Same arguments as KokkosDDT::copy without the execution space: typed to typed, in the same fused launch as the
   // queue's packs and unpacks (KokkosDDT::bottom on either side: absolute addresses). Checked here, at enqueue.
@@ -133,13 +146,17 @@ class FusionQueue {
     std::uintptr_t read_lo = 0, read_hi = 0;    // bytes the request reads
     std::uintptr_t write_lo = 0, write_hi = 0;  // and writes
     bool writes_typed = false;                  // the written side is the typed buffer (an unpack)
+    bool combines = false;                      // an unpack with an operation: it reads what it writes
     std::uint64_t type_id = 0;
     std::int64_t count = 0;
   };
 
   template <Impl::Direction Dir>
   FusionRequest enqueue(const char* where, const Datatype& type, std::int64_t count, char* typed, bool absolute,
-                        char* packed, std::int64_t packed_bytes, const char* packed_name, PackRange range);
+                        char* packed, std::int64_t packed_bytes, const char* packed_name, PackRange range,
+                        Op op = Op::Replace);
+  FusionRequest enqueue_combine(const char* src, std::int64_t src_bytes, char* typed, bool absolute, std::int64_t count,
+                                const Datatype& type, Op op, PackRange range);
   FusionRequest enqueue_copy(char* src, bool src_absolute, std::int64_t scount, const Datatype& stype, char* dst,
                              bool dst_absolute, std::int64_t dcount, const Datatype& dtype, PackRange range);
   // Takes a slot for a checked request (its hazards in `candidate`, its record in `record`) and returns its handle.
@@ -166,6 +183,7 @@ class FusionQueue {
   std::vector<Slot> slots_;
   int head_ = 0, used_ = 0;  // the ring: slots head_ .. head_ + used_ - 1 are taken, oldest first
   int pending_begin_ = 0, pending_count_ = 0;
+  bool pending_combine_ = false;  // the pending requests combine (they launch apart from the others)
   // What the pending requests read and write (reset by flush): the hazard checks of an enqueue.
   Impl::ByteRanges reads_, writes_, packed_writes_;
   std::vector<std::tuple<std::uintptr_t, std::uint64_t, std::int64_t>>
@@ -194,6 +212,15 @@ FusionRequest FusionQueue<ExecSpace>::unpack(const SrcView& src, const DstView& 
   const auto sides =
       Impl::check_views<ExecSpace>("KokkosDDT::FusionQueue::unpack", dst, "dst", src, "src", type, count);
   return unpack(sides.packed, sides.packed_bytes, sides.typed, count, type, range);
+}
+
+template <class ExecSpace>
+template <class SrcView, class DstView, Impl::enable_if_view<SrcView>, Impl::enable_if_view<DstView>>
+FusionRequest FusionQueue<ExecSpace>::unpack(const SrcView& src, const DstView& dst, std::int64_t count,
+                                             const Datatype& type, Op op, PackRange range) {
+  const auto sides =
+      Impl::check_views<ExecSpace>("KokkosDDT::FusionQueue::unpack", dst, "dst", src, "src", type, count);
+  return unpack(sides.packed, sides.packed_bytes, sides.typed, count, type, op, range);
 }
 
 template <class ExecSpace>

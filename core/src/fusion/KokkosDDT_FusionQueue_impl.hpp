@@ -16,6 +16,7 @@
 #include "KokkosDDT_FusedRecordOf.hpp"
 #include "KokkosDDT_FusionQueue.hpp"
 #include "KokkosDDT_Launch_impl.hpp"
+#include "KokkosDDT_UnpackOp.hpp"
 #include "KokkosDDT_Wait.hpp"
 
 namespace KokkosDDT {
@@ -117,6 +118,41 @@ FusionRequest FusionQueue<ExecSpace>::unpack(const void* src, std::int64_t src_b
 }
 
 template <class ExecSpace>
+FusionRequest FusionQueue<ExecSpace>::unpack(const void* src, std::int64_t src_bytes, void* dst, std::int64_t count,
+                                             const Datatype& type, Op op, PackRange range) {
+  return enqueue_combine(static_cast<const char*>(src), src_bytes, static_cast<char*>(dst), false, count, type, op,
+                         range);
+}
+
+template <class ExecSpace>
+FusionRequest FusionQueue<ExecSpace>::unpack(const void* src, std::int64_t src_bytes, Bottom, std::int64_t count,
+                                             const Datatype& type, Op op, PackRange range) {
+  return enqueue_combine(static_cast<const char*>(src), src_bytes, nullptr, true, count, type, op, range);
+}
+
+// An unpack with an operation: Replace is the plain unpack; one primitive type, a combining request (words of whole
+// elements: at least the element's size, whatever the buffers' alignment); several, the reference engine at once.
+template <class ExecSpace>
+FusionRequest FusionQueue<ExecSpace>::enqueue_combine(const char* src, std::int64_t src_bytes, char* typed,
+                                                      bool absolute, std::int64_t count, const Datatype& type, Op op,
+                                                      PackRange range) {
+  const char* where = "KokkosDDT::FusionQueue::unpack";
+  char* packed = const_cast<char*>(src);
+  if (op == Op::Replace)
+    return enqueue<Impl::Direction::Unpack>(where, type, count, typed, absolute, packed, src_bytes, "src_bytes", range);
+  Impl::prepare_transfer<ExecSpace, Impl::Direction::Unpack>(where, type, count, typed, absolute, packed, src_bytes,
+                                                             "src_bytes", range);
+  Impl::require_op_applies(op, type, where);
+  if (!Impl::single_primitive(type).single) {
+    flush();  // (the space runs the reference engine's kernels after the pending ones; it waits for them all)
+    Impl::unpack_with_op(space_, src, src_bytes, typed, absolute, count, type, op, range);
+    return FusionRequest(id_, -1, 0);
+  }
+  return enqueue<Impl::Direction::Combine>(where, type, count, typed, absolute, packed, src_bytes, "src_bytes", range,
+                                           op);
+}
+
+template <class ExecSpace>
 FusionRequest FusionQueue<ExecSpace>::copy(const void* src, std::int64_t scount, const Datatype& stype, void* dst,
                                            std::int64_t dcount, const Datatype& dtype, PackRange range) {
   return enqueue_copy(Impl::bytes(src), false, scount, stype, Impl::bytes(dst), false, dcount, dtype, range);
@@ -175,10 +211,13 @@ template <class ExecSpace>
 template <Impl::Direction Dir>
 FusionRequest FusionQueue<ExecSpace>::enqueue(const char* where, const Datatype& type, std::int64_t count, char* typed,
                                               bool absolute, char* packed, std::int64_t packed_bytes,
-                                              const char* packed_name, PackRange range) {
-  const Impl::Transfer t = Impl::prepare_transfer<ExecSpace, Dir>(where, type, count, typed, absolute, packed,
-                                                                  packed_bytes, packed_name, range);
+                                              const char* packed_name, PackRange range, Op op) {
+  Impl::Transfer t = Impl::prepare_transfer<ExecSpace, Dir>(where, type, count, typed, absolute, packed, packed_bytes,
+                                                            packed_name, range);
   if (t.end == t.begin) return FusionRequest(id_, -1, 0);  // nothing moves: complete already
+  const Primitive element =
+      Dir == Impl::Direction::Combine ? Impl::single_primitive(type).primitive : Primitive::Byte;  // (combining only)
+  if constexpr (Dir == Impl::Direction::Combine) t.word = Impl::combining_word(t, element, where);
   const std::int64_t bytes = t.end - t.begin;
   const std::int64_t tile = Impl::LaunchShape<ExecSpace>::tile_bytes(space_, bytes, t.word);
   const std::int64_t teams = (bytes + tile - 1) / tile;
@@ -190,13 +229,18 @@ FusionRequest FusionQueue<ExecSpace>::enqueue(const char* where, const Datatype&
   // The bytes it touches: the packed range, and the typed side's footprint (all instances' data bounds).
   const Impl::CommittedType& c = *t.type;
   const auto [lo, hi] = Impl::typed_footprint(c, t.count, where);  // (a request that moves bytes has count >= 1)
+  auto record = [&] {
+    Impl::FusedRecord r = Impl::record_of<ExecSpace>(t, Impl::descriptor<MemSpace>(c, space_), tile, Dir, where);
+    r.op = static_cast<std::int8_t>(op);
+    r.element = static_cast<std::int8_t>(element);
+    return r;
+  };
   if constexpr (Impl::BackendTraits<ExecSpace>::synchronous && Impl::BackendTraits<ExecSpace>::walks_runs) {
     // A synchronous host with nothing pending runs a one-tile request at once, on the calling thread, as pack() would:
     // everything enqueued before it is complete, so there is nothing to order it after, and holding it back would
     // only add the bookkeeping a batch needs (the queue must not be slower than the same packs issued one by one).
     if (run_ready_at_once_ && teams == 1 && pending_count_ == 0) {
-      const Impl::FusedRecord it =
-          Impl::record_of<ExecSpace>(t, Impl::descriptor<MemSpace>(c, space_), tile, Dir, where);
+      const Impl::FusedRecord it = record();
       const bool tools = Kokkos::Tools::profileLibraryLoaded();
       if (tools) Kokkos::Profiling::pushRegion(where);  // tools still see the operation
       Impl::FusedLaunch<ExecSpace>::run_on_calling_thread(it);
@@ -213,20 +257,23 @@ FusionRequest FusionQueue<ExecSpace>::enqueue(const char* where, const Datatype&
   candidate.read_hi = Dir == Impl::Direction::Pack ? typed_hi : packed_hi;
   candidate.write_lo = Dir == Impl::Direction::Pack ? packed_lo : typed_lo;
   candidate.write_hi = Dir == Impl::Direction::Pack ? packed_hi : typed_hi;
-  candidate.writes_typed = Dir == Impl::Direction::Unpack;
+  candidate.writes_typed = Dir != Impl::Direction::Pack;
+  candidate.combines = Dir == Impl::Direction::Combine;
   candidate.type_id = c.id;
   candidate.count = t.count;
   candidate.type = type;
-  return place(std::move(candidate),
-               Impl::record_of<ExecSpace>(t, Impl::descriptor<MemSpace>(c, space_), tile, Dir, where), bytes, teams);
+  return place(std::move(candidate), record(), bytes, teams);
 }
 
 template <class ExecSpace>
 FusionRequest FusionQueue<ExecSpace>::place(Slot candidate, Impl::FusedRecord record, std::int64_t bytes,
                                             std::int64_t teams) {
   constexpr std::int64_t max_teams = std::numeric_limits<int>::max();
-  // Keep an earlier request's effect ordered before this one, and every launch within an int's teams.
-  if (conflicts(candidate) || pending_teams_ + teams > max_teams) flush();
+  // Keep an earlier request's effect ordered before this one, combining requests in launches of their own, and every
+  // launch within an int's teams.
+  if (conflicts(candidate) || (pending_count_ > 0 && candidate.combines != pending_combine_) ||
+      pending_teams_ + teams > max_teams)
+    flush();
   take_slot();
   const int slot = (head_ + used_) % capacity_;
   ++used_;
@@ -238,9 +285,10 @@ FusionRequest FusionQueue<ExecSpace>::place(Slot candidate, Impl::FusedRecord re
   it = record;
   it.ticket = s.ticket;
   it.slot = slot;
-  if (pending_count_ == 0) pending_begin_ = slot;
+  if (pending_count_ == 0) pending_begin_ = slot, pending_combine_ = s.combines;
   ++pending_count_;
   reads_.insert(s.read_lo, s.read_hi);
+  if (s.combines) reads_.insert(s.write_lo, s.write_hi);
   writes_.insert(s.write_lo, s.write_hi);
   if (s.writes_typed) {
     const std::tuple<std::uintptr_t, std::uint64_t, std::int64_t> key{s.write_lo, s.type_id, s.count};
@@ -258,6 +306,9 @@ FusionRequest FusionQueue<ExecSpace>::place(Slot candidate, Impl::FusedRecord re
 template <class ExecSpace>
 bool FusionQueue<ExecSpace>::conflicts(const Slot& s) const {
   if (reads_.overlaps(s.write_lo, s.write_hi) || writes_.overlaps(s.read_lo, s.read_hi)) return true;
+  // A combining unpack reads the elements it writes: after every pending write that may reach them, by bounds (so
+  // that requests reaching the same elements combine in the order they were enqueued).
+  if (s.combines && writes_.overlaps(s.write_lo, s.write_hi)) return true;
   if (!s.writes_typed) return writes_.overlaps(s.write_lo, s.write_hi);
   // Typed writes: against packed writes by bytes, against typed writes only when identical (see the header).
   return packed_writes_.overlaps(s.write_lo, s.write_hi) ||

@@ -44,6 +44,7 @@ class LaunchKind {
     } else if (r.direction != direction_ || r.word != word_) {
       word_ = 0;
     }
+    combining_ += r.direction == static_cast<std::int8_t>(Direction::Combine);
     flat_ += r.start == kFlatRecord;
     shaped_ += r.start == kShapedRecord;
     const std::int64_t bytes = r.end - r.begin < r.tile ? r.end - r.begin : r.tile;
@@ -52,6 +53,10 @@ class LaunchKind {
   }
   Direction direction() const { return static_cast<Direction>(direction_); }
   int word() const { return count_ > 0 ? word_ : 0; }
+  // Combining records (Direction::Combine) run in launches of their own (the queue and the batches keep them apart):
+  // the combining kernels, whatever their word sizes.
+  bool combining() const { return combining_ > 0; }
+  bool all_combining() const { return combining_ == count_; }
   Locating locating() const {
     return flat_ == count_ ? Locating::Flat : flat_ + shaped_ == count_ ? Locating::Shapes : Locating::Walks;
   }
@@ -66,7 +71,7 @@ class LaunchKind {
   }
 
  private:
-  std::int64_t count_ = 0, widest_ = 0, flat_ = 0, shaped_ = 0;
+  std::int64_t count_ = 0, widest_ = 0, flat_ = 0, shaped_ = 0, combining_ = 0;
   std::int8_t direction_ = 0, word_ = 0;
 };
 

@@ -104,6 +104,19 @@ void combine_single(const ExecSpace& space, Op op, Primitive p, char* existing, 
       KOKKOS_LAMBDA(std::int64_t i) { combine_bytes(op, p, existing + i * size, incoming + i * size, size); });
 }
 
+// The word of a combining transfer of one primitive type `element` (checked by prepare_transfer): whole elements, so at
+// least an element's size whatever the buffers' alignment (the combining copies take unaligned words). Throws
+// InvalidArgument (`range`) where the transfer begins or ends inside an element.
+inline int combining_word(const Transfer& t, Primitive element, const char* where) {
+  const std::int64_t e = primitive_size(element);
+  if (t.begin % e != 0 || t.end % e != 0)
+    throw_error(ErrorCode::InvalidArgument, where, "range",
+                "selects stream bytes [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
+                    "), which split an element of " + std::to_string(e) +
+                    " bytes; an operation combines whole elements");
+  return static_cast<int>(std::max<std::int64_t>(t.word, e));
+}
+
 // The reference engine (see the top of this file). `typed` null with `absolute`: MPI_BOTTOM.
 template <class ExecSpace>
 std::int64_t unpack_with_op(const ExecSpace& space, const char* src, std::int64_t src_bytes, char* typed, bool absolute,
@@ -118,15 +131,7 @@ std::int64_t unpack_with_op(const ExecSpace& space, const char* src, std::int64_
     return transfer<ExecSpace, Direction::Unpack>(space, where, type, count, typed, absolute, packed, src_bytes,
                                                   "src_bytes", range);
   const SinglePrimitive single = single_primitive(type);
-  if (single.single) {
-    const std::int64_t e = primitive_size(single.primitive);
-    if (t.begin % e != 0 || t.end % e != 0)
-      throw_error(ErrorCode::InvalidArgument, where, "range",
-                  "selects stream bytes [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
-                      "), which split an element of " + std::to_string(e) +
-                      " bytes; an operation combines whole "
-                      "elements");
-  }
+  if (single.single) combining_word(t, single.primitive, where);
   using MemSpace = typename ExecSpace::memory_space;
   Kokkos::View<char*, MemSpace> scratch(
       Kokkos::view_alloc(space, Kokkos::WithoutInitializing, std::string("KokkosDDT::unpack(op): scratch")), n);

@@ -101,10 +101,25 @@ KOKKOS_FORCEINLINE_FUNCTION void combine_one(Op op, char* dst, const char* src) 
     store_value(dst, combine_complex(op, a, b));
 }
 
-// The n elements of T at `dst` combined with those at `src`, n * sizeof(T) bytes each.
+// The n elements of T at `dst` combined with those at `src`, n * sizeof(T) bytes each: as T where both are aligned
+// for it (the fused kernel's words of a fused request usually are), byte by byte otherwise.
 template <class T>
 KOKKOS_FORCEINLINE_FUNCTION void combine_elements(Op op, char* dst, const char* src, std::int64_t n) {
-  for (std::int64_t i = 0; i < n; ++i) combine_one<T>(op, dst + i * sizeof(T), src + i * sizeof(T));
+  constexpr std::uintptr_t align = alignof(T);
+  if (((reinterpret_cast<std::uintptr_t>(dst) | reinterpret_cast<std::uintptr_t>(src)) & (align - 1)) == 0) {
+    T* d = reinterpret_cast<T*>(dst);
+    const T* s = reinterpret_cast<const T*>(src);
+    for (std::int64_t i = 0; i < n; ++i) {
+      if constexpr (std::is_integral_v<T>)
+        d[i] = combine_integer(op, d[i], s[i]);
+      else if constexpr (std::is_floating_point_v<T>)
+        d[i] = combine_floating(op, d[i], s[i]);
+      else
+        d[i] = combine_complex(op, d[i], s[i]);
+    }
+  } else {
+    for (std::int64_t i = 0; i < n; ++i) combine_one<T>(op, dst + i * sizeof(T), src + i * sizeof(T));
+  }
 }
 
 // Calls f(T{}) with the C++ type of primitive p's elements (Byte as std::uint8_t; Char, Bool and Opaque, which only
@@ -148,6 +163,13 @@ KOKKOS_INLINE_FUNCTION void combine_bytes(Op op, Primitive p, char* dst, const c
     using T = decltype(t);
     combine_elements<T>(op, dst, src, bytes / static_cast<std::int64_t>(sizeof(T)));
   });
+}
+
+// One word of a Direction::Combine transfer: W bytes of whole elements of primitive `element` at `dst` combined with
+// those at `src` (either may be unaligned: the word is the elements' size where the buffers' alignment is less).
+template <int W>
+KOKKOS_FORCEINLINE_FUNCTION void combine_word(std::int8_t op, std::int8_t element, char* dst, const char* src) {
+  combine_bytes(static_cast<Op>(op), static_cast<Primitive>(element), dst, src, W);
 }
 
 }  // namespace KokkosDDT::Impl

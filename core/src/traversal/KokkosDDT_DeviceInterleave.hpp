@@ -20,6 +20,7 @@
 
 #include "KokkosDDT_Config.hpp"
 #include "KokkosDDT_CarriedDescriptor.hpp"
+#include "KokkosDDT_Combine.hpp"
 #include "KokkosDDT_Traversal.hpp"
 #include "KokkosDDT_TraversalArgs.hpp"
 #include "KokkosDDT_Words.hpp"
@@ -140,7 +141,9 @@ struct DeviceInterleave {
     for (; p < stop; p += step) {
       char* t = typed_at<Pos>(desc, start, p);
       char* k = args.packed + (p - args.begin);
-      if (packs())
+      if constexpr (Dir == Direction::Combine)
+        combine_word<W>(args.op, args.element, t, k);
+      else if (packs())
         store_unit(k, load_unit(t));
       else
         store_unit(t, load_unit(k));
@@ -184,7 +187,7 @@ struct DeviceInterleave {
   template <class Pos>
   KOKKOS_FUNCTION void interleave_as(const DescriptorNode* desc, const DescriptorNode* start, std::int64_t first,
                                      std::int64_t stop, std::int64_t r, std::int64_t T) const {
-    if constexpr (PW > W) {
+    if constexpr (PW > W && Dir != Direction::Combine) {
       if (packed_wide) return interleave_packed_words<Pos>(desc, start, first + r * PW, stop, T * PW);
     }
     interleave_words<Pos>(desc, start, first + r * word(), stop, T * word());

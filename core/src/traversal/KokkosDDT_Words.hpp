@@ -13,7 +13,9 @@ namespace KokkosDDT::Impl {
 
 // Which way bytes move. Runtime: taken from the request at run time (the fused kernel on devices, see
 // DeviceInterleave). Copy: typed to typed, both sides located per position (TypedCopy; a fused request's kind).
-enum class Direction { Pack, Unpack, Runtime, Copy };
+// Combine: an unpack that combines each incoming element into the one there with an operation (a fused request's
+// kind: its record names the operation and the one primitive type of its elements; see KokkosDDT_Combine.hpp).
+enum class Direction { Pack, Unpack, Runtime, Copy, Combine };
 
 template <int W>
 struct alignas(W) Word {
