@@ -194,10 +194,16 @@ struct Setup {
         q.pack(f[i].data(), 1, regions[k].send, at(i, int(k)), regions[k].bytes);
   }
 
-  void enqueue_unpacks(KokkosDDT::FusionQueue<Space>& q) const {
+  void enqueue_unpacks(KokkosDDT::FusionQueue<Space>& q, KokkosDDT::Op op = KokkosDDT::Op::Replace) const {
     for (int i = 0; i < fields; ++i)
       for (std::size_t k = 0; k < regions.size(); ++k)
-        q.unpack(at(i, int(k)), regions[k].bytes, f[i].data(), 1, regions[k].recv);
+        q.unpack(at(i, int(k)), regions[k].bytes, f[i].data(), 1, regions[k].recv, op);
+  }
+
+  // The unpacks alone (what a halo's receiving side runs), replacing or summing into the ghosts.
+  void fused_unpack(KokkosDDT::FusionQueue<Space>& q, KokkosDDT::Op op) const {
+    enqueue_unpacks(q, op);
+    q.wait_all();
   }
 
   void fused(KokkosDDT::FusionQueue<Space>& q) const {
@@ -344,6 +350,18 @@ void halo_table(const Space& space) {
         const double fpack = timed_us("fused_pack", reps, [&] { s.fused_pack(q); });
         const double hpack = timed_us("hand_pack", reps, [&] { s.hand_pack(space); });
         const double dpack = timed_us("deep_copy_pack", std::max(3, reps / 2), [&] { s.deep_copy_pack(space); });
+        // Unpacks alone, replacing and summing (Op::Sum: one pass per word, in launches that keep requests whose
+        // destination bounds overlap in the order they were enqueued).
+        const double unpack_us = timed_us("unpack", reps, [&] { s.fused_unpack(q, KokkosDDT::Op::Replace); });
+        const double sum_us = timed_us("sum", reps, [&] { s.fused_unpack(q, KokkosDDT::Op::Sum); });
+        if (timed("sum")) {
+          const std::int64_t before = q.launches();
+          s.fused_unpack(q, KokkosDDT::Op::Sum);
+          record("halo", n, w, F, "sum", 0, sum_us, q.launches() - before);
+          std::printf("      unpacks alone: replace %.2f us, sum %.2f us (%lld launches), sum/replace %.2f\n", unpack_us,
+                      sum_us, static_cast<long long>(q.launches() - before), sum_us / unpack_us);
+        }
+        if (timed("unpack")) record("halo", n, w, F, "unpack", 0, unpack_us, 1);
         double plan_us = -1;
 #if defined(KOKKOSDDT_BENCH_MPI)
         if (timed("plan")) {
@@ -477,7 +495,7 @@ int main(int argc, char** argv) {
       .option("--only", "SECTION", only, "run this section only", {"phases", "halo", "sweep"})
       .option("--cell", "N,W,F", g_cell, "the halo grid's cell of this size, halo width and field count only")
       .option("--contenders", "LIST", g_contenders,
-              "the halo grid's contenders to time (fused, enqueue, sync, async, deep_copy, hand, fused_pack, "
+              "the halo grid's contenders to time (fused, enqueue, sync, async, deep_copy, hand, fused_pack, unpack, sum, "
               "hand_pack, deep_copy_pack, plan; default: all; the others read -1)");
   if (const auto done = args.parse(argc, argv)) return *done;
   return run(csv, only);
