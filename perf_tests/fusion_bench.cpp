@@ -358,8 +358,8 @@ void halo_table(const Space& space) {
           const std::int64_t before = q.launches();
           s.fused_unpack(q, KokkosDDT::Op::Sum);
           record("halo", n, w, F, "sum", 0, sum_us, q.launches() - before);
-          std::printf("      unpacks alone: replace %.2f us, sum %.2f us (%lld launches), sum/replace %.2f\n", unpack_us,
-                      sum_us, static_cast<long long>(q.launches() - before), sum_us / unpack_us);
+          std::printf("      unpacks alone: replace %.2f us, sum %.2f us (%lld launches), sum/replace %.2f\n",
+                      unpack_us, sum_us, static_cast<long long>(q.launches() - before), sum_us / unpack_us);
         }
         if (timed("unpack")) record("halo", n, w, F, "unpack", 0, unpack_us, 1);
         double plan_us = -1;
@@ -494,9 +494,10 @@ int main(int argc, char** argv) {
       .option("--csv", "FILE", csv, "write every measurement as CSV")
       .option("--only", "SECTION", only, "run this section only", {"phases", "halo", "sweep"})
       .option("--cell", "N,W,F", g_cell, "the halo grid's cell of this size, halo width and field count only")
-      .option("--contenders", "LIST", g_contenders,
-              "the halo grid's contenders to time (fused, enqueue, sync, async, deep_copy, hand, fused_pack, unpack, sum, "
-              "hand_pack, deep_copy_pack, plan; default: all; the others read -1)");
+      .option(
+          "--contenders", "LIST", g_contenders,
+          "the halo grid's contenders to time (fused, enqueue, sync, async, deep_copy, hand, fused_pack, unpack, sum, "
+          "hand_pack, deep_copy_pack, plan; default: all; the others read -1)");
   if (const auto done = args.parse(argc, argv)) return *done;
   return run(csv, only);
 }

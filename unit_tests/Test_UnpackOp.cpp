@@ -407,8 +407,11 @@ TEST_CASE("fusion queue: an unpack with an operation checks its arguments at enq
   FusionQueue<ExecSpace> q(space);
   Test::require_error([&] { q.unpack(src.device(), 64, dst.device(), 1, dbl, Op::Band); }, ErrorCode::InvalidArgument,
                       "op");
-  Test::require_error([&] { q.unpack(src.device(), 64, dst.device(), 1, dbl, Op::Sum, PackRange{2, 8}); },
-                      ErrorCode::InvalidArgument, "range");
+  Test::require_error(
+      [&] {
+        q.unpack(src.device(), 64, dst.device(), 1, dbl, Op::Sum, PackRange{2, 8});
+      },
+      ErrorCode::InvalidArgument, "range");
   Test::require_error([&] { q.unpack(src.device(), 8, dst.device(), 1, dbl, Op::Sum); }, ErrorCode::BufferTooSmall,
                       "src_bytes");
   q.wait_all();

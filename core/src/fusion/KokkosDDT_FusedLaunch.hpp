@@ -97,8 +97,7 @@ void FusedLaunch<ExecSpace>::launch_combining(const ExecSpace& space, const Fuse
       return launch_as(space, UniformFusedKernel<ExecSpace, C, 0, Locating::Shapes>{kernel}, kind, teams, scratch,
                        label);
     case Locating::Flat:
-      return launch_as(space, UniformFusedKernel<ExecSpace, C, 0, Locating::Flat>{kernel}, kind, teams, scratch,
-                       label);
+      return launch_as(space, UniformFusedKernel<ExecSpace, C, 0, Locating::Flat>{kernel}, kind, teams, scratch, label);
   }
 }
 

@@ -103,8 +103,8 @@ class FusionQueue {
   // several reach the same elements, they combine in the order they were enqueued, bit for bit.
   FusionRequest unpack(const void* src, std::int64_t src_bytes, void* dst, std::int64_t count, const Datatype& type,
                        Op op, PackRange range = {});
-  FusionRequest unpack(const void* src, std::int64_t src_bytes, Bottom, std::int64_t count, const Datatype& type,
-                       Op op, PackRange range = {});
+  FusionRequest unpack(const void* src, std::int64_t src_bytes, Bottom, std::int64_t count, const Datatype& type, Op op,
+                       PackRange range = {});
   template <class SrcView, class DstView, Impl::enable_if_view<SrcView> = 0, Impl::enable_if_view<DstView> = 0>
   FusionRequest unpack(const SrcView& src, const DstView& dst, std::int64_t count, const Datatype& type, Op op,
                        PackRange range = {});

@@ -21,10 +21,10 @@ struct TraversalArgs {
   char* packed = nullptr;  // holds stream bytes [begin, end)
   std::int64_t begin = 0;
   std::int64_t end = 0;
-  std::int64_t tile = 0;          // stream bytes per team
-  bool cache_descriptor = false;  // copy the nodes into level-0 team scratch (small descriptors)
-  bool packing = true;            // the direction, for functors that take it at run time (Direction::Runtime)
-  int word = 1;                   // the word size, for functors that take it at run time (W == 0)
+  std::int64_t tile = 0;            // stream bytes per team
+  bool cache_descriptor = false;    // copy the nodes into level-0 team scratch (small descriptors)
+  bool packing = true;              // the direction, for functors that take it at run time (Direction::Runtime)
+  int word = 1;                     // the word size, for functors that take it at run time (W == 0)
   std::int8_t op = 0, element = 0;  // Direction::Combine: the operation and the elements' primitive (FusedRecord)
   // Device layouts: where every position's walk starts (see skip_common_levels): node `start`, stream position
   // `start_at` (subtracted from each position) and typed offset `start_disp` (added to each address).
