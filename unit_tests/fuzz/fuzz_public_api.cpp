@@ -8,7 +8,10 @@
 //                 past the View are refused with nothing written;
 //   arguments     bad pack/unpack arguments (counts, ranges, buffer sizes, null pointers) throw and write nothing,
 //                 good ones match the reference;
-//   fusion        random requests, some invalid, through one FusionQueue.
+//   fusion        random requests, some invalid, through one FusionQueue;
+//   operations    unpacks with random operations (some inapplicable, some not an Op) and ranges (some splitting an
+//                 element), through unpack and a FusionQueue: refused with nothing written, or equal to the destination
+//                 packed, combined element by element, and unpacked back.
 // Usage: kokkosddt_fuzz [--seconds S] [--seed N]   (CI runs it for a few seconds in each preset, longest under the
 // sanitizers; long runs by hand: kokkosddt_fuzz --seconds 3600 --seed $RANDOM). Exits non-zero on the first failure,
 // printing the seed and case to replay it.
@@ -306,6 +309,63 @@ class Fuzzer {
     expect(packed.guards_intact(), "pack wrote past its buffer");
   }
 
+  // ------------------------------------------------------------------------------------------- operations
+  void operations() {
+    Datatype t = types_.next().type.commit();
+    const std::int64_t count = pick(0, 3), total = count * t.size();
+    const auto runs = Test::flatten(t, count);
+    if (!Test::runs_disjoint(runs)) return;
+    const auto elements = Test::flatten_elements(t, count);
+    const auto [lo, hi] = Test::footprint(runs);
+    const Op op = pick(0, 20) == 0 ? static_cast<Op>(pick(8, 255)) : static_cast<Op>(pick(0, 7));
+    const std::int64_t a = pick(0, 2) == 0 ? pick(0, total) : 0;
+    const std::int64_t b = pick(0, 2) == 0 ? pick(a, total) : total;
+    // What must happen: every element's primitive takes the operation, and the range cuts no element.
+    bool valid = static_cast<int>(op) <= 7;
+    for (const Test::Element& e : Test::flatten_elements(t, 1))  // (the type's, whatever the count)
+      valid = valid && op_applies(op, e.primitive);
+    std::vector<std::int64_t> starts;  // each element's stream position
+    std::int64_t at = 0;
+    for (const Test::Element& e : elements) {
+      valid = valid && op_applies(op, e.primitive);
+      if (op != Op::Replace && b > a && ((a > at && a < at + e.size) || (b > at && b < at + e.size))) valid = false;
+      starts.push_back(at);
+      at += e.size;
+    }
+    Test::GuardedBuffer<> dst(hi - lo, static_cast<int>(pick(0, 15))), src(total, static_cast<int>(pick(0, 15)));
+    dst.fill_pattern(rng_());
+    src.fill_pattern(rng_());
+    std::vector<char> before(dst.host(), dst.host() + (hi - lo)), want = before, stream(total + 1);
+    if (valid) {
+      Test::reference_pack(runs, want.data() - lo, stream.data());
+      if (op == Op::Replace && b > a) std::memcpy(stream.data() + a, src.host(), b - a);  // (bytes: ranges may cut)
+      for (std::size_t i = 0; i < elements.size() && op != Op::Replace; ++i)
+        if (starts[i] >= a && starts[i] < b)
+          Impl::combine_bytes(op, elements[i].primitive, stream.data() + starts[i], src.host() + (starts[i] - a),
+                              elements[i].size);
+      Test::reference_unpack(runs, stream.data(), want.data() - lo);
+    }
+    const bool queued = pick(0, 1) == 1;
+    try {
+      if (queued) {
+        FusionQueue<Space> q;
+        q.unpack(src.host(), b - a, dst.host() - lo, count, t, op, PackRange{a, b - a});
+        q.wait_all();
+      } else {
+        expect(unpack(Space(), src.host(), b - a, dst.host() - lo, count, t, op, PackRange{a, b - a}) == b - a,
+               "unpack with an operation: bytes read");
+      }
+      expect(valid, std::string("an invalid unpack with ") + op_name(op) + " was accepted");
+    } catch (const Error& e) {
+      expect(!valid, std::string("a valid unpack with an operation was refused: ") + e.what());
+      want = before;
+    }
+    expect(
+        std::memcmp(dst.host(), want.data(), hi - lo) == 0,
+        std::string(queued ? "queued " : "") + "unpack with " + op_name(op) + ": bytes differ (" + t.describe() + ")");
+    expect(dst.guards_intact() && src.guards_intact(), "unpack with an operation wrote past its buffer");
+  }
+
   // ------------------------------------------------------------------------------------------- fusion
   void fusion() {
     FusionOptions options;
@@ -361,8 +421,8 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--seed") == 0) seed = std::strtoull(argv[i + 1], nullptr, 10);
   }
   Kokkos::ScopeGuard kokkos(argc, argv);
-  const char* categories[] = {"constructors", "deep", "views", "arguments", "fusion"};
-  long cases[5] = {0, 0, 0, 0, 0};
+  const char* categories[] = {"constructors", "deep", "views", "arguments", "fusion", "operations"};
+  long cases[6] = {0, 0, 0, 0, 0, 0};
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   long round = 0;
@@ -372,8 +432,8 @@ int main(int argc, char** argv) {
     Fuzzer f(round_seed);
     int category = 0;
     try {
-      for (category = 0; category < 5; ++category) {
-        const int repeats = category == 0 ? 50 : category == 2 || category == 3 ? 10 : 1;
+      for (category = 0; category < 6; ++category) {
+        const int repeats = category == 0 ? 50 : category == 2 || category == 3 || category == 5 ? 10 : 1;
         for (int k = 0; k < repeats; ++k, ++cases[category]) {
           switch (category) {
             case 0:
@@ -388,8 +448,11 @@ int main(int argc, char** argv) {
             case 3:
               f.arguments();
               break;
-            default:
+            case 4:
               f.fusion();
+              break;
+            default:
+              f.operations();
           }
         }
       }
@@ -407,7 +470,7 @@ int main(int argc, char** argv) {
   }
   std::printf("kokkosddt_fuzz: seeds %llu..%llu, %.1f s:", static_cast<unsigned long long>(seed),
               static_cast<unsigned long long>(seed + round), elapsed());
-  for (int c = 0; c < 5; ++c) std::printf(" %s %ld", categories[c], cases[c]);
+  for (int c = 0; c < 6; ++c) std::printf(" %s %ld", categories[c], cases[c]);
   std::printf("; no failure\n");
   return 0;
 }
