@@ -234,6 +234,27 @@ TEST_CASE("fusion queue: shaped requests alone, beside flat ones and beside walk
   }
 }
 
+TEST_CASE("fusion queue: large shaped requests, several words per device thread, match the reference",
+          "[fusion][shape]") {
+  // Faces and a column of an 80 x 160 x 200 grid of doubles (20 MB), packed and unpacked in one launch: on a device the
+  // launch holds more words than its threads (launch_words_per_thread > 1), so each thread of a shaped record moves
+  // several words, kWordsInFlight at a time, and the rest one by one (FusedTile::shaped_words).
+  const Datatype d = primitive<double>();
+  const std::vector<std::int64_t> n{80, 160, 200};
+  const std::vector<Datatype> types{subarray(n, {80, 160, 3}, {0, 0, 1}, Order::C, d),
+                                    subarray(n, {80, 2, 200}, {0, 157, 0}, Order::C, d),
+                                    subarray(n, {1, 160, 200}, {78, 0, 0}, Order::C, d), vector(64000, 1, 5, d)};
+  Queue q(Test::ExecSpace(), fuse_everything());
+  std::vector<Case> cases;
+  int pattern = 100;
+  for (Datatype type : types) cases.push_back(case_of(type.commit(), 1, ++pattern, 0, 0));
+  std::vector<FusionRequest> requests = enqueue_all(q, cases);
+  q.flush();
+  CHECK(q.launches() == 1);
+  for (auto& r : requests) q.wait(r);
+  check_all(cases);
+}
+
 TEST_CASE("fusion queue: a launch's team size follows its widest team's words", "[fusion]") {
   using Device = ShapeOf<256, 32>;
   using Host = ShapeOf<1, 1>;
