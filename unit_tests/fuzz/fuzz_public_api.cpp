@@ -361,7 +361,7 @@ class Fuzzer {
       want = before;
     }
     expect(
-        std::memcmp(dst.host(), want.data(), hi - lo) == 0,
+        hi == lo || std::memcmp(dst.host(), want.data(), hi - lo) == 0,  // (memcmp's pointers must not be null)
         std::string(queued ? "queued " : "") + "unpack with " + op_name(op) + ": bytes differ (" + t.describe() + ")");
     expect(dst.guards_intact() && src.guards_intact(), "unpack with an operation wrote past its buffer");
   }
