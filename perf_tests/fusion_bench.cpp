@@ -385,6 +385,28 @@ void halo_table(const Space& space) {
           plan = {};
           MPI_Comm_free(&alone);
         }
+        if (timed("scatter")) {
+          // The same plan's other direction: every ghost region summed back into the owned cells it mirrors (a launch
+          // of packs, then one combining launch per scatter order: 7 for 26 neighbours).
+          MPI_Comm alone;
+          const int dims[3] = {1, 1, 1}, periods[3] = {1, 1, 1};
+          MPI_Cart_create(MPI_COMM_SELF, 3, dims, periods, 0, &alone);
+          KokkosDDT::mpi::HaloOptions o{w, KokkosDDT::mpi::HaloNeighbors::All, 0x4b44, "mpi"};
+          o.scatter = true;
+          auto plan = KokkosDDT::mpi::make_halo_plan(space, alone, o, s.f);
+          plan.scatter(KokkosDDT::Op::Sum);
+          const std::int64_t before = plan.scatter_launches();
+          plan.scatter(KokkosDDT::Op::Sum);
+          const std::int64_t scatter_launches = plan.scatter_launches() - before;
+          const double gather_us = median_us(reps, [&] { plan.exchange(); });
+          const double scatter_us = median_us(reps, [&] { plan.scatter(KokkosDDT::Op::Sum); });
+          record("halo", n, w, F, "scatter", 0, scatter_us, scatter_launches);
+          record("halo", n, w, F, "gather", 0, gather_us, 1);
+          std::printf("      plan scatter (sum) %.2f us (%lld launches), its gather %.2f us, scatter/gather %.2f\n",
+                      scatter_us, static_cast<long long>(scatter_launches), gather_us, scatter_us / gather_us);
+          plan = {};
+          MPI_Comm_free(&alone);
+        }
 #endif
         const double floor_us = static_cast<double>(s.sector_bytes()) / bandwidth;
         std::printf(
@@ -497,7 +519,7 @@ int main(int argc, char** argv) {
       .option(
           "--contenders", "LIST", g_contenders,
           "the halo grid's contenders to time (fused, enqueue, sync, async, deep_copy, hand, fused_pack, unpack, sum, "
-          "hand_pack, deep_copy_pack, plan; default: all; the others read -1)");
+          "hand_pack, deep_copy_pack, plan, scatter; default: all; the others read -1)");
   if (const auto done = args.parse(argc, argv)) return *done;
   return run(csv, only);
 }

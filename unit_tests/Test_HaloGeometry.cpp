@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The Cartesian geometry of halo plans (mpi/src/KokkosDDT_HaloGeometry.hpp), pure logic: which directions a plan
 // exchanges, who the neighbours are (wrapped, or absent at open edges) and which index ranges travel. No MPI.
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include <KokkosDDT_HaloGeometry.hpp>
 
 #include "support/Catch.hpp"
@@ -8,6 +12,7 @@
 using KokkosDDT::Impl::halo_directions;
 using KokkosDDT::Impl::HaloDirection;
 using KokkosDDT::Impl::HaloGrid;
+using KokkosDDT::Impl::scatter_order;
 
 TEST_CASE("halo geometry: faces and all directions, indexed in base 3 with opposites", "[halo][geometry]") {
   for (int rank = 1; rank <= 4; ++rank) {
@@ -65,5 +70,34 @@ TEST_CASE("halo geometry: send the interior layers next to a side, receive its g
       // What one side sends, the opposite side's ghost region of the neighbour receives: equal extents.
       CHECK(h.send_hi[k] - h.send_lo[k] == h.recv_hi[k] - h.recv_lo[k]);
     }
+  }
+}
+
+// A scatter's orders: regions that share an owned cell never share an order (so that one launch per order combines
+// each cell's contributions in a fixed order); regions of one set of nonzero dimensions share one; thin extents (under
+// 4 ghosts, where opposite slabs overlap) give every direction its own.
+TEST_CASE("halo geometry: a scatter's orders separate regions that share cells", "[halo][geometry]") {
+  HaloGrid grid;
+  grid.rank = 3;
+  grid.dims = {3, 3, 3, 1};
+  grid.coords = {1, 1, 1, 0};
+  for (const auto& [n, g] : {std::pair{std::array<std::int64_t, 4>{10, 9, 8, 1}, std::int64_t(2)},
+                             std::pair{std::array<std::int64_t, 4>{10, 7, 8, 1}, std::int64_t(2)},
+                             std::pair{std::array<std::int64_t, 4>{3, 3, 3, 1}, std::int64_t(1)}}) {
+    const std::vector<HaloDirection> all = halo_directions(grid, n, g, true);
+    bool thin = false;
+    for (int k = 0; k < 3; ++k) thin = thin || n[k] < 4 * g;
+    for (const HaloDirection& a : all)
+      for (const HaloDirection& b : all) {
+        if (a.index == b.index) continue;
+        bool share = true;  // (the send regions intersect in every dimension)
+        for (int k = 0; k < 3; ++k)
+          share = share && std::max(a.send_lo[k], b.send_lo[k]) < std::min(a.send_hi[k], b.send_hi[k]);
+        INFO("directions " << a.index << " and " << b.index << ", extents " << n[0] << "x" << n[1] << "x" << n[2]);
+        if (share) CHECK(scatter_order(a, 3, n, g) != scatter_order(b, 3, n, g));
+      }
+    int orders = 0;
+    for (const HaloDirection& h : all) orders = std::max(orders, scatter_order(h, 3, n, g) + 1);
+    CHECK(orders == (thin ? 27 : 7));  // (thin: the directions' indices, 0-26)
   }
 }

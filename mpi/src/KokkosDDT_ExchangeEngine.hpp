@@ -24,6 +24,11 @@
 // One message per peer and step (the transports of messages, Transport::route's default): a step's messages to one
 // peer are packed one after the other into one region of the staging buffer and travel as one message.
 //
+// Receives may combine instead of replace (PlannedMessage::order; a halo plan's scatter): they are unpacked with the
+// step's operation (set_receive_op), one launch per order after the replacing unpacks; no transport writes their cells
+// (the transport is told: CommittedMessage::combines), and one to this process itself is packed into a buffer of the
+// engine's at start and combined from it at wait.
+//
 // A message whose peer is this process itself is no message: it is a typed-to-typed copy from the send's cells into
 // the receive's, one more request of the writes' launch where there is one, else of the packs' (no buffer between,
 // no unpack; a plan whose every peer is itself runs one launch per step). Sending it at start is MPI's rule kept: the
@@ -72,6 +77,12 @@ struct PlannedMessage {
   Datatype type;
   int peer = 0;
   int tag = 0;
+  // A receive that combines its bytes into its cells with the step's operation (ExchangeEngine::set_receive_op; a
+  // halo plan's scatter) instead of replacing them: `order` >= 0. Combining receives run in ascending order, one
+  // launch per order, so that receives whose cells overlap (an owned cell several neighbours' ghosts map onto) combine
+  // in a fixed order, whatever the arrival; receives of one order must not overlap. -1: a receive that replaces.
+  int order = -1;
+  Op op = Op::Replace;  // a combining receive's operation (until set_receive_op sets every one's)
   std::int64_t bytes() const { return count * type.size(); }  // (count and type checked when the message was added)
 };
 
@@ -155,9 +166,18 @@ class ExchangeEngine {
   }
 
   const ExecSpace& space() const { return space_; }
+  bool started() const { return started_; }  // a step started and not waited for
   int messages() const { return step_->messages(); }
   std::int64_t bytes_per_step() const { return send_bytes_; }
-  std::int64_t launches() const { return packs_.launches() + writes_.launches() + unpacks_.launches(); }
+  std::int64_t launches() const {
+    std::int64_t n = packs_.launches() + writes_.launches() + unpacks_.launches();
+    for (const FusedBatch<ExecSpace>& b : combines_) n += b.launches();
+    return n;
+  }
+  // The operation combining receives apply from the next step on (Replace at first). Throws InvalidArgument naming
+  // `op` where it has no meaning for a combining receive's elements (nothing changed). Between steps only; a change
+  // waits for the last step's unpacks.
+  void set_receive_op(Op op, const char* where);
   const std::vector<mpi::Route>& routes() const { return routes_; }
   // Whether steps replay from a graph (options.graph, where they can), and why not where they cannot.
   bool graph_wanted() const { return graph_wanted_; }
@@ -194,6 +214,32 @@ class ExchangeEngine {
     batch.add_copy(from.buf, from.absolute, from.count, from.type, to.buf, to.absolute, to.count, to.type);
   }
 
+  // The unpack of receive `m` from `packed`: replacing, or into its order's combining launch.
+  void add_receive(const PlannedMessage& m, char* packed) {
+    if (m.order < 0) return add<Direction::Unpack>(unpacks_, m, packed);
+    while (static_cast<int>(combines_.size()) <= m.order) combines_.emplace_back(space_);
+    combining_types_.push_back(m.type);
+    if (m.absolute)
+      combines_[m.order].add_unpack(packed, m.bytes(), bottom, m.count, m.type, m.op);
+    else
+      combines_[m.order].add_unpack(packed, m.bytes(), m.buf, m.count, m.type, m.op);
+  }
+  // The unpacks of a step, replacing then combining (flagged: the host learns of their end, wait_unpacks).
+  void launch_unpacks(bool flagged) {
+    auto run = [&](FusedBatch<ExecSpace>& b) {
+      if (flagged)
+        b.launch(step_space_);
+      else
+        b.launch_ordered(step_space_);
+    };
+    run(unpacks_);
+    for (FusedBatch<ExecSpace>& b : combines_) run(b);
+  }
+  void wait_unpacks() {
+    unpacks_.wait();
+    for (FusedBatch<ExecSpace>& b : combines_) b.wait();
+  }
+
   template <Direction Dir>
   static void add(FusedBatch<ExecSpace>& batch, const PlannedMessage& m, char* packed) {
     if constexpr (Dir == Direction::Pack) {
@@ -221,6 +267,10 @@ class ExchangeEngine {
   // for nothing else), the writes into peers' memory (Typed and Landed routes) with this process's copies to itself
   // where there are such writes (else those copies are more packs), and the unpacks.
   FusedBatch<ExecSpace> packs_, writes_, unpacks_;
+  std::vector<FusedBatch<ExecSpace>> combines_;      // the combining receives' unpacks, a launch per order, in order
+  std::vector<Datatype> combining_types_;            // their types (set_receive_op checks the operation against each)
+  std::vector<std::shared_ptr<void>> self_staging_;  // combining receives from this process itself: packed here
+  Op op_ = Op::Replace;                              // set_receive_op's last (its messages' own ops before)
   std::vector<Datatype> types_;
   std::vector<mpi::Route> routes_;
   std::int64_t send_bytes_ = 0;
@@ -332,13 +382,23 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
     types_.push_back(m.type);
     if (pair[j] < 0) continue;
     count_route(false, m.peer, "self", "", m.bytes());
-    add_copy(copies, sends[pair[j]], m);
+    if (m.order < 0) {
+      add_copy(copies, sends[pair[j]], m);
+    } else if (m.bytes() > 0) {  // (combining: packed with the copies, combined with the other receives)
+      Staging buffer = take_staging<ExecSpace>(m.bytes(), true);
+      add<Direction::Pack>(copies, sends[pair[j]], buffer.data);
+      add_receive(m, buffer.data);
+      self_staging_.push_back(std::move(buffer.owner));
+    }
   }
   for (std::size_t k = 0; k < recv_at.size(); ++k) {
     const PlannedMessage& m = recvs[recv_at[k]];
     const Delivery& r = deliveries.receives[k];
     count_route(false, m.peer, r.name, r.why, m.bytes());
-    if (r.kind != DeliveryKind::Typed) add<Direction::Unpack>(unpacks_, m, r.at);  // (Typed: the sender writes it)
+    if (r.kind != DeliveryKind::Typed)
+      add_receive(m, r.at);
+    else if (m.order >= 0)  // (Typed: the sender writes the cells, which a combining receive must read first)
+      throw_error(ErrorCode::Internal, where, "transport", "wrote a combining receive's cells itself");
   }
   clock.mark("receives");
   if constexpr (!BackendTraits<ExecSpace>::synchronous) {
@@ -372,6 +432,7 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
   packs_.prepare();
   writes_.prepare();
   unpacks_.prepare();
+  for (FusedBatch<ExecSpace>& b : combines_) b.prepare();
   clock.mark("signals");
 }
 
@@ -381,7 +442,7 @@ Deliveries ExchangeEngine<ExecSpace>::route(const std::vector<PlannedMessage>& s
                                             const std::vector<bool>& local, std::vector<std::size_t>& send_at,
                                             std::vector<std::size_t>& recv_at, const char* where) {
   auto end_of = [&](const PlannedMessage& m) {
-    return CommittedMessage{m.buf, m.absolute, m.count, &m.type.impl_committed(where), m.peer, m.tag};
+    return CommittedMessage{m.buf, m.absolute, m.count, &m.type.impl_committed(where), m.peer, m.tag, m.order >= 0};
   };
   auto offered = [](const PlannedMessage& m) { return m.peer != MPI_PROC_NULL && m.bytes() > 0; };
   std::vector<CommittedMessage> out, in;
@@ -442,7 +503,7 @@ void ExchangeEngine<ExecSpace>::start_graph(const ExecSpace& space, const char* 
 template <class ExecSpace>
 void ExchangeEngine<ExecSpace>::start_step(const ExecSpace& space) {
   const StreamRef stream{Backend::native_stream(space)};
-  if (host_sends_) unpacks_.wait();  // (completion flags: the last step's unpacks have read the receive buffers)
+  if (host_sends_) wait_unpacks();  // (completion flags: the last step's unpacks have read the receive buffers)
   const StreamRef writing = step_->begin(stream);
   // Host sends: from here on, wait() completes the receives, also after an error below. Stream-ordered: once the
   // messages are enqueued (not when they failed to: wait() then unpacks nothing).
@@ -508,10 +569,17 @@ void ExchangeEngine<ExecSpace>::wait_step() {
   step_->wait(StreamRef{BackendTraits<ExecSpace>::native_stream(step_space_)});
   // On the step's instance: ordered after the messages and the peers' writes. Flagged when the host posts the next
   // step's receives into the buffers they read.
-  if (host_sends_ && step_->messages() > 0)
-    unpacks_.launch(step_space_);
-  else
-    unpacks_.launch_ordered(step_space_);
+  launch_unpacks(host_sends_ && step_->messages() > 0);
+}
+
+template <class ExecSpace>
+void ExchangeEngine<ExecSpace>::set_receive_op(Op op, const char* where) {
+  for (const Datatype& t : combining_types_) require_op_applies(op, t, where);
+  if (op == op_) return;
+  if (started_) throw_error(ErrorCode::InvalidArgument, where, "plan", "was started and not waited for");
+  step_space_.fence("KokkosDDT: a plan's receive operation changes");  // (the last step's unpacks read the records)
+  for (FusedBatch<ExecSpace>& b : combines_) b.set_op(op);
+  op_ = op;
 }
 
 template <class ExecSpace>

@@ -28,6 +28,7 @@
 // a peer outside the communicator, a wildcard) and leave the plan as it was; commit() throws on every process or on
 // none; NCCL's errors are Error(Transport) (KokkosDDT_NcclTransport.hpp).
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -121,6 +122,22 @@ class ExchangePlan {
         tag);
   }
 
+  // A receive that combines what arrives into the cells with `op` (KokkosDDT::Op; Replace is recv()): every element of
+  // `type` one primitive type for which `op` has a meaning (else InvalidArgument naming `op`, or Unsupported naming
+  // `type`, the plan as it was). Combining receives run after the replacing ones; those whose cells' bounds overlap an
+  // earlier combining receive's run after it (a launch per such layer), so that cells several receives reach combine
+  // in posting order, bitwise alike from step to step.
+  template <class Buf>
+  void recv(const Buf& buf, std::int64_t count, const Datatype& type, int source, int tag, Op op) {
+    Impl::require_op_applies(op, type, kRecv);
+    if (!Impl::single_primitive(type).single)
+      Impl::throw_error(ErrorCode::Unsupported, kRecv, "type",
+                        "has elements of several primitive types: a combining receive combines one");
+    recv(buf, count, type, source, tag);
+    recvs_.back().op = op;
+    recvs_.back().order = 0;  // (layered at commit)
+  }
+
   // Matches every message with its peer's and builds the step (kernel records, staging buffers, persistent messages).
   // Collective over comm.
   void commit();
@@ -170,6 +187,7 @@ class ExchangePlan {
 
   void add(bool sending, std::vector<Impl::PlannedMessage>& to, void* buf, bool absolute, std::int64_t count,
            const Datatype& type, int peer, int tag);
+  void layer_combining_receives();
   Impl::ExchangeEngine<ExecSpace>& engine(const char* where) {
     if (!engine_)
       Impl::throw_error(ErrorCode::InvalidArgument, where, "plan",
@@ -242,6 +260,7 @@ void ExchangePlan<ExecSpace>::commit() {
   }
   clock.mark("agreement");
   const int me = control->rank();
+  layer_combining_receives();
   Impl::throw_unless_agreed(control->comm(), Impl::match_messages(*control, sends_, recvs_, me, "", where), where,
                             "messages");
   clock.mark("match");
@@ -253,6 +272,28 @@ void ExchangePlan<ExecSpace>::commit() {
                                                         where, Impl::timeout_seconds(options_.timeout), options_.graph);
   control_ = std::move(control);
   engine_ = std::move(engine);
+}
+
+// Each combining receive one layer after the latest earlier one whose cells' bounds overlap its own (its order): the
+// engine runs a launch per order, ascending, so that overlapping receives combine in posting order.
+template <class ExecSpace>
+void ExchangePlan<ExecSpace>::layer_combining_receives() {
+  struct Bounds {
+    std::uintptr_t lo, hi;
+    int order;
+  };
+  std::vector<Bounds> earlier;
+  for (Impl::PlannedMessage& m : recvs_) {
+    if (m.order < 0 || m.bytes() == 0 || m.peer == MPI_PROC_NULL) continue;
+    const auto [lo, hi] = Impl::typed_footprint(m.type.impl_committed(kRecv), m.count, kRecv);
+    const std::uintptr_t base = m.absolute ? 0 : reinterpret_cast<std::uintptr_t>(m.buf);
+    const Bounds b{base + static_cast<std::uintptr_t>(lo), base + static_cast<std::uintptr_t>(hi), 0};
+    int order = 0;
+    for (const Bounds& e : earlier)
+      if (e.lo < b.hi && b.lo < e.hi) order = std::max(order, e.order + 1);
+    m.order = order;
+    earlier.push_back({b.lo, b.hi, order});
+  }
 }
 
 // Compiled once per backend in the library (mpi/src/eti/KokkosDDT_ETI_Plans.cpp).

@@ -3,9 +3,20 @@
 // Persistent halo exchange on an MPI Cartesian communicator. Fields are Kokkos Views of rank 1-4 (LayoutRight or
 // LayoutLeft, any memory space the execution space reaches, value types may differ), all with the same extents, which
 // include `ghost` layers on each side of every dimension. Dimension k of the Views is dimension k of the process grid.
+// A field may have one dimension more than the grid: per-cell components (degrees of freedom), carried whole; the last
+// dimension of a LayoutRight View, the first of a LayoutLeft one (a Cabana grid array's (i, j, k, dof) View). Their
+// number may differ between fields.
 //
 //   auto plan = KokkosDDT::mpi::make_halo_plan(space, cart, {1, KokkosDDT::mpi::HaloNeighbors::Faces}, u, v);
 //   for (step ...) { plan.start(space); /* interior kernels on space */ plan.wait(); /* boundary kernels */ }
+//
+// The other direction (options.scatter): every ghost region goes back to the neighbour that owns its cells, which
+// combines it into them with an operation (Op::Sum: particle-to-grid deposits, assembled residuals; Cabana's
+// halo->scatter). Owned cells that several neighbours' ghosts map onto (edges, corners) get every contribution, in a
+// fixed order (by the set of dimensions a neighbour lies along; HaloGeometry's scatter_order), bitwise alike from run
+// to run; ghosts keep their values.
+//
+//   plan.start_scatter(space, KokkosDDT::Op::Sum); plan.wait();
 //
 // One message per neighbour carries every field (a struct of the fields' subarrays at absolute addresses, the WRF
 // pattern). The packs of a step run as one fused launch and the unpacks as another. Everything else is built once by
@@ -49,6 +60,7 @@
 #include "KokkosDDT_MPIP2P.hpp"
 #include "KokkosDDT_MPIStaging.hpp"
 #include "KokkosDDT_MpiTransport.hpp"
+#include "KokkosDDT_Op.hpp"
 #include "KokkosDDT_Primitives.hpp"
 #include "KokkosDDT_Transports.hpp"
 
@@ -71,8 +83,11 @@ struct HaloOptions {
   // one launch and runs the step whole; wait() enqueues nothing. Every step then enqueues the same work, so that the
   // caller may also capture steps itself (over the peer transport only then: its counters are reset each step, a
   // little slower). Where steps cannot replay (no graphs on the execution space; MPI messages, which the host posts),
-  // they run as without it: graph_steps() says which, describe() why. Alike on every rank.
+  // they run as without it: graph_steps() says which, describe() why. Alike on every rank. (Gathers only.)
   bool graph = false;
+  // The plan scatters too (start_scatter): its reverse messages are made with it (one per field and neighbour, for
+  // transports that pack; a peer route lands them in the owner's memory and the owner combines). Alike on every rank.
+  bool scatter = false;
 };
 
 template <class ExecSpace>
@@ -89,39 +104,64 @@ class HaloPlan {
   // Launches the packs of every send region (one launch) and starts the messages; returns without waiting for the
   // execution space. Work enqueued on `space` after start() may overlap the messages.
   void start() { start(engine().space()); }
-  void start(const ExecSpace& space) { engine().start(space, "KokkosDDT::mpi::HaloPlan::start"); }
+  void start(const ExecSpace& space) { begin(engine(), space, "KokkosDDT::mpi::HaloPlan::start"); }
+  // The reverse step (options.scatter): packs every ghost region and sends it to its owner; wait() then combines what
+  // arrived into the owned cells with `op` (Replace, Sum, Prod, Min, Max; Band, Bor, Bxor for integer fields), one
+  // launch per scatter order (HaloGeometry's scatter_order: up to 2^rank - 1). An `op` that has no meaning for a
+  // field's value type (Min on a complex, Bxor on a double) throws InvalidArgument naming `op`, nothing started; so
+  // does a plan made without options.scatter ("options"). A change of `op` from the last scatter waits for it.
+  void start_scatter(Op op) { start_scatter(engine().space(), op); }
+  void start_scatter(const ExecSpace& space, Op op) {
+    const char* where = "KokkosDDT::mpi::HaloPlan::start_scatter";
+    if (!scatter_)
+      Impl::throw_error(ErrorCode::InvalidArgument, where, "options",
+                        engine_ ? "the plan was made without options.scatter" : "the plan is empty (moved from)");
+    if (active()->started()) Impl::throw_error(ErrorCode::InvalidArgument, where, "plan", kStarted);
+    scatter_->set_receive_op(op, where);
+    begin(*scatter_, space, where);
+  }
   // Posts the sends whose packs have finished (MPI; nothing to do for NCCL). Never blocks. start() and wait() call it;
   // call it between them to get the messages going earlier.
   void progress() {
-    if (engine_) engine_->progress();
+    if (active()) active()->progress();
   }
-  // Completes the messages and enqueues the unpacks of every ghost region (one launch) on the step's instance: the
-  // ghosts are current for work enqueued on it afterwards.
+  // Completes the messages of the step started last (start or start_scatter) and enqueues its unpacks on the step's
+  // instance (a gather: every ghost region in one launch; a scatter: the owned cells combined): they are current for
+  // work enqueued on it afterwards.
   void wait() {
-    if (engine_) engine_->wait("KokkosDDT::mpi::HaloPlan::wait");
+    if (active()) active()->wait("KokkosDDT::mpi::HaloPlan::wait");
   }
-  // wait(), then waits for the unpacks too: the ghosts are current for the host.
+  // wait(), then waits for the unpacks too: the cells are current for the host.
   void wait_host() {
-    if (engine_) engine_->wait_host("KokkosDDT::mpi::HaloPlan::wait_host");
+    if (active()) active()->wait_host("KokkosDDT::mpi::HaloPlan::wait_host");
   }
   void exchange() {
     start();
     wait_host();
   }
+  void scatter(Op op) {
+    start_scatter(op);
+    wait_host();
+  }
 
+  bool scatters() const { return scatter_ != nullptr; }               // made with options.scatter
   int neighbors() const { return static_cast<int>(peers_.size()); }   // neighbours that exist (not MPI_PROC_NULL)
   int messages() const { return engine_ ? engine_->messages() : 0; }  // messages sent per step
   std::int64_t bytes_per_step() const {
     return engine_ ? engine_->bytes_per_step() : 0;
-  }  // bytes sent per step (to itself too)
-  std::int64_t launches() const { return engine_ ? engine_->launches() : 0; }
+  }                                                                            // bytes sent per step (to itself too)
+  std::int64_t launches() const { return engine_ ? engine_->launches() : 0; }  // by gathers
+  std::int64_t scatter_launches() const { return scatter_ ? scatter_->launches() : 0; }
   MPI_Comm comm() const { return control_ ? control_->comm() : MPI_COMM_NULL; }  // the plan's duplicate
   const TransportChoice& transport() const { return transport_; }                // as the options named it
   // How each message travels (a line per direction, neighbour and route; KokkosDDT_Routes.hpp), and as text.
   std::vector<Route> routes() const { return engine_ ? engine_->routes() : std::vector<Route>{}; }
+  std::vector<Route> scatter_routes() const { return scatter_ ? scatter_->routes() : std::vector<Route>{}; }
   std::string describe() const {
     const bool eager = engine_ && engine_->graph_wanted() && !engine_->graphed();
-    return mpi::describe(routes()) + (eager ? "steps: not replayed from a graph (" + engine_->why_eager() + ")\n" : "");
+    return mpi::describe(routes()) +
+           (eager ? "steps: not replayed from a graph (" + engine_->why_eager() + ")\n" : "") +
+           (scatter_ ? "scatter:\n" + mpi::describe(scatter_->routes()) : "");
   }
   // Whether steps replay from a graph (options.graph, where they can).
   bool graph_steps() const { return engine_ && engine_->graphed(); }
@@ -133,9 +173,11 @@ class HaloPlan {
     int opposite;         // index of -d
     Datatype send, recv;  // structs of the fields' subarrays at absolute addresses
     bool first = true;    // the direction's first message (several: a message per field)
+    int order = -1;       // a scatter's region: its owned cells' scatter order (HaloGeometry's scatter_order)
   };
+  // `scatters`: the reverse regions (options.scatter), a message per field, send the ghosts and recv the owned cells.
   static HaloPlan build(const ExecSpace& space, std::shared_ptr<Impl::MpiTransport> control, const HaloOptions& options,
-                        std::vector<Region> regions, int rank);
+                        std::vector<Region> regions, std::vector<Region> scatters, int rank);
 
  private:
   Impl::ExchangeEngine<ExecSpace>& engine() {
@@ -143,12 +185,26 @@ class HaloPlan {
       Impl::throw_error(ErrorCode::InvalidArgument, "KokkosDDT::mpi::HaloPlan::start", "plan", "is empty (moved from)");
     return *engine_;
   }
+  static constexpr const char* kStarted = "has a step started and not waited for (start or start_scatter)";
+  void begin(Impl::ExchangeEngine<ExecSpace>& e, const ExecSpace& space, const char* where) {
+    if (active() != &e && active()->started()) Impl::throw_error(ErrorCode::InvalidArgument, where, "plan", kStarted);
+    e.start(space, where);
+    scattering_ = &e == scatter_.get();
+  }
+  Impl::ExchangeEngine<ExecSpace>* active() const { return scattering_ ? scatter_.get() : engine_.get(); }
+  static std::unique_ptr<Impl::ExchangeEngine<ExecSpace>> engine_of(const ExecSpace& space,
+                                                                    std::shared_ptr<Impl::MpiTransport> control,
+                                                                    const HaloOptions& options,
+                                                                    const std::vector<Region>& regions, bool scatter,
+                                                                    int me, const char* where);
 
   // (declared first, destroyed last: the engine's messages may run on it)
   std::shared_ptr<Impl::MpiTransport> control_;  // the plan's MPI duplicate: handshakes, and the MPI transport's data
   TransportChoice transport_;
   std::vector<int> peers_;
   std::unique_ptr<Impl::ExchangeEngine<ExecSpace>> engine_;
+  std::unique_ptr<Impl::ExchangeEngine<ExecSpace>> scatter_;  // options.scatter's
+  bool scattering_ = false;                                   // the step started last is a scatter
 };
 
 }  // namespace KokkosDDT::mpi
@@ -178,17 +234,28 @@ inline void agree_or_throw(MPI_Comm comm, const std::string& message, const char
 // What a plan needs of one field: where it is, its extents, its storage order and its element type.
 struct HaloField {
   std::int64_t address = 0;
-  std::array<std::int64_t, 4> extents{1, 1, 1, 1};
+  int rank = 1;                                        // the View's (the grid's, or one more: components)
+  std::array<std::int64_t, 5> extents{1, 1, 1, 1, 1};  // the View's
   Order order = Order::C;
   Datatype element;
   bool allocated = true;
 
-  // The subarray holding, in every dimension k < rank, the range [lo[k], hi[k]).
-  Datatype region(int rank, const std::array<std::int64_t, 4>& lo, const std::array<std::int64_t, 4>& hi) const {
-    std::vector<std::int64_t> sizes(extents.begin(), extents.begin() + rank), subsizes(rank), starts(rank);
-    for (int k = 0; k < rank; ++k) {
-      subsizes[k] = hi[k] - lo[k];
-      starts[k] = lo[k];
+  // Where the Cartesian dimensions of a field on a grid of `dims` dimensions start among the View's (1: a LayoutLeft
+  // View's first dimension is its components), and its extents along them.
+  int first_cartesian(int dims) const { return rank > dims && order == Order::Fortran ? 1 : 0; }
+  std::array<std::int64_t, 4> cartesian(int dims) const {
+    std::array<std::int64_t, 4> n{1, 1, 1, 1};
+    for (int k = 0; k < dims; ++k) n[k] = extents[first_cartesian(dims) + k];
+    return n;
+  }
+
+  // The subarray holding, in every Cartesian dimension k < dims, the range [lo[k], hi[k]), and every component.
+  Datatype region(int dims, const std::array<std::int64_t, 4>& lo, const std::array<std::int64_t, 4>& hi) const {
+    std::vector<std::int64_t> sizes(extents.begin(), extents.begin() + rank), subsizes = sizes, starts(rank, 0);
+    const int first = first_cartesian(dims);
+    for (int k = 0; k < dims; ++k) {
+      subsizes[first + k] = hi[k] - lo[k];
+      starts[first + k] = lo[k];
     }
     return subarray(sizes, subsizes, starts, order, element);
   }
@@ -197,14 +264,16 @@ struct HaloField {
 template <class ExecSpace, class View>
 HaloField halo_field(const View& v) {
   static_assert(Kokkos::is_view_v<View>, "KokkosDDT::mpi::make_halo_plan: fields must be Kokkos::Views");
-  static_assert(View::rank() >= 1 && View::rank() <= 4, "KokkosDDT::mpi::make_halo_plan: fields have rank 1-4");
+  static_assert(View::rank() >= 1 && View::rank() <= 5,
+                "KokkosDDT::mpi::make_halo_plan: fields have rank 1-4 (and one more for components)");
   using Layout = typename View::array_layout;
   static_assert(std::is_same_v<Layout, Kokkos::LayoutRight> || std::is_same_v<Layout, Kokkos::LayoutLeft>,
                 "KokkosDDT::mpi::make_halo_plan: fields must be LayoutRight or LayoutLeft");
   require_accessible<ExecSpace, typename View::memory_space>("KokkosDDT::mpi::make_halo_plan", "fields");
   HaloField f;
   f.address = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(v.data()));
-  for (int k = 0; k < static_cast<int>(View::rank()); ++k) f.extents[k] = static_cast<std::int64_t>(v.extent(k));
+  f.rank = static_cast<int>(View::rank());
+  for (int k = 0; k < f.rank; ++k) f.extents[k] = static_cast<std::int64_t>(v.extent(k));
   f.order = std::is_same_v<Layout, Kokkos::LayoutLeft> ? Order::Fortran : Order::C;
   f.element = primitive<typename View::non_const_value_type>();
   f.allocated = v.data() != nullptr || v.size() == 0;
@@ -218,7 +287,7 @@ namespace KokkosDDT::Impl {
 // make_halo_plan's work, for fields of rank `rank` described by `fields`.
 template <class ExecSpace>
 mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart, const mpi::HaloOptions& options,
-                                           int rank, const std::vector<HaloField>& fields) {
+                                           const std::vector<HaloField>& fields) {
   using namespace KokkosDDT::mpi;
   const char* where = "KokkosDDT::mpi::make_halo_plan";
   // Local checks; every rank learns whether any failed before the first collective call that could hang.
@@ -232,9 +301,10 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
       error = "the communicator has no Cartesian topology (MPI_Cart_create makes one)";
     } else {
       mpi_check(MPI_Cartdim_get(cart, &ndims), where, "MPI_Cartdim_get");
-      if (ndims != rank)
-        error = "the fields have rank " + std::to_string(rank) + " but the process grid has " + std::to_string(ndims) +
-                " dimensions";
+      for (const HaloField& f : fields)
+        if (error.empty() && ndims != f.rank && ndims + 1 != f.rank)
+          error = "a field has rank " + std::to_string(f.rank) + " but the process grid has " + std::to_string(ndims) +
+                  " dimensions (a field may have one more: per-cell components)";
     }
   }
   if (cart == MPI_COMM_NULL || topology != MPI_CART)
@@ -249,7 +319,7 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
   if (g < 1) option_error("options.ghost is " + std::to_string(g) + "; must be >= 1");
   // The plan's messages carry tags [tag, tag + 3^rank) on its own duplicate of cart, whose MPI_TAG_UB is cart's.
   std::int64_t tags = 1;
-  for (int k = 0; k < rank; ++k) tags *= 3;
+  for (int k = 0; k < ndims; ++k) tags *= 3;
   const std::int64_t tag_ub = tag_upper_bound(cart, where);
   if (options.tag < 0 || options.tag + tags - 1 > tag_ub)
     option_error("options.tag is " + std::to_string(options.tag) + "; the plan's tags [tag, tag + " +
@@ -258,10 +328,11 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
   if (!(options.timeout >= 0))
     option_error("options.timeout is " + std::to_string(options.timeout) + "; must be >= 0 seconds (0: none)");
   if (error.empty() && fields.empty()) error = "there are no fields";
-  const std::array<std::int64_t, 4> n = fields.empty() ? std::array<std::int64_t, 4>{} : fields.front().extents;
+  const int dims = ndims;  // (the grid's: the fields' Cartesian dimensions)
+  const std::array<std::int64_t, 4> n = fields.empty() ? std::array<std::int64_t, 4>{} : fields.front().cartesian(dims);
   for (const HaloField& f : fields)
-    if (error.empty() && f.extents != n) error = "the fields' extents differ";
-  for (int k = 0; k < rank && error.empty(); ++k)
+    if (error.empty() && f.cartesian(dims) != n) error = "the fields' extents differ (along the process grid)";
+  for (int k = 0; k < dims && error.empty(); ++k)
     if (n[k] < 3 * std::int64_t(g))
       error = "extent " + std::to_string(n[k]) + " of dimension " + std::to_string(k) +
               " is less than 3 x ghost: the interior cannot fill a ghost layer";
@@ -282,18 +353,19 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
   const SetupDeadline deadline(timeout_seconds(options.timeout));
   auto control = MpiTransport::duplicate(cart, where);  // (the plan's control plane: all its setup runs there)
   clock.mark("control plane");
-  agree_or_throw(control->comm(), error, culprit,
-                 {{"options", fingerprint({g, static_cast<std::int64_t>(options.neighbors), options.tag,
-                                           fingerprint(options.transport), options.graph ? 1 : 0})},
-                  {"fields", fingerprint(kinds)}});
+  agree_or_throw(
+      control->comm(), error, culprit,
+      {{"options", fingerprint({g, static_cast<std::int64_t>(options.neighbors), options.tag,
+                                fingerprint(options.transport), options.graph ? 1 : 0, options.scatter ? 1 : 0})},
+       {"fields", fingerprint(kinds)}});
   clock.mark("agreement");
 
   int me = 0;
   HaloGrid grid;
-  grid.rank = rank;
+  grid.rank = dims;
   mpi_check(MPI_Comm_rank(cart, &me), where, "MPI_Comm_rank");
-  mpi_check(MPI_Cart_get(cart, rank, grid.dims.data(), grid.periods.data(), grid.coords.data()), where, "MPI_Cart_get");
-  std::vector<typename HaloPlan<ExecSpace>::Region> regions;
+  mpi_check(MPI_Cart_get(cart, dims, grid.dims.data(), grid.periods.data(), grid.coords.data()), where, "MPI_Cart_get");
+  std::vector<typename HaloPlan<ExecSpace>::Region> regions, scatters;
   const TransportCapabilities can = capabilities(resolved<ExecSpace>(options.transport));
   for (const HaloDirection& h : halo_directions(grid, n, g, options.neighbors == HaloNeighbors::All)) {
     int peer = MPI_PROC_NULL;
@@ -310,8 +382,8 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
       std::vector<Datatype> sends, recvs;
       for (std::size_t i = first; i < last; ++i) {
         at.push_back(fields[i].address);
-        sends.push_back(fields[i].region(rank, h.send_lo, h.send_hi));
-        recvs.push_back(fields[i].region(rank, h.recv_lo, h.recv_hi));
+        sends.push_back(fields[i].region(dims, h.send_lo, h.send_hi));
+        recvs.push_back(fields[i].region(dims, h.recv_lo, h.recv_hi));
       }
       Datatype send = struct_type(ones, at, sends);
       Datatype recv = struct_type(ones, at, recvs);
@@ -319,9 +391,20 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
       recv.commit();
       regions.push_back({peer, h.index, h.opposite, send, recv, first == 0});
     }
+    // A scatter's messages: a field each (a combining launch combines elements of one type), the ghosts sent and the
+    // owned cells combined; the transport still sends a neighbour's as one message where it packs them.
+    if (!options.scatter) continue;
+    const int order = scatter_order(h, dims, n, g);
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      Datatype ghosts = struct_type({1}, {fields[i].address}, {fields[i].region(dims, h.recv_lo, h.recv_hi)});
+      Datatype owned = struct_type({1}, {fields[i].address}, {fields[i].region(dims, h.send_lo, h.send_hi)});
+      ghosts.commit();
+      owned.commit();
+      scatters.push_back({peer, h.index, h.opposite, ghosts, owned, i == 0, order});
+    }
   }
   clock.mark("types");
-  return HaloPlan<ExecSpace>::build(space, std::move(control), options, std::move(regions), me);
+  return HaloPlan<ExecSpace>::build(space, std::move(control), options, std::move(regions), std::move(scatters), me);
 }
 
 }  // namespace KokkosDDT::Impl
@@ -332,8 +415,7 @@ namespace KokkosDDT::mpi {
 template <class ExecSpace, class First, class... Rest, Impl::enable_if_exec<ExecSpace> = 0>
 HaloPlan<ExecSpace> make_halo_plan(const ExecSpace& space, MPI_Comm cart, const HaloOptions& options,
                                    const First& first, const Rest&... rest) {
-  static_assert(((Rest::rank() == First::rank()) && ...), "KokkosDDT::mpi::make_halo_plan: fields of one rank");
-  return Impl::make_halo_plan_of(space, cart, options, static_cast<int>(First::rank()),
+  return Impl::make_halo_plan_of(space, cart, options,
                                  {Impl::halo_field<ExecSpace>(first), Impl::halo_field<ExecSpace>(rest)...});
 }
 
@@ -343,7 +425,7 @@ HaloPlan<ExecSpace> make_halo_plan(const ExecSpace& space, MPI_Comm cart, const 
                                    const std::vector<View>& fields) {
   std::vector<Impl::HaloField> described;
   for (const View& f : fields) described.push_back(Impl::halo_field<ExecSpace>(f));
-  return Impl::make_halo_plan_of(space, cart, options, static_cast<int>(View::rank()), described);
+  return Impl::make_halo_plan_of(space, cart, options, described);
 }
 
 // On the fields' default execution space.
@@ -357,32 +439,45 @@ HaloPlan<typename First::execution_space> make_halo_plan(MPI_Comm cart, const Ha
 
 template <class ExecSpace>
 HaloPlan<ExecSpace> HaloPlan<ExecSpace>::build(const ExecSpace& space, std::shared_ptr<Impl::MpiTransport> control,
-                                               const HaloOptions& options, std::vector<Region> regions, int me) {
+                                               const HaloOptions& options, std::vector<Region> regions,
+                                               std::vector<Region> scatters, int me) {
   const char* where = "KokkosDDT::mpi::make_halo_plan";
   HaloPlan plan;
   plan.control_ = std::move(control);
+  plan.transport_ = options.transport;
+  for (const Region& r : regions)
+    if (r.peer != MPI_PROC_NULL && r.first) plan.peers_.push_back(r.peer);
+  plan.engine_ = engine_of(space, plan.control_, options, regions, false, me, where);
+  // (a transport of its own: its step's counters, mappings and staging are the scatter's; with MPI, the same tags as
+  // the gather's, whose messages are all matched before a process starts a scatter: MPI keeps their order)
+  if (options.scatter) plan.scatter_ = engine_of(space, plan.control_, options, scatters, true, me, where);
+  return plan;
+}
+
+template <class ExecSpace>
+std::unique_ptr<Impl::ExchangeEngine<ExecSpace>> HaloPlan<ExecSpace>::engine_of(
+    const ExecSpace& space, std::shared_ptr<Impl::MpiTransport> control, const HaloOptions& options,
+    const std::vector<Region>& regions, bool scatter, int me, const char* where) {
   // Region d is sent towards d with tag + d; its ghost region is filled by what the neighbour at d sent towards -d.
+  // (A scatter's regions are the other way round already: ghosts sent, owned cells combined, in their order.)
   std::vector<Impl::PlannedMessage> sends, recvs;
   for (const Region& r : regions) {
     sends.push_back({nullptr, true, 1, r.send, r.peer, options.tag + r.direction});
-    recvs.push_back({nullptr, true, 1, r.recv, r.peer, options.tag + r.opposite});
-    if (r.peer != MPI_PROC_NULL && r.first) plan.peers_.push_back(r.peer);
+    recvs.push_back({nullptr, true, 1, r.recv, r.peer, options.tag + r.opposite, scatter ? r.order : -1});
   }
-  Impl::SetupClock clock("halo plan build");
+  Impl::SetupClock clock(scatter ? "halo plan build (scatter)" : "halo plan build");
   Impl::agree_or_throw(
-      plan.control_->comm(),
-      Impl::match_messages(*plan.control_, sends, recvs, me,
+      control->comm(),
+      Impl::match_messages(*control, sends, recvs, me,
                            " (the fields' extents, ghost widths or value types differ between the ranks)", where),
       "fields");
   clock.mark("match");
-  plan.transport_ = options.transport;
   std::shared_ptr<Impl::Transport> transport =
-      Impl::library_transport(Impl::resolved<ExecSpace>(options.transport), plan.control_, where);
+      Impl::library_transport(Impl::resolved<ExecSpace>(options.transport), control, where);
   clock.mark("transport");
-  plan.engine_ =
-      std::make_unique<Impl::ExchangeEngine<ExecSpace>>(space, std::move(transport), plan.control_, sends, recvs, me,
-                                                        where, Impl::timeout_seconds(options.timeout), options.graph);
-  return plan;
+  return std::make_unique<Impl::ExchangeEngine<ExecSpace>>(space, std::move(transport), control, sends, recvs, me,
+                                                           where, Impl::timeout_seconds(options.timeout),
+                                                           options.graph && !scatter);
 }
 
 // Compiled once per backend in the library (mpi/src/eti/KokkosDDT_ETI_Plans.cpp).

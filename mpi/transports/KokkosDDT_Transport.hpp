@@ -128,6 +128,9 @@ struct CommittedMessage {
   const CommittedType* type = nullptr;
   int peer = 0;
   int tag = 0;
+  // A receive whose bytes the client combines into its cells (an operation, not a copy): it must arrive Staged or
+  // Landed, never Typed (a sender writing the cells itself would replace what the receiver must read first).
+  bool combines = false;
   std::int64_t bytes() const { return count * type->size; }
 };
 

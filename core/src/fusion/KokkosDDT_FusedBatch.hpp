@@ -28,7 +28,9 @@
 #include "KokkosDDT_FusedLaunch.hpp"
 #include "KokkosDDT_FusedRecordOf.hpp"
 #include "KokkosDDT_Launch_impl.hpp"
+#include "KokkosDDT_Op.hpp"
 #include "KokkosDDT_Transfer.hpp"
+#include "KokkosDDT_UnpackOp.hpp"
 #include "KokkosDDT_Wait.hpp"
 
 namespace KokkosDDT::Impl {
@@ -51,6 +53,15 @@ class FusedBatch {
   void add_pack(Bottom, std::int64_t count, const Datatype& type, void* dst, std::int64_t dst_bytes);
   void add_unpack(const void* src, std::int64_t src_bytes, Bottom, std::int64_t count, const Datatype& type);
   void add_unpack(const void* src, std::int64_t src_bytes, void* dst, std::int64_t count, const Datatype& type);
+  // Unpacks with an operation (a combining record: every element of `type` has one primitive type, for which `op`
+  // applies; checked as FusionQueue::unpack checks it). A batch's combining records run in launches of their own: a
+  // batch holds them alone, and none may write bytes another writes (their order within a launch is none).
+  void add_unpack(const void* src, std::int64_t src_bytes, Bottom, std::int64_t count, const Datatype& type, Op op);
+  void add_unpack(const void* src, std::int64_t src_bytes, void* dst, std::int64_t count, const Datatype& type, Op op);
+  // The operation of every combining record from the next launch on (after the last launch completed: waits for it);
+  // once launched, a change copies the records to the execution space again and fences it. Checked against each
+  // record's element type (InvalidArgument naming `op`, nothing changed).
+  void set_op(Op op);
 
   // `scount` of `stype` at `src` -> `dcount` of `dtype` at `dst`, typed to typed (KokkosDDT::bottom: nullptr with
   // the *_absolute flag); checked as copy() checks.
@@ -103,7 +114,8 @@ class FusedBatch {
   void run_kernel(const ExecSpace& space, FusedKernel<ExecSpace> kernel);
   template <Direction Dir>
   void add(const char* where, const Datatype& type, std::int64_t count, char* typed, char* packed,
-           std::int64_t packed_bytes, const char* packed_name, bool typed_null_ok);
+           std::int64_t packed_bytes, const char* packed_name, bool typed_null_ok, Op op = Op::Replace);
+  void copy_records();  // records_ into the execution space's memory (and the kernel's parameters where carried)
   // A checked record's place in the launch: its first team and its completion slot.
   void place(FusedRecord& r, std::int64_t bytes, const char* where);
   // The kernel's records (as parameters when few, else copied to the execution space once), counters and flags.
@@ -131,6 +143,7 @@ class FusedBatch {
   int gate_ = -1;
   Kokkos::View<std::uintptr_t*, MemSpace> signals_;
   Kokkos::View<std::int64_t[2], MemSpace> launch_done_;  // teams done, teams started
+  Kokkos::View<FusedRecord*, MemSpace> records_view_;
 };
 
 template <class ExecSpace>
@@ -159,6 +172,36 @@ void FusedBatch<ExecSpace>::add_unpack(const void* src, std::int64_t src_bytes, 
                                        const Datatype& type) {
   add<Direction::Unpack>("KokkosDDT::FusedBatch::add_unpack", type, count, static_cast<char*>(dst),
                          const_cast<char*>(static_cast<const char*>(src)), src_bytes, "src_bytes", false);
+}
+
+template <class ExecSpace>
+void FusedBatch<ExecSpace>::add_unpack(const void* src, std::int64_t src_bytes, Bottom, std::int64_t count,
+                                       const Datatype& type, Op op) {
+  add<Direction::Combine>("KokkosDDT::FusedBatch::add_unpack", type, count, nullptr,
+                          const_cast<char*>(static_cast<const char*>(src)), src_bytes, "src_bytes", true, op);
+}
+
+template <class ExecSpace>
+void FusedBatch<ExecSpace>::add_unpack(const void* src, std::int64_t src_bytes, void* dst, std::int64_t count,
+                                       const Datatype& type, Op op) {
+  add<Direction::Combine>("KokkosDDT::FusedBatch::add_unpack", type, count, static_cast<char*>(dst),
+                          const_cast<char*>(static_cast<const char*>(src)), src_bytes, "src_bytes", false, op);
+}
+
+template <class ExecSpace>
+void FusedBatch<ExecSpace>::set_op(Op op) {
+  const char* where = "KokkosDDT::FusedBatch::set_op";
+  for (std::size_t i = 0; i < records_.size(); ++i)
+    if (records_[i].direction == static_cast<std::int8_t>(Direction::Combine)) require_op_applies(op, types_[i], where);
+  bool changed = false;
+  for (FusedRecord& r : records_)
+    if (r.direction == static_cast<std::int8_t>(Direction::Combine) && r.op != static_cast<std::int8_t>(op)) {
+      r.op = static_cast<std::int8_t>(op);
+      changed = true;
+    }
+  if (!changed || !built_) return;
+  wait();  // (the records of a launch in flight stay as they are)
+  copy_records();
 }
 
 template <class ExecSpace>
@@ -235,7 +278,7 @@ void FusedBatch<ExecSpace>::launch(const ExecSpace& space) {
     ++launches_;
     return;
   }
-  if constexpr (Backend::synchronous && Backend::walks_runs) {
+  if (Backend::synchronous && Backend::walks_runs && !kind_.combining()) {
     // Synchronous hosts gain nothing from one launch over large requests but a worse split of their tiles among
     // the threads: each request runs as its own pack would (a one-tile one on the calling thread).
     for (std::size_t i = 0; i < records_.size(); ++i) {
@@ -298,13 +341,26 @@ void FusedBatch<ExecSpace>::run_kernel(const ExecSpace& space, FusedKernel<ExecS
 template <class ExecSpace>
 template <Direction Dir>
 void FusedBatch<ExecSpace>::add(const char* where, const Datatype& type, std::int64_t count, char* typed, char* packed,
-                                std::int64_t packed_bytes, const char* packed_name, bool typed_null_ok) {
+                                std::int64_t packed_bytes, const char* packed_name, bool typed_null_ok, Op op) {
   check_open(where);
-  const Transfer t =
+  Transfer t =
       prepare_transfer<ExecSpace, Dir>(where, type, count, typed, typed_null_ok, packed, packed_bytes, packed_name, {});
+  Primitive element = Primitive::Byte;
+  if constexpr (Dir == Direction::Combine) {
+    require_op_applies(op, type, where);
+    const SinglePrimitive single = single_primitive(type);
+    if (!single.single)
+      throw_error(ErrorCode::Unsupported, where, "type",
+                  "has elements of several primitive types: a batch combines one (the reference engine, unpack() "
+                  "with an operation, combines any)");
+    element = single.primitive;
+    if (t.end > t.begin) t.word = combining_word(t, element, where);
+  }
   if (t.end == t.begin) return;  // nothing moves
   const std::int64_t tile = LaunchShape<ExecSpace>::tile_bytes(space_, t.end - t.begin, t.word);
   FusedRecord r = record_of<ExecSpace>(t, descriptor<MemSpace>(*t.type, space_), tile, Dir, where);
+  r.op = static_cast<std::int8_t>(op);
+  r.element = static_cast<std::int8_t>(element);
   place(r, t.end - t.begin, where);
   types_.push_back(type);  // keeps the descriptor alive
   dst_of_.push_back(nullptr);
@@ -353,12 +409,10 @@ void FusedBatch<ExecSpace>::build() {
             (space_.concurrency() == 1 || bytes_ <= Config::host_inline_bytes);
   done_ = Kokkos::View<std::int64_t*, MemSpace>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::done"), n);
   flags_ = Kokkos::View<std::uint64_t*, HostVisible>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::flags"), n);
-  Kokkos::View<FusedRecord*, MemSpace> records(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::records"), n);
-  auto host = Kokkos::create_mirror_view(records);
-  for (std::int64_t i = 0; i < n; ++i) host(i) = records_[i];
-  Kokkos::deep_copy(space_, records, host);
+  records_view_ = Kokkos::View<FusedRecord*, MemSpace>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::records"), n);
   kernel_ = FusedKernel<ExecSpace>{};
-  kernel_.records.ring = records;
+  copy_records();
+  kernel_.records.ring = records_view_;
   kernel_.records.n = kernel_.records.capacity = n;
   kernel_.completion.done = done_;
   kernel_.completion.flags = flags_.data();
@@ -388,10 +442,19 @@ void FusedBatch<ExecSpace>::build() {
     c.launch_started = launch_done_.data() + 1;
     c.launch_teams = teams_;
   }
-  if (n <= kernel_.records.kCarried)
-    for (std::int64_t i = 0; i < n; ++i) kernel_.records.carry(i, records_[i]);
   space_.fence("KokkosDDT::FusedBatch: records copied, counters zeroed");
   built_ = true;
+}
+
+template <class ExecSpace>
+void FusedBatch<ExecSpace>::copy_records() {
+  const auto n = static_cast<std::int64_t>(records_.size());
+  auto host = Kokkos::create_mirror_view(records_view_);
+  for (std::int64_t i = 0; i < n; ++i) host(i) = records_[i];
+  Kokkos::deep_copy(space_, records_view_, host);
+  if (n <= kernel_.records.kCarried)
+    for (std::int64_t i = 0; i < n; ++i) kernel_.records.carry(i, records_[i]);
+  space_.fence("KokkosDDT::FusedBatch: records copied");
 }
 
 // Compiled once per backend in the library (core/src/eti/KokkosDDT_ETI_FusedBatch.cpp).

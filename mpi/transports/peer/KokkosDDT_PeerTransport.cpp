@@ -198,7 +198,8 @@ class Handshake {
     std::int64_t bytes = 0;
     for (std::size_t j = 0; j < receives_.size(); ++j) {
       const CommittedMessage& r = receives_[j];
-      if (r.peer == me_ || !landed_by_rule(r) || !exported(r, nullptr, nullptr)) continue;
+      // (a combining receive is always landed: the sender must not write cells the receiver combines into)
+      if (r.peer == me_ || !(r.combines || landed_by_rule(r)) || !exported(r, nullptr, nullptr)) continue;
       landed_at_[j] = bytes;
       bytes += (r.count * r.type->size + 255) / 256 * 256;
     }
@@ -229,7 +230,8 @@ class Handshake {
         o.origin = landed_at_[j];
         o.count = r.count * r.type->size;
       } else {
-        o.exported = counters_ && r.peer != me_ && exported(r, &o.cells, &base);
+        // (a combining receive without a landing buffer travels as a message: no sender writes its cells)
+        o.exported = counters_ && r.peer != me_ && !r.combines && exported(r, &o.cells, &base);
         o.origin =
             static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(r.buf) - reinterpret_cast<std::uintptr_t>(base));
         o.count = r.count;
