@@ -4,6 +4,8 @@
 # archive against an installed Kokkos and run as it is: halo creation, gather, and scatter (ScatterReduce::Sum) of a
 # cell array of 4 doubles per cell, a 26-neighbour pattern (NodeHaloPattern<3>), 10 runs each with the halo made anew,
 # its "large" run: 16^3-256^3 cells per rank and halo widths 0-4 (its loop index is the width). Issue 73's contender.
+# Then halo_vs_cabana (this folder): Cabana's halo and our halo plan on the same arrays in one process, results checked
+# equal, for the sizes and widths in $HVC_ARGS (default: its own, 16^3-256^3 and widths 1-4).
 #
 #   bash perf_tests/cabana/run_cabana.sh KOKKOS_PREFIX [ranks] [small|large]
 #
@@ -12,7 +14,8 @@
 # pointers to MPI, so a GPU needs a CUDA-aware MPI (../shared/tools/cuda-aware-ompi.sh builds one).
 # Inputs (third-party code, never committed): the archive at $CABANA_TGZ, else .carry/tpls/cabana-0.7.0.tar.gz, else
 # ../shared/tpls/cabana-0.7.0.tar.gz. Outputs in $OUT (default ./cabana-out): cabana-<ranks>.txt (Cabana's own report),
-# cabana-build.log, cabana-run.log. Environment: CABANA_WORK (default /tmp/cabana-bench), OMP_NUM_THREADS (per rank,
+# cabana-build.log, cabana-run.log, halo_vs_cabana-<ranks>.txt and .csv. KOKKOS_PREFIX must hold KokkosDDT too
+# (`cmake --install build/openmp --prefix ...` installs both) for halo_vs_cabana; CABANA_ONLY=1 skips it. Environment: CABANA_WORK (default /tmp/cabana-bench), OMP_NUM_THREADS (per rank,
 # default 1), MPIEXEC (default mpiexec).
 set -uo pipefail
 kokkos=${1:?usage: run_cabana.sh KOKKOS_PREFIX [ranks] [small|large]}
@@ -41,7 +44,8 @@ rm -rf "$work/src" && mkdir -p "$work/src" && tar xzf "$archive" -C "$work/src" 
 {
   cmake -S "$work/src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$kokkos" \
     -DCabana_REQUIRE_MPI=ON -DCabana_ENABLE_GRID=ON -DCabana_ENABLE_PERFORMANCE_TESTING=ON &&
-    cmake --build "$work/build" -j "$jobs" --target HaloPerformance
+    cmake --build "$work/build" -j "$jobs" --target HaloPerformance &&
+    cmake --install "$work/build" --prefix "$work/install"
 } > "$OUT/cabana-build.log" 2>&1 || fail "building Cabana (see $OUT/cabana-build.log)"
 binary=$(find "$work/build" -name HaloPerformance -type f -perm -u+x | head -1)
 [ -n "$binary" ] || fail "no HaloPerformance binary"
@@ -50,3 +54,13 @@ binary=$(find "$work/build" -name HaloPerformance -type f -perm -u+x | head -1)
   fail "running HaloPerformance (see $OUT/cabana-run.log)"
 mv "$OUT/cabana_$ranks" "$OUT/cabana-$ranks.txt"
 echo "run_cabana.sh: $OUT/cabana-$ranks.txt"
+[ "${CABANA_ONLY:-0}" = 1 ] && exit 0
+here=$(cd "$(dirname "$0")" && pwd)
+{
+  cmake -S "$here" -B "$work/hvc" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$kokkos;$work/install" &&
+    cmake --build "$work/hvc" -j "$jobs"
+} > "$OUT/halo_vs_cabana-build.log" 2>&1 || fail "building halo_vs_cabana (see $OUT/halo_vs_cabana-build.log)"
+# shellcheck disable=SC2086
+${MPIEXEC:-mpiexec} -n "$ranks" "$work/hvc/halo_vs_cabana" ${HVC_ARGS:-} --csv "$OUT/halo_vs_cabana-$ranks.csv" \
+  > "$OUT/halo_vs_cabana-$ranks.txt" 2>&1 || fail "running halo_vs_cabana (see $OUT/halo_vs_cabana-$ranks.txt)"
+echo "run_cabana.sh: $OUT/halo_vs_cabana-$ranks.txt"

@@ -259,7 +259,8 @@ TEST_CASE("mpi halo plan: fields of another rank than the grid and one more", "[
   require_error([&] { mpi::make_halo_plan(space, grid.cart, options(1), four); }, ErrorCode::InvalidArgument, "fields");
   require_error([&] { mpi::make_halo_plan(space, grid.cart, options(1), one); }, ErrorCode::InvalidArgument, "fields");
   // Components may differ in number between fields, not the grid's extents.
-  Kokkos::View<double***, M> three("three", 8, 8, 3), other("other", 8, 9, 3), vec("vec", 8, 8, 2);
+  using R3 = Kokkos::View<double***, Kokkos::LayoutRight, M>;  // (components last; a GPU's default layout is Left)
+  R3 three("three", 8, 8, 3), other("other", 8, 9, 3), vec("vec", 8, 8, 2);
   auto plan = mpi::make_halo_plan(space, grid.cart, options(1), three, vec);
   plan.exchange();
   plan = {};

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Cabana's grid halo (Cabana 0.7.0, benchmark/grid/Cabana_Grid_HaloPerformance.cpp) and KokkosDDT's halo plan on the
+// same arrays, side by side in one process: a cell array of 4 doubles per cell (Cabana's createArray, an (i, j, k, dof)
+// LayoutRight View), a 26-neighbour pattern (Cabana's NodeHaloPattern<3>; our HaloNeighbors::All), non-periodic, the
+// process grid Cabana's DimBlockPartitioner makes (our plan runs on its Cartesian communicator), halo widths 1-4 and
+// 16^3-256^3 owned cells per rank, 10 runs each:
+//   cabana   createHalo, halo->gather, halo->scatter(ScatterReduce::Sum()) per run, the halo made anew in every run
+//   per run  make_halo_plan({w, All, scatter}), plan.exchange(), plan.scatter(Op::Sum): the plan made anew each run
+//   once     one plan made before the runs: exchange() and scatter(Op::Sum) per run
+// Every operation is followed by a fence of the execution space. Results are checked first: Cabana's gather and ours
+// on two copies of one array must agree bit for bit, and so must the scatters that follow (the values are small
+// integers: every sum is exact whatever its order). Printed: mean microseconds per operation (the slowest rank's mean
+// over its 10 runs), and Cabana's time over ours. CSV with --csv FILE.
+//
+//   mpiexec -n 2 halo_vs_cabana [--sizes 16,32,64,128] [--widths 1,2,3,4] [--space host|device] [--csv FILE]
+//
+// Built outside the main build against installed KokkosDDT and Cabana (perf_tests/cabana/CMakeLists.txt;
+// run_cabana.sh builds and runs both).
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <mpi.h>
+
+#include <Cabana_Grid.hpp>
+#include <Kokkos_Core.hpp>
+#include <KokkosDDT_MPI.hpp>
+
+namespace {
+
+using namespace Cabana::Grid;
+
+std::vector<int> parse_list(const char* text) {
+  std::vector<int> out;
+  std::string s(text);
+  for (std::size_t at = 0; at <= s.size();) {
+    const std::size_t comma = std::min(s.find(',', at), s.size());
+    if (comma > at) out.push_back(std::atoi(s.substr(at, comma - at).c_str()));
+    at = comma + 1;
+  }
+  return out;
+}
+
+struct Row {
+  int n, w;
+  double cabana[3], per_run[3], once[2];  // create, gather, scatter (once: gather, scatter)
+  bool gather_equal, scatter_equal;
+};
+
+// The slowest rank's value.
+double slowest(double us, MPI_Comm comm) {
+  double out = 0;
+  MPI_Allreduce(&us, &out, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return out;
+}
+
+template <class F>
+double mean_us(int runs, const F& f) {
+  Kokkos::Timer t;
+  double total = 0;
+  for (int r = 0; r < runs; ++r) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    t.reset();
+    f();
+    total += t.seconds();
+  }
+  return slowest(total / runs * 1e6, MPI_COMM_WORLD);
+}
+
+template <class Device>
+Row compare(int n, int w, int runs) {
+  using Space = typename Device::execution_space;
+  Space space;
+  DimBlockPartitioner<3> partitioner;
+  auto ranks = partitioner.ranksPerDimension(MPI_COMM_WORLD, {0, 0, 0});
+  std::array<int, 3> cells;
+  for (int d = 0; d < 3; ++d) cells[d] = n * ranks[d];
+  auto mesh = createUniformGlobalMesh(std::array<double, 3>{1.2, 3.3, -2.8}, std::array<double, 3>{2.4, -0.4, -1.5},
+                                      cells);
+  auto grid = createGlobalGrid(MPI_COMM_WORLD, mesh, std::array<bool, 3>{false, false, false}, partitioner);
+  auto layout = createArrayLayout(grid, w, 4, Cell());
+  auto a = createArray<double, Device>("cabana", layout);
+  auto b = createArray<double, Device>("kokkosddt", layout);
+  auto va = a->view();
+  auto vb = b->view();
+  // Owned cells: a small integer of the global cell and component; ghosts 0.
+  std::array<int, 3> offset;
+  for (int d = 0; d < 3; ++d) offset[d] = grid->globalOffset(d);
+  auto host = Kokkos::create_mirror_view(va);
+  for (std::size_t i = 0; i < host.extent(0); ++i)
+    for (std::size_t j = 0; j < host.extent(1); ++j)
+      for (std::size_t k = 0; k < host.extent(2); ++k)
+        for (int c = 0; c < 4; ++c) {
+          const bool owned = i >= std::size_t(w) && i < host.extent(0) - w && j >= std::size_t(w) &&
+                             j < host.extent(1) - w && k >= std::size_t(w) && k < host.extent(2) - w;
+          const long gi = long(i) - w + offset[0], gj = long(j) - w + offset[1], gk = long(k) - w + offset[2];
+          host(i, j, k, c) = owned ? double((gi * 7 + gj * 5 + gk * 3 + c) % 13 + 1) : 0.0;
+        }
+  Kokkos::deep_copy(va, host);
+  Kokkos::deep_copy(vb, host);
+  namespace ddt = KokkosDDT::mpi;
+  ddt::HaloOptions options{w, ddt::HaloNeighbors::All};
+  options.scatter = true;
+  MPI_Comm cart = grid->comm();
+  auto equal = [&] {
+    auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), va);
+    auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), vb);
+    int same = std::equal(ha.data(), ha.data() + ha.size(), hb.data()) ? 1 : 0, all = 0;
+    MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return all == 1;
+  };
+  Row row{n, w, {}, {}, {}, false, false};
+  {
+    auto halo = createHalo(NodeHaloPattern<3>(), w, *a);
+    auto plan = ddt::make_halo_plan(space, cart, options, vb);
+    halo->gather(space, *a);
+    plan.exchange();
+    space.fence();
+    row.gather_equal = equal();
+    halo->scatter(space, ScatterReduce::Sum(), *a);
+    plan.scatter(KokkosDDT::Op::Sum);
+    space.fence();
+    row.scatter_equal = equal();
+  }
+  // Cabana's benchmark, as it runs it: the halo made in every run, each operation timed on its own.
+  std::shared_ptr<Halo<typename Device::memory_space>> halo;
+  row.cabana[0] = mean_us(runs, [&] { halo = createHalo(NodeHaloPattern<3>(), w, *a); });
+  row.cabana[1] = mean_us(runs, [&] {
+    halo->gather(space, *a);
+    space.fence();
+  });
+  row.cabana[2] = mean_us(runs, [&] {
+    halo->scatter(space, ScatterReduce::Sum(), *a);
+    space.fence();
+  });
+  halo.reset();
+  ddt::HaloPlan<Space> plan;
+  row.per_run[0] = mean_us(runs, [&] { plan = ddt::make_halo_plan(space, cart, options, vb); });
+  row.per_run[1] = mean_us(runs, [&] { plan.exchange(); });
+  row.per_run[2] = mean_us(runs, [&] { plan.scatter(KokkosDDT::Op::Sum); });
+  // The plan made once: the persistent use (warmed by the runs above).
+  row.once[0] = mean_us(runs, [&] { plan.exchange(); });
+  row.once[1] = mean_us(runs, [&] { plan.scatter(KokkosDDT::Op::Sum); });
+  plan = {};
+  return row;
+}
+
+template <class Device>
+void table(const char* name, const std::vector<int>& sizes, const std::vector<int>& widths, std::FILE* csv,
+           int rank) {
+  if (rank == 0) {
+    std::printf("\n%s: mean us per operation (slowest rank), Cabana 0.7.0 against KokkosDDT; x = Cabana / ours\n", name);
+    std::printf("%4s %2s | %9s %9s %9s | %9s %9s %9s | %9s %9s | %6s %6s %6s | %s\n", "n", "w", "cab_make", "cab_gath",
+                "cab_scat", "ddt_make", "ddt_gath", "ddt_scat", "once_gat", "once_sca", "x_make", "x_gath", "x_scat",
+                "checked");
+  }
+  for (int w : widths)
+    for (int n : sizes) {
+      const Row r = compare<Device>(n, w, 10);
+      if (rank != 0) continue;
+      std::printf("%4d %2d | %9.1f %9.1f %9.1f | %9.1f %9.1f %9.1f | %9.1f %9.1f | %6.2f %6.2f %6.2f | %s\n", n, w,
+                  r.cabana[0], r.cabana[1], r.cabana[2], r.per_run[0], r.per_run[1], r.per_run[2], r.once[0], r.once[1],
+                  r.cabana[0] / r.per_run[0], r.cabana[1] / r.per_run[1], r.cabana[2] / r.per_run[2],
+                  r.gather_equal && r.scatter_equal ? "equal" : "MISMATCH");
+      std::fflush(stdout);
+      if (csv)
+        std::fprintf(csv, "%s,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d\n", name, n, w, r.cabana[0], r.cabana[1],
+                     r.cabana[2], r.per_run[0], r.per_run[1], r.per_run[2], r.once[0], r.once[1],
+                     r.gather_equal && r.scatter_equal ? 1 : 0);
+    }
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  MPI_Init(&argc, &argv);
+  Kokkos::initialize(argc, argv);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::vector<int> sizes{16, 32, 64, 128, 256}, widths{1, 2, 3, 4};
+  std::string where = "both", csv_name;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--sizes") sizes = parse_list(argv[i + 1]);
+    if (flag == "--widths") widths = parse_list(argv[i + 1]);
+    if (flag == "--space") where = argv[i + 1];
+    if (flag == "--csv") csv_name = argv[i + 1];
+  }
+  std::FILE* csv = rank == 0 && !csv_name.empty() ? std::fopen(csv_name.c_str(), "w") : nullptr;
+  if (csv)
+    std::fprintf(csv,
+                 "space,n,w,cabana_create_us,cabana_gather_us,cabana_scatter_us,ddt_create_us,ddt_gather_us,"
+                 "ddt_scatter_us,ddt_once_gather_us,ddt_once_scatter_us,checked\n");
+  if (rank == 0)
+    std::printf("halo_vs_cabana: %d ranks, %s, Kokkos %d\n", size, Kokkos::DefaultExecutionSpace::name(),
+                KOKKOS_VERSION);
+  using Host = Kokkos::DefaultHostExecutionSpace::device_type;
+  using Device = Kokkos::DefaultExecutionSpace::device_type;
+  if (!std::is_same_v<Host, Device> && where != "host") table<Device>("device", sizes, widths, csv, rank);
+  if (where != "device") table<Host>("host", sizes, widths, csv, rank);
+  if (csv) std::fclose(csv);
+  Kokkos::finalize();
+  MPI_Finalize();
+  return 0;
+}
