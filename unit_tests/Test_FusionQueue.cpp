@@ -2,6 +2,7 @@
 // The fusion queue on every enabled execution space: random mixes of packs and unpacks in one launch against the
 // reference, a long stream of requests through a small ring (none lost), ordering of requests that touch the same
 // bytes, concurrent queues on two instances, and bad input.
+#include <algorithm>
 #include <memory>
 #include <numeric>
 #include <type_traits>
@@ -474,4 +475,41 @@ TEST_CASE("fusion queue: on synchronous hosts a ready one-tile request runs at e
   q.wait(r);
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), packed);
   for (int i = 0; i < 4; ++i) CHECK(h(i) == 2.0);
+}
+
+// Combining requests of many tiles each (a host's tiles through its bounce buffer, a device's teams), overlapping, held
+// back until one flush: each combines after the one before it, element by element, as if run in order.
+TEST_CASE("fusion queue: large overlapping combining requests combine in enqueue order", "[fusion][ops]") {
+  constexpr int kN = 400000;  // strided elements: every other double of 2 kN
+  Kokkos::View<double*, Mem> grid("grid", 2 * kN + 2), a("a", kN), b("b", kN), c("c", kN);
+  auto ha = Kokkos::create_mirror_view(a);
+  auto hb = Kokkos::create_mirror_view(b);
+  auto hc = Kokkos::create_mirror_view(c);
+  auto hg = Kokkos::create_mirror_view(grid);
+  for (int i = 0; i < kN; ++i) {
+    ha(i) = i % 7;
+    hb(i) = 1 + i % 3;
+    hc(i) = i % 11;
+  }
+  for (int i = 0; i < 2 * kN + 2; ++i) hg(i) = 1 + i % 5;
+  Kokkos::deep_copy(a, ha);
+  Kokkos::deep_copy(b, hb);
+  Kokkos::deep_copy(c, hc);
+  Kokkos::deep_copy(grid, hg);
+  Datatype every_other = vector(kN, 1, 2, primitive<double>());
+  every_other.commit();
+  const std::int64_t bytes = std::int64_t(kN) * 8;
+  Queue q(Test::ExecSpace(), fuse_everything());
+  q.unpack(a.data(), bytes, grid.data(), 1, every_other, Op::Sum);
+  q.unpack(b.data(), bytes, grid.data(), 1, every_other, Op::Prod);     // (the same elements)
+  q.unpack(c.data(), bytes, grid.data() + 2, 1, every_other, Op::Max);  // (shifted by one element)
+  q.wait_all();
+  std::vector<double> want(2 * kN + 2);  // (not from hg: on a host it may be the grid itself)
+  for (int i = 0; i < 2 * kN + 2; ++i) want[i] = 1 + i % 5;
+  for (int i = 0; i < kN; ++i) want[2 * i] = (want[2 * i] + ha(i)) * hb(i);
+  for (int i = 0; i < kN; ++i) want[2 * i + 2] = std::max(want[2 * i + 2], hc(i));
+  Kokkos::deep_copy(hg, grid);
+  int wrong = 0;
+  for (int i = 0; i < 2 * kN + 2; ++i) wrong += hg(i) != want[i];
+  CHECK(wrong == 0);
 }

@@ -63,37 +63,6 @@ std::vector<Op> applicable(const std::vector<Test::Element>& elements) {
 }
 
 #if defined(KOKKOSDDT_TEST_MPI)
-MPI_Datatype mpi_primitive(Primitive p) {
-  switch (p) {
-    case Primitive::Int8:
-      return MPI_INT8_T;
-    case Primitive::Int16:
-      return MPI_INT16_T;
-    case Primitive::Int32:
-      return MPI_INT32_T;
-    case Primitive::Int64:
-      return MPI_INT64_T;
-    case Primitive::UInt8:
-      return MPI_UINT8_T;
-    case Primitive::UInt16:
-      return MPI_UINT16_T;
-    case Primitive::UInt32:
-      return MPI_UINT32_T;
-    case Primitive::UInt64:
-      return MPI_UINT64_T;
-    case Primitive::Float:
-      return MPI_FLOAT;
-    case Primitive::Double:
-      return MPI_DOUBLE;
-    case Primitive::ComplexFloat:
-      return MPI_C_FLOAT_COMPLEX;
-    case Primitive::ComplexDouble:
-      return MPI_C_DOUBLE_COMPLEX;
-    default:
-      return MPI_BYTE;
-  }
-}
-
 MPI_Op mpi_op(Op op) {
   switch (op) {
     case Op::Sum:
@@ -138,7 +107,7 @@ void mpi_reduce_elements(Op op, const std::vector<Test::Element>& elements, cons
     else if (minmax && e.primitive == Primitive::UInt64)
       unsigned_min_max<std::uint64_t>(op, in, inout);
     else
-      REQUIRE(MPI_Reduce_local(in, inout, 1, mpi_primitive(e.primitive), mpi_op(op)) == MPI_SUCCESS);
+      REQUIRE(MPI_Reduce_local(in, inout, 1, mpi::to_mpi(e.primitive), mpi_op(op)) == MPI_SUCCESS);
     in += e.size;
     inout += e.size;
   }

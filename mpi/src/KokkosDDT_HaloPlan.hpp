@@ -395,6 +395,11 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
     // owned cells combined; the transport still sends a neighbour's as one message where it packs them.
     if (!options.scatter) continue;
     const int order = scatter_order(h, dims, n, g);
+    if (fields.size() == 1) {  // (the gather's types of one field, the other way round: committed once)
+      const auto& r = regions.back();
+      scatters.push_back({peer, h.index, h.opposite, r.recv, r.send, true, order});
+      continue;
+    }
     for (std::size_t i = 0; i < fields.size(); ++i) {
       Datatype ghosts = struct_type({1}, {fields[i].address}, {fields[i].region(dims, h.recv_lo, h.recv_hi)});
       Datatype owned = struct_type({1}, {fields[i].address}, {fields[i].region(dims, h.send_lo, h.send_hi)});

@@ -140,16 +140,16 @@ FusionRequest FusionQueue<ExecSpace>::enqueue_combine(const char* src, std::int6
   char* packed = const_cast<char*>(src);
   if (op == Op::Replace)
     return enqueue<Impl::Direction::Unpack>(where, type, count, typed, absolute, packed, src_bytes, "src_bytes", range);
+  if (type.is_null() || !type.is_committed() || Impl::single_primitive(type).single)  // (enqueue checks it all)
+    return enqueue<Impl::Direction::Combine>(where, type, count, typed, absolute, packed, src_bytes, "src_bytes", range,
+                                             op);
+  // Several primitive types: the reference engine, at once (its arguments checked before the queue is flushed).
   Impl::prepare_transfer<ExecSpace, Impl::Direction::Unpack>(where, type, count, typed, absolute, packed, src_bytes,
                                                              "src_bytes", range);
   Impl::require_op_applies(op, type, where);
-  if (!Impl::single_primitive(type).single) {
-    flush();  // (the space runs the reference engine's kernels after the pending ones; it waits for them all)
-    Impl::unpack_with_op(space_, src, src_bytes, typed, absolute, count, type, op, range);
-    return FusionRequest(id_, -1, 0);
-  }
-  return enqueue<Impl::Direction::Combine>(where, type, count, typed, absolute, packed, src_bytes, "src_bytes", range,
-                                           op);
+  flush();  // (the space runs the reference engine's kernels after the pending ones; it waits for them all)
+  Impl::unpack_with_op(space_, src, src_bytes, typed, absolute, count, type, op, range);
+  return FusionRequest(id_, -1, 0);
 }
 
 template <class ExecSpace>
@@ -214,6 +214,7 @@ FusionRequest FusionQueue<ExecSpace>::enqueue(const char* where, const Datatype&
                                               const char* packed_name, PackRange range, Op op) {
   Impl::Transfer t = Impl::prepare_transfer<ExecSpace, Dir>(where, type, count, typed, absolute, packed, packed_bytes,
                                                             packed_name, range);
+  if constexpr (Dir == Impl::Direction::Combine) Impl::require_op_applies(op, type, where);  // (after the buffers')
   if (t.end == t.begin) return FusionRequest(id_, -1, 0);  // nothing moves: complete already
   const Primitive element =
       Dir == Impl::Direction::Combine ? Impl::single_primitive(type).primitive : Primitive::Byte;  // (combining only)
