@@ -18,6 +18,7 @@
 #include "support/RandomTypes.hpp"
 #include "support/Reference.hpp"
 #include "support/TestSpace.hpp"
+#include "KokkosDDT_FusedBatch.hpp"
 #if defined(KOKKOSDDT_TEST_MPI)
 #include "support/MpiOracle.hpp"
 #endif
@@ -387,4 +388,41 @@ TEST_CASE("fusion queue: an unpack with an operation checks its arguments at enq
   space.fence();
   dst.pull();
   KOKKOSDDT_REQUIRE_BYTES(dst.host(), before.data(), 256);
+}
+
+// A fixed batch of combining unpacks in phases (FusedBatch::phase: a halo scatter's orders): every record covers cells
+// the phases before wrote, with operations whose result depends on their order (add 1, double, add 1, ...), split
+// into two records per phase over halves of the array (several teams each on a device), launched three times (the
+// phase counters set back after each launch). The result must be the phases applied in order, three times over.
+TEST_CASE("fused batch: combining unpacks in phases run in phase order, in one launch", "[ops][fusion]") {
+  using Mem = ExecSpace::memory_space;
+  ExecSpace space;
+  constexpr int kN = 1 << 20, kPhases = 12;
+  Kokkos::View<double*, Mem> cells("cells", kN), ones("ones", kN), twos("twos", kN);
+  Kokkos::deep_copy(ones, 1.0);
+  Kokkos::deep_copy(twos, 2.0);
+  Datatype half = contiguous(kN / 2, primitive<double>());
+  half.commit();
+  const std::int64_t bytes = std::int64_t(kN / 2) * 8;
+  Impl::FusedBatch<ExecSpace> batch(space);
+  for (int p = 0; p < kPhases; ++p) {
+    batch.phase(2 * p + 1);  // (sparse phase numbers: the batch makes them dense)
+    const bool add = p % 2 == 0;
+    for (int h = 0; h < 2; ++h)
+      batch.add_unpack((add ? ones : twos).data() + h * (kN / 2), bytes, cells.data() + h * (kN / 2), 1, half,
+                       add ? Op::Sum : Op::Prod);
+  }
+  Test::require_error([&] { batch.phase(0); }, ErrorCode::InvalidArgument, "p");  // (phases only go up)
+  double want = 0;
+  for (int launch = 0; launch < 3; ++launch) {
+    batch.launch(space);
+    batch.wait();
+    for (int p = 0; p < kPhases; ++p) want = p % 2 == 0 ? want + 1 : want * 2;
+  }
+  space.fence();
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cells);
+  int wrong = 0;
+  for (int i = 0; i < kN; ++i) wrong += host(i) != want;
+  INFO("want " << want << ", cell 0 " << host(0) << ", last cell " << host(kN - 1));
+  CHECK(wrong == 0);
 }

@@ -25,9 +25,9 @@
 // peer are packed one after the other into one region of the staging buffer and travel as one message.
 //
 // Receives may combine instead of replace (PlannedMessage::order; a halo plan's scatter): they are unpacked with the
-// step's operation (set_receive_op), one launch per order after the replacing unpacks; no transport writes their cells
-// (the transport is told: CommittedMessage::combines), and one to this process itself is packed into a buffer of the
-// engine's at start and combined from it at wait.
+// step's operation (set_receive_op), in a launch after the replacing unpacks, an order per phase of it; no transport
+// writes their cells (the transport is told: CommittedMessage::combines), and one to this process itself is packed into
+// a buffer of the engine's at start and combined from it at wait.
 //
 // A message whose peer is this process itself is no message: it is a typed-to-typed copy from the send's cells into
 // the receive's, one more request of the writes' launch where there is one, else of the packs' (no buffer between,
@@ -78,9 +78,10 @@ struct PlannedMessage {
   int peer = 0;
   int tag = 0;
   // A receive that combines its bytes into its cells with the step's operation (ExchangeEngine::set_receive_op; a
-  // halo plan's scatter) instead of replacing them: `order` >= 0. Combining receives run in ascending order, one
-  // launch per order, so that receives whose cells overlap (an owned cell several neighbours' ghosts map onto) combine
-  // in a fixed order, whatever the arrival; receives of one order must not overlap. -1: a receive that replaces.
+  // halo plan's scatter) instead of replacing them: `order` >= 0. Combining receives run in ascending order, each
+  // order a phase of one launch (FusedBatch::phase), so that receives whose cells overlap (an owned cell several
+  // neighbours' ghosts map onto) combine in a fixed order, whatever the arrival; receives of one order must not
+  // overlap. -1: a receive that replaces.
   int order = -1;
   Op op = Op::Replace;  // a combining receive's operation (until set_receive_op sets every one's)
   std::int64_t bytes() const { return count * type.size(); }  // (count and type checked when the message was added)
@@ -215,14 +216,28 @@ class ExchangeEngine {
   }
 
   // The unpack of receive `m` from `packed`: replacing, or into its order's combining launch.
+  // (combining: held until every receive is known, then added in order: add_combining)
   void add_receive(const PlannedMessage& m, char* packed) {
     if (m.order < 0) return add<Direction::Unpack>(unpacks_, m, packed);
-    while (static_cast<int>(combines_.size()) <= m.order) combines_.emplace_back(space_);
-    combining_types_.push_back(m.type);
-    if (m.absolute)
-      combines_[m.order].add_unpack(packed, m.bytes(), bottom, m.count, m.type, m.op);
-    else
-      combines_[m.order].add_unpack(packed, m.bytes(), m.buf, m.count, m.type, m.op);
+    combining_.push_back({&m, packed});
+  }
+  // The combining receives in ascending order, each order a phase of one launch (FusedBatch::phase: a launch per
+  // kMaxPhase + 1 orders).
+  void add_combining() {
+    std::stable_sort(combining_.begin(), combining_.end(),
+                     [](const auto& a, const auto& b) { return a.first->order < b.first->order; });
+    constexpr int kPhases = FusedBatch<ExecSpace>::kMaxPhase + 1;
+    for (const auto& [m, packed] : combining_) {
+      while (static_cast<int>(combines_.size()) <= m->order / kPhases) combines_.emplace_back(space_);
+      FusedBatch<ExecSpace>& batch = combines_[m->order / kPhases];
+      batch.phase(m->order % kPhases);
+      combining_types_.push_back(m->type);
+      if (m->absolute)
+        batch.add_unpack(packed, m->bytes(), bottom, m->count, m->type, m->op);
+      else
+        batch.add_unpack(packed, m->bytes(), m->buf, m->count, m->type, m->op);
+    }
+    combining_.clear();
   }
   // The unpacks of a step, replacing then combining (flagged: the host learns of their end, wait_unpacks).
   void launch_unpacks(bool flagged) {
@@ -267,7 +282,8 @@ class ExchangeEngine {
   // for nothing else), the writes into peers' memory (Typed and Landed routes) with this process's copies to itself
   // where there are such writes (else those copies are more packs), and the unpacks.
   FusedBatch<ExecSpace> packs_, writes_, unpacks_;
-  std::vector<FusedBatch<ExecSpace>> combines_;      // the combining receives' unpacks, a launch per order, in order
+  std::vector<FusedBatch<ExecSpace>> combines_;  // the combining receives' unpacks: a phase per order, in order
+  std::vector<std::pair<const PlannedMessage*, char*>> combining_;  // (while the engine is built)
   std::vector<Datatype> combining_types_;            // their types (set_receive_op checks the operation against each)
   std::vector<std::shared_ptr<void>> self_staging_;  // combining receives from this process itself: packed here
   Op op_ = Op::Replace;                              // set_receive_op's last (its messages' own ops before)
@@ -432,6 +448,7 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
   packs_.prepare();
   writes_.prepare();
   unpacks_.prepare();
+  add_combining();
   for (FusedBatch<ExecSpace>& b : combines_) b.prepare();
   clock.mark("signals");
 }

@@ -125,8 +125,8 @@ class ExchangePlan {
   // A receive that combines what arrives into the cells with `op` (KokkosDDT::Op; Replace is recv()): every element of
   // `type` one primitive type for which `op` has a meaning (else InvalidArgument naming `op`, or Unsupported naming
   // `type`, the plan as it was). Combining receives run after the replacing ones; those whose cells' bounds overlap an
-  // earlier combining receive's run after it (a launch per such layer), so that cells several receives reach combine
-  // in posting order, bitwise alike from step to step.
+  // earlier combining receive's run after it (a phase of the launch per such layer), so that cells several receives
+  // reach combine in posting order, bitwise alike from step to step.
   template <class Buf>
   void recv(const Buf& buf, std::int64_t count, const Datatype& type, int source, int tag, Op op) {
     Impl::require_op_applies(op, type, kRecv);
@@ -275,7 +275,8 @@ void ExchangePlan<ExecSpace>::commit() {
 }
 
 // Each combining receive one layer after the latest earlier one whose cells' bounds overlap its own (its order): the
-// engine runs a launch per order, ascending, so that overlapping receives combine in posting order.
+// engine runs an order per phase of its combining launch, ascending, so that overlapping receives combine in posting
+// order.
 template <class ExecSpace>
 void ExchangePlan<ExecSpace>::layer_combining_receives() {
   struct Bounds {

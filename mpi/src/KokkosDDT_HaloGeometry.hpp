@@ -70,11 +70,12 @@ inline std::vector<HaloDirection> halo_directions(const HaloGrid& grid, const st
 }
 
 // A scatter's order for the owned cells of direction h (the region h sends in a gather, which a scatter combines into):
-// regions that share cells must combine in different orders (ExchangeEngine: one launch per order, ascending). Two
-// regions d and d' share cells unless some dimension has d_k = -d'_k != 0 (opposite slabs, disjoint where extents
-// hold at least 4 ghost layers): so regions of one set of nonzero dimensions never share a cell, and that set numbers
-// the order (2^rank - 1 orders: 3 for a 3-D face exchange, 7 with edges and corners). Where some extent is under 4 x
-// ghost, opposite slabs overlap too: every direction is an order of its own. Fixed for a plan, alike on every process.
+// regions that share cells must combine in different orders (ExchangeEngine: an order per phase of one launch,
+// ascending). Two regions d and d' share cells unless some dimension has d_k = -d'_k != 0 (opposite slabs, disjoint
+// where extents hold at least 4 ghost layers): so regions of one set of nonzero dimensions never share a cell, and that
+// set numbers the order (2^rank - 1 orders: 3 for a 3-D face exchange, 7 with edges and corners). Where some extent is
+// under 4 x ghost, opposite slabs overlap too: every direction is an order of its own. Fixed for a plan, alike on every
+// process.
 inline int scatter_order(const HaloDirection& h, int rank, const std::array<std::int64_t, 4>& extents,
                          std::int64_t ghost) {
   int mask = 0;

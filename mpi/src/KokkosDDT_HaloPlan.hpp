@@ -106,10 +106,10 @@ class HaloPlan {
   void start() { start(engine().space()); }
   void start(const ExecSpace& space) { begin(engine(), space, "KokkosDDT::mpi::HaloPlan::start"); }
   // The reverse step (options.scatter): packs every ghost region and sends it to its owner; wait() then combines what
-  // arrived into the owned cells with `op` (Replace, Sum, Prod, Min, Max; Band, Bor, Bxor for integer fields), one
-  // launch per scatter order (HaloGeometry's scatter_order: up to 2^rank - 1). An `op` that has no meaning for a
-  // field's value type (Min on a complex, Bxor on a double) throws InvalidArgument naming `op`, nothing started; so
-  // does a plan made without options.scatter ("options"). A change of `op` from the last scatter waits for it.
+  // arrived into the owned cells with `op` (Replace, Sum, Prod, Min, Max; Band, Bor, Bxor for integer fields), in
+  // one launch, a phase per scatter order (HaloGeometry's scatter_order: up to 2^rank - 1). An `op` that has no meaning
+  // for a field's value type (Min on a complex, Bxor on a double) throws InvalidArgument naming `op`, nothing started;
+  // so does a plan made without options.scatter ("options"). A change of `op` from the last scatter waits for it.
   void start_scatter(Op op) { start_scatter(engine().space(), op); }
   void start_scatter(const ExecSpace& space, Op op) {
     const char* where = "KokkosDDT::mpi::HaloPlan::start_scatter";

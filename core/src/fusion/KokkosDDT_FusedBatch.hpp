@@ -11,7 +11,8 @@
 //   for (step ...) { sends.launch(); ...; sends.wait(); }
 //
 // The requests of a batch run concurrently: none may write bytes another reads or writes (the caller's guarantee,
-// not checked: a struct of several arrays has bounds that overlap other requests' without its bytes doing so).
+// not checked: a struct of several arrays has bounds that overlap other requests' without its bytes doing so), unless
+// they are in different phases (phase(p)): a launch runs its phases one after the other, in one launch.
 // Buffers and types are fixed at build time; their contents may change between launches.
 
 #include <algorithm>
@@ -88,6 +89,13 @@ class FusedBatch {
   void gate_on(std::vector<std::uint64_t*> raise, std::vector<std::uint64_t*> waits);
   void gate(int k) { gate_ = k; }  // the gate of the records added from now on (-1: none)
 
+  // The phase of the records added from now on (0 at first; never less than the last, at most kMaxPhase): each
+  // phase's records run after every record of the phases before has finished, within the one launch (a device's
+  // teams wait in the kernel, taking their work by ticket: FusedCompletion), so that requests of different phases may
+  // reach the same bytes, in phase order. (Combining unpacks into overlapping cells, in a fixed order.)
+  static constexpr int kMaxPhase = 127;
+  void phase(int p);
+
   // Builds the launch now (else at the first launch): its records copied to the execution space, its counters zeroed
   // (allocations and a fence, which a launch captured in a CUDA graph must not meet). Fixes the batch.
   void prepare() {
@@ -141,6 +149,9 @@ class FusedBatch {
   std::uint64_t signal_ = 0;
   bool low_half_ = false;
   int gate_ = -1;
+  int phase_ = 0;
+  std::vector<int> record_phases_;                              // per record: its phase (phase(p))
+  Kokkos::View<std::int64_t*, MemSpace> phases_, phase_first_;  // FusedCompletion's phase counters, first teams
   Kokkos::View<std::uintptr_t*, MemSpace> signals_;
   Kokkos::View<std::int64_t[2], MemSpace> launch_done_;  // teams done, teams started
   Kokkos::View<FusedRecord*, MemSpace> records_view_;
@@ -246,6 +257,17 @@ void FusedBatch<ExecSpace>::add_mapped_copy(const void* src, bool src_absolute, 
   dst_of_.push_back(dtype.get());
   dst_types_.emplace_back();
   mapped_types_.push_back(std::move(dtype));  // keeps the descriptor alive
+}
+
+template <class ExecSpace>
+void FusedBatch<ExecSpace>::phase(int p) {
+  const char* where = "KokkosDDT::FusedBatch::phase";
+  check_open(where);
+  if (p < phase_ || p > kMaxPhase)
+    throw_error(ErrorCode::InvalidArgument, where, "p",
+                "is " + std::to_string(p) + "; phases are added in order, from " + std::to_string(phase_) + " to " +
+                    std::to_string(kMaxPhase));
+  phase_ = p;
 }
 
 template <class ExecSpace>
@@ -376,6 +398,7 @@ void FusedBatch<ExecSpace>::place(FusedRecord& r, std::int64_t bytes, const char
     throw_error(ErrorCode::Overflow, where, "gate", "is beyond a record's 2^15 gates");
   r.first_team = static_cast<std::int32_t>(teams_);
   r.gate = static_cast<std::int16_t>(gate_);
+  record_phases_.push_back(phase_);
   r.ticket = 1;
   r.slot = static_cast<std::int32_t>(records_.size());
   scratch_ = std::max(scratch_, FusedTile<ExecSpace>::scratch_bytes(r));
@@ -404,6 +427,11 @@ void FusedBatch<ExecSpace>::retile() {
 template <class ExecSpace>
 void FusedBatch<ExecSpace>::build() {
   retile();
+  // The phases' first teams, dense (a phase without records would let the next one through early), and the end.
+  std::vector<std::int64_t> phase_first;
+  for (std::size_t i = 0; i < records_.size(); ++i)
+    if (i == 0 || record_phases_[i] != record_phases_[i - 1]) phase_first.push_back(records_[i].first_team);
+  phase_first.push_back(teams_);
   const auto n = static_cast<std::int64_t>(records_.size());
   inline_ = Backend::synchronous && Backend::walks_runs && teams_ == n &&
             (space_.concurrency() == 1 || bytes_ <= Config::host_inline_bytes);
@@ -440,6 +468,20 @@ void FusedBatch<ExecSpace>::build() {
     c.low_half = low_half_;
     c.launch_done = launch_done_.data();
     c.launch_started = launch_done_.data() + 1;
+    c.launch_teams = teams_;
+  }
+  if (phase_first.size() > 2) {  // (one phase: nothing to wait for, teams by league rank)
+    const auto p = static_cast<std::int64_t>(phase_first.size()) - 1;
+    phases_ = Kokkos::View<std::int64_t*, MemSpace>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::phases"), 2 + p);
+    phase_first_ = Kokkos::View<std::int64_t*, MemSpace>(
+        Kokkos::view_alloc(space_, Kokkos::WithoutInitializing, "KokkosDDT::FusedBatch::phase_first"), p + 1);
+    Kokkos::View<const std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> first(
+        phase_first.data(), phase_first.size());
+    Kokkos::deep_copy(space_, phase_first_, first);
+    FusedCompletion<ExecSpace>& c = kernel_.completion;
+    c.phases = phases_.data();
+    c.phase_first = phase_first_.data();
+    c.phase_count = static_cast<std::int32_t>(p);
     c.launch_teams = teams_;
   }
   space_.fence("KokkosDDT::FusedBatch: records copied, counters zeroed");

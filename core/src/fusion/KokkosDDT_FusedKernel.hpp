@@ -30,14 +30,16 @@ struct FusedKernel {
     execute(team, [&](const FusedRecord& r, std::int64_t t) { FusedTile<ExecSpace>::run(team, r, t); });
   }
 
-  // The launch's work for league rank team.league_rank(): its record's tile through run_tile(record, tile), between
-  // the completion's begin and finish (shared by this kernel and the uniform ones).
+  // The launch's work for the team's ticket (its league rank, or with phases the order it started in): its record's
+  // tile through run_tile(record, tile), between the completion's begin and finish (shared by this kernel and the
+  // uniform ones).
   template <class RunTile>
   KOKKOS_FUNCTION void execute(const Member& team, const RunTile& run_tile) const {
-    const FusedRecord& r = records.record(records.find(team.league_rank()));
-    completion.begin(team, r);
-    run_tile(r, team.league_rank() - r.first_team);
-    completion.finish(team, r);
+    const FusedTicket ticket = completion.ticket(team);
+    const FusedRecord& r = records.record(records.find(ticket.team));
+    completion.begin(team, r, ticket);
+    run_tile(r, ticket.team - r.first_team);
+    completion.finish(team, r, ticket);
   }
 };
 
