@@ -140,8 +140,10 @@ CounterRun take_counters(std::int64_t slots, const char* where) {
   std::lock_guard<std::mutex> lock(m.mutex);
   const int device = current_device(where);
   const std::int64_t want = (slots + kLine - 1) / kLine * kLine;
-  for (CounterBlock& b : m.blocks)  // an idle block of this device that fits (zeroed when it was given back)
-    if (!b.used && b.device == device && b.slots >= want && b.slots <= 2 * want) {
+  // An idle block of this device that fits (zeroed when it was given back), the most recently idle first: a plan made
+  // again takes the block the last one gave back, which its peers still map (no new mapping for them).
+  for (auto it = m.blocks.rbegin(); it != m.blocks.rend(); ++it)
+    if (CounterBlock& b = *it; !b.used && b.device == device && b.slots >= want && b.slots <= 2 * want) {
       b.used = true;
       return {b.base, b.handle, 0, slots};
     }
