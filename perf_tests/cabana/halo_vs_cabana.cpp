@@ -13,7 +13,7 @@
 // over its 10 runs), and Cabana's time over ours. CSV with --csv FILE.
 //
 //   mpiexec -n 2 halo_vs_cabana [--sizes 16,32,64,128] [--widths 1,2,3,4] [--space host|device] [--cabana off]
-//                               [--csv FILE]
+//                               [--transport auto|mpi|peer|nccl] [--csv FILE]
 //
 // Cabana's grid halo hands device pointers to MPI: its device section needs a CUDA-aware MPI. `--cabana off` runs our
 // side alone (Cabana's columns read -1, the check is ours against our own gather's expectation: skipped).
@@ -39,7 +39,8 @@ namespace {
 
 using namespace Cabana::Grid;
 
-bool g_cabana = true;  // --cabana off: our side alone
+bool g_cabana = true;              // --cabana off: our side alone
+std::string g_transport = "auto";  // --transport mpi|peer|nccl|auto: our plan's
 
 std::vector<int> parse_list(const char* text) {
   std::vector<int> out;
@@ -111,6 +112,7 @@ Row compare(int n, int w, int runs) {
   Kokkos::deep_copy(vb, host);
   namespace ddt = KokkosDDT::mpi;
   ddt::HaloOptions options{w, ddt::HaloNeighbors::All};
+  options.transport = g_transport;
   options.scatter = true;
   MPI_Comm cart = grid->comm();
   auto equal = [&] {
@@ -202,6 +204,7 @@ int main(int argc, char* argv[]) {
     if (flag == "--space") where = argv[i + 1];
     if (flag == "--csv") csv_name = argv[i + 1];
     if (flag == "--cabana") g_cabana = std::string(argv[i + 1]) != "off";
+    if (flag == "--transport") g_transport = argv[i + 1];
   }
   std::FILE* csv = rank == 0 && !csv_name.empty() ? std::fopen(csv_name.c_str(), "w") : nullptr;
   if (csv)
@@ -209,8 +212,8 @@ int main(int argc, char* argv[]) {
                  "space,n,w,cabana_create_us,cabana_gather_us,cabana_scatter_us,ddt_create_us,ddt_gather_us,"
                  "ddt_scatter_us,ddt_once_gather_us,ddt_once_scatter_us,checked\n");
   if (rank == 0)
-    std::printf("halo_vs_cabana: %d ranks, %s, Kokkos %d\n", size, Kokkos::DefaultExecutionSpace::name(),
-                KOKKOS_VERSION);
+    std::printf("halo_vs_cabana: %d ranks, %s, Kokkos %d, our transport %s\n", size,
+                Kokkos::DefaultExecutionSpace::name(), KOKKOS_VERSION, g_transport.c_str());
   using Host = Kokkos::DefaultHostExecutionSpace::device_type;
   using Device = Kokkos::DefaultExecutionSpace::device_type;
   if (!std::is_same_v<Host, Device> && where != "host") table<Device>("device", sizes, widths, csv, rank);

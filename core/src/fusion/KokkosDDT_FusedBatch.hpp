@@ -68,6 +68,11 @@ class FusedBatch {
   // the *_absolute flag); checked as copy() checks.
   void add_copy(const void* src, bool src_absolute, std::int64_t scount, const Datatype& stype, void* dst,
                 bool dst_absolute, std::int64_t dcount, const Datatype& dtype);
+  // The same, combining each element into the destination's with `op` (a combining record, as add_unpack with an
+  // operation adds: `stype`'s elements of one primitive type, `op` meaning something for it; set_op changes it): one
+  // pass where a pack and a combining unpack would be two.
+  void add_copy(const void* src, bool src_absolute, std::int64_t scount, const Datatype& stype, void* dst,
+                bool dst_absolute, std::int64_t dcount, const Datatype& dtype, Op op);
 
   // A copy into memory another process owns, mapped here (a direct transport's route): `dcount` of `dtype` at `dst`,
   // where `dtype` is the receiver's committed type as it sent it (its displacements relative to `dst`). The source side
@@ -123,6 +128,18 @@ class FusedBatch {
   template <Direction Dir>
   void add(const char* where, const Datatype& type, std::int64_t count, char* typed, char* packed,
            std::int64_t packed_bytes, const char* packed_name, bool typed_null_ok, Op op = Op::Replace);
+  void add_copy_record(const void* src, bool src_absolute, std::int64_t scount, const Datatype& stype, void* dst,
+                       bool dst_absolute, std::int64_t dcount, const Datatype& dtype, const Op* op);
+  // The one primitive type of a combining record's `type`, `op` checked against it.
+  static Primitive combining_element(Op op, const Datatype& type, const char* where, const char* argument = "type") {
+    require_op_applies(op, type, where);
+    const SinglePrimitive single = single_primitive(type);
+    if (!single.single)
+      throw_error(ErrorCode::Unsupported, where, argument,
+                  "has elements of several primitive types: a batch combines one (the reference engine, unpack() "
+                  "with an operation, combines any)");
+    return single.primitive;
+  }
   void copy_records();  // records_ into the execution space's memory (and the kernel's parameters where carried)
   // A checked record's place in the launch: its first team and its completion slot.
   void place(FusedRecord& r, std::int64_t bytes, const char* where);
@@ -218,14 +235,37 @@ void FusedBatch<ExecSpace>::set_op(Op op) {
 template <class ExecSpace>
 void FusedBatch<ExecSpace>::add_copy(const void* src, bool src_absolute, std::int64_t scount, const Datatype& stype,
                                      void* dst, bool dst_absolute, std::int64_t dcount, const Datatype& dtype) {
+  add_copy_record(src, src_absolute, scount, stype, dst, dst_absolute, dcount, dtype, nullptr);
+}
+
+template <class ExecSpace>
+void FusedBatch<ExecSpace>::add_copy(const void* src, bool src_absolute, std::int64_t scount, const Datatype& stype,
+                                     void* dst, bool dst_absolute, std::int64_t dcount, const Datatype& dtype, Op op) {
+  add_copy_record(src, src_absolute, scount, stype, dst, dst_absolute, dcount, dtype, &op);
+}
+
+template <class ExecSpace>
+void FusedBatch<ExecSpace>::add_copy_record(const void* src, bool src_absolute, std::int64_t scount,
+                                            const Datatype& stype, void* dst, bool dst_absolute, std::int64_t dcount,
+                                            const Datatype& dtype, const Op* op) {
   const char* where = "KokkosDDT::FusedBatch::add_copy";
   check_open(where);
-  const CopyTransfer t = prepare_copy(where, const_cast<char*>(static_cast<const char*>(src)), src_absolute, scount,
-                                      stype, static_cast<char*>(dst), dst_absolute, dcount, dtype, {});
+  CopyTransfer t = prepare_copy(where, const_cast<char*>(static_cast<const char*>(src)), src_absolute, scount, stype,
+                                static_cast<char*>(dst), dst_absolute, dcount, dtype, {});
   check_copy_memory<ExecSpace>(t, where);
+  Primitive element = Primitive::Byte;
+  if (op) {  // (checked as a combining unpack's type is; its words hold whole elements, as that unpack's do)
+    element = combining_element(*op, stype, where, "stype");
+    if (t.end > t.begin) t.word = static_cast<int>(std::max<std::int64_t>(t.word, primitive_size(element)));
+  }
   if (t.end == t.begin) return;  // nothing moves
   const std::int64_t tile = LaunchShape<ExecSpace>::tile_bytes(space_, t.end - t.begin, t.word) / t.word * t.word;
   FusedRecord r = record_of_copy(t, space_, std::max<std::int64_t>(tile, t.word), where);
+  if (op) {
+    r.direction = static_cast<std::int8_t>(Direction::Combine);  // (a combining copy: FusedTile::typed_to_typed)
+    r.op = static_cast<std::int8_t>(*op);
+    r.element = static_cast<std::int8_t>(element);
+  }
   place(r, t.end - t.begin, where);
   types_.push_back(stype);  // keeps the descriptors alive
   dst_of_.push_back(t.dst_type);
@@ -369,13 +409,7 @@ void FusedBatch<ExecSpace>::add(const char* where, const Datatype& type, std::in
       prepare_transfer<ExecSpace, Dir>(where, type, count, typed, typed_null_ok, packed, packed_bytes, packed_name, {});
   Primitive element = Primitive::Byte;
   if constexpr (Dir == Direction::Combine) {
-    require_op_applies(op, type, where);
-    const SinglePrimitive single = single_primitive(type);
-    if (!single.single)
-      throw_error(ErrorCode::Unsupported, where, "type",
-                  "has elements of several primitive types: a batch combines one (the reference engine, unpack() "
-                  "with an operation, combines any)");
-    element = single.primitive;
+    element = combining_element(op, type, where);
     if (t.end > t.begin) t.word = combining_word(t, element, where);
   }
   if (t.end == t.begin) return;  // nothing moves

@@ -35,7 +35,7 @@ struct FusedTile {
   // of a copy (one where they are one). Hosts cache a pack's nodes only, and walk a copy's runs on both descriptors in
   // place.
   static std::int64_t scratch_bytes(const FusedRecord& r) {
-    const bool copy = r.direction == static_cast<std::int8_t>(Direction::Copy);
+    const bool copy = typed_to_typed(r);
     if (r.cache == 0) return 0;
     if constexpr (Backend::walks_runs) return copy ? 0 : descriptor_scratch_bytes(r.node_count);
     std::int64_t bytes = descriptor_scratch_bytes(r.node_count);
@@ -45,6 +45,10 @@ struct FusedTile {
     if (r.cache > 1) bytes += lookaside_scratch_bytes(r.dst_lookaside_count);
     return bytes;
   }
+
+  // A copy: a record with a destination descriptor (record_of_copy), Direction::Copy, or Direction::Combine for a
+  // combining copy (its elements combined into the destination's with the record's op, as a combining unpack's are).
+  KOKKOS_FUNCTION static bool typed_to_typed(const FusedRecord& r) { return r.dst_nodes != nullptr; }
 
   // A copy between two types of one shape (record_of_copy): one descriptor, each position located once.
   KOKKOS_FUNCTION static bool one_walk(const FusedRecord& r) { return r.dst_nodes == r.nodes; }
@@ -101,9 +105,10 @@ struct FusedTile {
 
   // A copy's typed-to-typed kernel over stream bytes [r.begin, r.end), `tile` bytes per item, reading the two
   // descriptors at `src` and `dst` (the record's arrays, or the team's copies of them).
-  template <int W>
-  KOKKOS_FUNCTION static TypedCopy<ExecSpace, W, Backend::walks_runs> copy_of(const FusedRecord& r, std::int64_t tile,
-                                                                              Arrays src, Arrays dst) {
+  template <int W, bool Combining = false>
+  KOKKOS_FUNCTION static TypedCopy<ExecSpace, W, Backend::walks_runs, 0, Combining> copy_of(const FusedRecord& r,
+                                                                                            std::int64_t tile,
+                                                                                            Arrays src, Arrays dst) {
     using Nodes = Kokkos::View<const DescriptorNode*, MemSpace>;
     using Lookaside = Kokkos::View<const std::int64_t*, MemSpace>;
     return {{Nodes(src.nodes, r.node_count), Lookaside(src.lookaside, r.lookaside_count), r.typed, r.start},
@@ -111,17 +116,20 @@ struct FusedTile {
             r.begin,
             r.end,
             tile,
-            one_walk(r)};
+            one_walk(r),
+            r.op,
+            r.element};
   }
 
   // Tile t of a copy: hosts walk it run by run on one thread; on devices each thread of the team takes one word at a
   // time, neighbouring threads neighbouring words, locating it in both descriptors, or once where they are one (in
   // team scratch when cached). Word: the record's word size when known at compile time (uniform launches), else 0.
-  template <int Word = 0>
+  // Combining: a combining copy's (Direction::Combine), whose words combine into the destination.
+  template <int Word = 0, bool Combining = false>
   KOKKOS_FUNCTION static void run_copy(const Member& team, const FusedRecord& r, std::int64_t t) {
     Arrays src{r.nodes, r.lookaside}, dst{r.dst_nodes, r.dst_lookaside};
     if constexpr (!Backend::walks_runs) {
-      if (r.start < 0) return run_located<Direction::Copy, Word>(team, r, t);
+      if (r.start < 0) return run_located < Combining ? Direction::Combine : Direction::Copy, Word > (team, r, t);
       if (r.cache > 0) {
         const bool one = one_walk(r);
         cache(team, r, src, one ? nullptr : &dst);
@@ -130,18 +138,18 @@ struct FusedTile {
       }
     }
     if constexpr (Word > 0)
-      copy_tile<Word>(team, r, t, src, dst);
+      copy_tile<Word, Combining>(team, r, t, src, dst);
     else
-      with_word_size(r.word, [&](auto w) { copy_tile<decltype(w)::value>(team, r, t, src, dst); });
+      with_word_size(r.word, [&](auto w) { copy_tile<decltype(w)::value, Combining>(team, r, t, src, dst); });
   }
-  template <int W>
+  template <int W, bool Combining>
   KOKKOS_FUNCTION static void copy_tile(const Member& team, const FusedRecord& r, std::int64_t t, Arrays src,
                                         Arrays dst) {
     if constexpr (Backend::walks_runs) {
-      copy_of<W>(r, r.tile, src, dst)(t);
+      copy_of<W, Combining>(r, r.tile, src, dst)(t);
     } else {
       const std::int64_t first = r.begin + t * r.tile, stop = first + r.tile < r.end ? first + r.tile : r.end;
-      copy_of<W>(r, W, src, dst).move_words(first + team.team_rank() * W, stop, team.team_size() * W);
+      copy_of<W, Combining>(r, W, src, dst).move_words(first + team.team_rank() * W, stop, team.team_size() * W);
     }
   }
 
@@ -151,6 +159,8 @@ struct FusedTile {
     if (r.direction == static_cast<std::int8_t>(Direction::Copy)) {
       run_copy(team, r, t);
     } else if constexpr (Backend::walks_runs) {
+      if (r.direction == static_cast<std::int8_t>(Direction::Combine) && typed_to_typed(r))
+        return run_copy<0, true>(team, r, t);
       if (r.direction == static_cast<std::int8_t>(Direction::Combine)) {
         const std::int64_t first = r.begin + t * r.tile;
         return combine_on_host(r, first, first + r.tile < r.end ? first + r.tile : r.end);
@@ -246,16 +256,15 @@ struct FusedTile {
                                            const Shape& shape) {
     const bool packs =
         Dir == Direction::Runtime ? r.direction == static_cast<std::int8_t>(Direction::Pack) : Dir == Direction::Pack;
+    const bool copies = Dir == Direction::Copy || (Dir == Direction::Combine && typed_to_typed(r));
     const std::int64_t first = r.begin + t * r.tile, stop = first + r.tile < r.end ? first + r.tile : r.end;
     const std::int64_t step = static_cast<std::int64_t>(team.team_size()) * W;
     // Word p's source and destination, its typed offset `at` known.
     auto source = [&](std::int64_t p, std::int64_t at) -> const char* {
-      return Dir == Direction::Copy || packs ? address_at(r.typed, at) : r.packed + (p - r.begin);
+      return copies || packs ? address_at(r.typed, at) : r.packed + (p - r.begin);
     };
     auto destination = [&](std::int64_t p, std::int64_t at) {
-      return Dir == Direction::Copy ? address_at(r.packed, at)
-             : packs                ? r.packed + (p - r.begin)
-                                    : address_at(r.typed, at);
+      return copies ? address_at(r.packed, at) : packs ? r.packed + (p - r.begin) : address_at(r.typed, at);
     };
     std::int64_t p = first + static_cast<std::int64_t>(team.team_rank()) * W;
     if constexpr (Dir == Direction::Combine) {  // (each word read, combined and written where it is)
@@ -293,14 +302,18 @@ struct FusedTile {
       const bool packs = Dir == Direction::Runtime ? r.direction == static_cast<std::int8_t>(Direction::Pack)
                                                    : Dir != Direction::Unpack && Dir != Direction::Combine;
       const std::int64_t packed_at = Dir == Direction::Copy ? 0 : r.begin;
+      const bool copies = Dir == Direction::Combine && typed_to_typed(r);  // (a combining copy: into r.packed)
       const std::int64_t first = r.begin + t * r.tile, stop = first + r.tile < r.end ? first + r.tile : r.end;
       const std::int64_t step = static_cast<std::int64_t>(team.team_size()) * W;
       for (std::int64_t p = first + static_cast<std::int64_t>(team.team_rank()) * W; p < stop; p += step) {
         char* typed = r.typed + p;
         char* packed = r.packed + (p - packed_at);
-        if constexpr (Dir == Direction::Combine)
-          combine_word<W>(r.op, r.element, typed, packed);
-        else if (packs)
+        if constexpr (Dir == Direction::Combine) {
+          if (copies)
+            combine_word<W>(r.op, r.element, r.packed + p, typed);
+          else
+            combine_word<W>(r.op, r.element, typed, packed);
+        } else if (packs)
           store_word<W>(packed, load_word<W>(typed));
         else
           store_word<W>(typed, load_word<W>(packed));
@@ -314,16 +327,20 @@ struct FusedTile {
   // Combining launches (Dir Combine) have one kernel per Locating, W = 0: each record's word size is dispatched here.
   template <Direction Dir, int W, Locating L>
   KOKKOS_FUNCTION static void run_uniform(const Member& team, const FusedRecord& r, std::int64_t t) {
-    if constexpr (Dir == Direction::Combine && W == 0)
+    if constexpr (Dir == Direction::Combine && W == 0) {
       with_word_size(r.word, [&](auto w) { run_uniform<Dir, decltype(w)::value, L>(team, r, t); });
-    else if constexpr (L == Locating::Flat)
-      run_flat<Dir, W>(team, r, t);
-    else if constexpr (L == Locating::Shapes)
-      run_located<Dir, W>(team, r, t);
-    else if constexpr (Dir == Direction::Copy)
-      run_copy<W>(team, r, t);
-    else
-      run_interleaved<Dir, W>(team, r, t);
+    } else {
+      if constexpr (Dir == Direction::Combine)
+        if (typed_to_typed(r)) return run_copy<W, true>(team, r, t);  // (a combining copy)
+      if constexpr (L == Locating::Flat)
+        run_flat<Dir, W>(team, r, t);
+      else if constexpr (L == Locating::Shapes)
+        run_located<Dir, W>(team, r, t);
+      else if constexpr (Dir == Direction::Copy)
+        run_copy<W>(team, r, t);
+      else
+        run_interleaved<Dir, W>(team, r, t);
+    }
   }
 
   // Synchronous hosts: one request on the calling thread, as a one-tile pack runs (no fork of the thread pool).
@@ -332,6 +349,8 @@ struct FusedTile {
       constexpr int W = decltype(w)::value;
       if (r.direction == static_cast<std::int8_t>(Direction::Copy))
         copy_of<W>(r, r.end - r.begin, {r.nodes, r.lookaside}, {r.dst_nodes, r.dst_lookaside})(0);
+      else if (r.direction == static_cast<std::int8_t>(Direction::Combine) && typed_to_typed(r))
+        copy_of<W, true>(r, r.end - r.begin, {r.nodes, r.lookaside}, {r.dst_nodes, r.dst_lookaside})(0);
       else if (r.direction == static_cast<std::int8_t>(Direction::Combine))
         combine_on_host(r, r.begin, r.end);
       else if (r.direction == static_cast<std::int8_t>(Direction::Pack))

@@ -10,13 +10,19 @@
 // the host walk's own loops over runs (locating every run on both sides is several times slower where runs are short).
 // Devices give each work item one word: neighbouring threads take neighbouring positions, so their loads and stores
 // coalesce wherever the types are contiguous.
+//
+// A combining copy (Combining: a fused batch's message a process sends itself that its receive combines, a halo's
+// scatter) combines each source element into the destination's with `op` instead of storing it: devices per word (the
+// transfer's word holds whole elements of `element`, unaligned where the buffers are); hosts through a second bounce
+// buffer, the destination's chunk packed into it, combined, and unpacked back.
 
 #include <cstdint>
 
 #include <Kokkos_Core.hpp>
 
-#include "KokkosDDT_HostWalk.hpp"
 #include "KokkosDDT_CarriedDescriptor.hpp"
+#include "KokkosDDT_Combine.hpp"
+#include "KokkosDDT_HostWalk.hpp"
 #include "KokkosDDT_Traversal.hpp"
 #include "KokkosDDT_Words.hpp"
 
@@ -55,7 +61,7 @@ struct CopySide {
 // CarriedBytes > 0 (devices' flat launches of types whose descriptors are small, CarriedDescriptor): each side's
 // descriptor travels in the kernel's parameters (`carried`; the destination's only where the two shapes differ), read
 // from the constant bank alike by every thread, instead of a device copy read by dependent global loads.
-template <class ExecSpace, int W, bool Walk = false, int CarriedBytes = 0>
+template <class ExecSpace, int W, bool Walk = false, int CarriedBytes = 0, bool Combining = false>
 struct TypedCopy {
   using MemSpace = typename ExecSpace::memory_space;
   static constexpr int word = W;
@@ -65,6 +71,7 @@ struct TypedCopy {
   // The two sides share one shape (same_shape: `dst` holds the source's descriptor over a buffer moved by their
   // delta): devices locate each word once. Hosts walk both sides' runs as ever.
   bool one_walk = false;
+  std::int8_t op = 0, element = 0;  // Combining: the Op and the Primitive of every element
   CarriedDescriptor<CarriedBytes> carried[2] =
       {};  // (last: the scalars every thread reads first share the first lines)
 
@@ -103,7 +110,14 @@ struct TypedCopy {
       for (std::int64_t q = p; q < stop; q += kBounce) {
         const std::int64_t r = q + kBounce < stop ? q + kBounce : stop;
         HostWalk<ExecSpace, Direction::Pack, W>{side_args(src, bounce, q, r)}.walk(src.nodes.data(), q, r);
-        HostWalk<ExecSpace, Direction::Unpack, W>{side_args(dst, bounce, q, r)}.walk(dst.nodes.data(), q, r);
+        if constexpr (Combining) {  // (chunks begin on element boundaries: tiles and `begin` do)
+          alignas(16) char existing[kBounce];
+          HostWalk<ExecSpace, Direction::Pack, W>{side_args(dst, existing, q, r)}.walk(dst.nodes.data(), q, r);
+          combine_bytes(static_cast<Op>(op), static_cast<Primitive>(element), existing, bounce, r - q);
+          HostWalk<ExecSpace, Direction::Unpack, W>{side_args(dst, existing, q, r)}.walk(dst.nodes.data(), q, r);
+        } else {
+          HostWalk<ExecSpace, Direction::Unpack, W>{side_args(dst, bounce, q, r)}.walk(dst.nodes.data(), q, r);
+        }
       }
     } else {
       const std::int64_t p = begin + item * W;  // (one word: no loop)
@@ -126,7 +140,11 @@ struct TypedCopy {
   template <class Pos>
   KOKKOS_INLINE_FUNCTION void move(std::int64_t p) const {
     const std::int64_t from = offset<Pos>(src, 0, p);
-    store_word<W>(dst.typed + (one_walk ? from : offset<Pos>(dst, 1, p)), load_word<W>(src.typed + from));
+    char* to = dst.typed + (one_walk ? from : offset<Pos>(dst, 1, p));
+    if constexpr (Combining)
+      combine_word<W>(op, element, to, src.typed + from);
+    else
+      store_word<W>(to, load_word<W>(src.typed + from));
   }
 
  private:
