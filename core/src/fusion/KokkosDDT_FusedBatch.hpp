@@ -441,18 +441,24 @@ void FusedBatch<ExecSpace>::place(FusedRecord& r, std::int64_t bytes, const char
   records_.push_back(r);
 }
 
-// Devices: where the batch's words outnumber the device's threads, several words per thread (launch_words_per_thread).
+// Devices: where a phase's words outnumber the device's threads, several words per thread (launch_words_per_thread),
+// counted per phase: phases run one after the other, each on the whole device, so each is one wave of its own. (Counted
+// over the batch, a large scatter's seven phases each got a seventh of the device, its threads moving seven times the
+// words while the teams of the later phases waited.)
 template <class ExecSpace>
 void FusedBatch<ExecSpace>::retile() {
   if constexpr (!Backend::walks_runs) {
-    std::int64_t words = 0;
-    for (const FusedRecord& r : records_) words += (r.end - r.begin + r.word - 1) / r.word;
-    const std::int64_t per_thread = launch_words_per_thread(words, Backend::fused_threads(space_));
-    if (per_thread <= 1) return;
+    const std::int64_t threads = Backend::fused_threads(space_);
     std::int64_t first = 0;
-    for (FusedRecord& r : records_) {
-      r.first_team = static_cast<std::int32_t>(first);
-      first += widen_tile(r, per_thread, Backend::team_size);
+    for (std::size_t i = 0, end = 0; i < records_.size(); i = end) {
+      std::int64_t words = 0;
+      for (end = i; end < records_.size() && record_phases_[end] == record_phases_[i]; ++end)
+        words += (records_[end].end - records_[end].begin + records_[end].word - 1) / records_[end].word;
+      const std::int64_t per_thread = launch_words_per_thread(words, threads);
+      for (std::size_t k = i; k < end; ++k) {
+        records_[k].first_team = static_cast<std::int32_t>(first);
+        first += widen_tile(records_[k], per_thread, Backend::team_size);
+      }
     }
     teams_ = first;
   }
