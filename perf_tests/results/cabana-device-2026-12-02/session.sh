@@ -4,7 +4,8 @@
 #   2. While its tests run: a CUDA-aware Open MPI 4.1.4 (.carry/ompi-cuda.tgz, built on the VM by
 #      ../shared/tools/cuda-aware-ompi.sh's configure line; else built here by that script), KokkosDDT and its Kokkos
 #      installed from README's build, Cabana 0.7.0 and halo_vs_cabana built against them (run_cabana.sh, stage build).
-#   3. Once README's tests are done: fusion_bench's halo (the plan's gather and scatter), Cabana's own
+#      And fusion_bench of the commit before this session (fb0b33d, .carry/before.tgz) in a tree of its own.
+#   3. Once README's tests are done: fusion_bench's halo (the plan's gather and scatter), before and after, Cabana's own
 #      HaloPerformance (large, 2 ranks sharing the GPU, 4 threads each), halo_vs_cabana on the device with our plan's
 #      auto transport and with "mpi" on the CUDA-aware Open MPI.
 set -u
@@ -32,18 +33,32 @@ ompi=/opt/ompi-cuda
 while ! grep -q "Test project" "$out/readme-1.log" 2>/dev/null && [ ! -f "$out/README-DONE" ]; do sleep 5; done
 stamp "readme build done; installing it"
 cmake --install /tmp/readme-tree/build/cuda --prefix /tmp/kinst > "$out/install.log" 2>&1 || echo "INSTALL FAILED"
+stamp "before: fusion_bench of fb0b33d (background)"
+(
+  rm -rf /tmp/before && mkdir -p /tmp/before && tar xzf .carry/before.tgz -C /tmp/before && cd /tmp/before &&
+    FETCHCONTENT_SOURCE_DIR_KOKKOS=/tmp/readme-src/kokkos-4.6.01 \
+      FETCHCONTENT_SOURCE_DIR_KOKKOSKERNELS=/tmp/readme-src/kokkos-kernels-4.7.00 Catch2_ROOT=$root/.carry/catch2 \
+      cmake --preset cuda -DKokkosDDT_DISCOVER_TESTS=OFF && cmake --build build/cuda -j 8 --target fusion_bench
+) > "$out/before-build.log" 2>&1 &
+before_pid=$!
 stamp "cabana + halo_vs_cabana build"
 (export PATH=$ompi/bin:$PATH CXX=/tmp/kinst/bin/nvcc_wrapper OUT=$out/cabana CABANA_STAGE=build
   bash perf_tests/cabana/run_cabana.sh /tmp/kinst 2 large) > "$out/cabana-stage-build.log" 2>&1
+wait $before_pid
+stamp "before build exit $?"
 stamp "waiting for readme"
 while [ ! -f "$out/README-DONE" ]; do sleep 5; done
 cat "$out/readme-summary.txt" 2>/dev/null
 touch "$out/README-DONE-SEEN"
 after=/tmp/readme-tree/build/cuda
-stamp "fusion_bench halo: plan, scatter"
-timeout 200 "$after/perf_tests/fusion_bench" --only halo --contenders plan,scatter \
-  --csv "$out/fusion-scatter.csv" > "$out/fusion-scatter.txt" 2>&1
-echo "fusion exit $?" >> "$out/fusion-scatter.txt"
+for tree in after before; do
+  bin=$after/perf_tests/fusion_bench
+  [ $tree = before ] && bin=/tmp/before/build/cuda/perf_tests/fusion_bench
+  stamp "fusion_bench halo ($tree): plan, scatter"
+  timeout 150 "$bin" --only halo --contenders plan,scatter --csv "$out/fusion-scatter-$tree.csv" \
+    > "$out/fusion-scatter-$tree.txt" 2>&1
+  echo "fusion exit $?" >> "$out/fusion-scatter-$tree.txt"
+done
 touch "$out/FUSION-DONE"
 stamp "cabana HaloPerformance + halo_vs_cabana (auto)"
 (export PATH=$ompi/bin:$PATH OUT=$out/cabana CABANA_STAGE=run OMP_NUM_THREADS=4 HVC_ARGS="--space device"
