@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -39,6 +40,10 @@ namespace {
 
 using namespace Cabana::Grid;
 
+// Device memory that Cabana's halos and the arrays held, kept until the end: a CUDA-aware MPI keeps its peers' CUDA IPC
+// mappings of freed buffers open (Open MPI's smcuda cache), and a later allocation reusing that memory could then not
+// be mapped by our peer transport (cudaIpcOpenMemHandle: "resource already mapped", seen on one H200 with 2 ranks).
+std::vector<std::shared_ptr<const void>> g_keep;
 bool g_cabana = true;              // --cabana off: our side alone
 std::string g_transport = "auto";  // --transport mpi|peer|nccl|auto: our plan's
 
@@ -110,34 +115,101 @@ Row compare(int n, int w, int runs) {
         }
   Kokkos::deep_copy(va, host);
   Kokkos::deep_copy(vb, host);
+  // The model, to tell which side is wrong where they differ: after a gather every cell inside the global domain holds
+  // its global cell's value (ghosts outside it keep 0); after the scatter that follows, an owned cell holds its value
+  // times one plus the ranks whose ghost cells (26 neighbours, width w) hold a copy of it.
+  int nranks = 1, me = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  std::vector<int> offsets(3 * std::size_t(nranks), 0);
+  MPI_Allgather(offset.data(), 3, MPI_INT, offsets.data(), 3, MPI_INT, MPI_COMM_WORLD);
+  auto model_wrong = [&](const char* what, bool scattered, const auto& view, const char* side) {
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
+    long wrong = 0, all = 0;
+    for (std::size_t i = 0; i < h.extent(0); ++i)
+      for (std::size_t j = 0; j < h.extent(1); ++j)
+        for (std::size_t k = 0; k < h.extent(2); ++k) {
+          const long g[3] = {long(i) - w + offset[0], long(j) - w + offset[1], long(k) - w + offset[2]};
+          const std::size_t at[3] = {i, j, k};
+          bool inside = true, owned = true;
+          for (int d = 0; d < 3; ++d) {
+            inside = inside && g[d] >= 0 && g[d] < cells[d];
+            owned = owned && at[d] >= std::size_t(w) && at[d] < h.extent(d) - w;
+          }
+          if (scattered && !owned) continue;
+          int copies = 0;
+          for (int r = 0; scattered && r < nranks; ++r) {
+            bool in = r != me;
+            for (int d = 0; d < 3; ++d) in = in && g[d] >= offsets[3 * r + d] - w && g[d] < offsets[3 * r + d] + n + w;
+            copies += in;
+          }
+          for (int c = 0; c < 4; ++c) {
+            const double value = inside ? double((g[0] * 7 + g[1] * 5 + g[2] * 3 + c) % 13 + 1) : 0.0;
+            const double want = scattered ? value * (1 + copies) : value;
+            if (h(i, j, k, c) != want && wrong++ == 0)
+              std::printf("  %s (%s) against the model: rank %d at (%zu, %zu, %zu, %d): %g, model %g\n", what, side, me,
+                          i, j, k, c, h(i, j, k, c), want);
+          }
+        }
+    MPI_Allreduce(&wrong, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (all > 0 && me == 0) std::printf("  %s (%s): %ld values differ from the model\n", what, side, all);
+  };
   namespace ddt = KokkosDDT::mpi;
   ddt::HaloOptions options{w, ddt::HaloNeighbors::All};
   options.transport = g_transport;
   options.scatter = true;
   MPI_Comm cart = grid->comm();
-  auto equal = [&] {
+  // Whether Cabana's array and ours agree bit for bit on every rank; where not, the first difference is printed.
+  auto equal = [&](const char* what) {
     auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), va);
     auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), vb);
-    int same = std::equal(ha.data(), ha.data() + ha.size(), hb.data()) ? 1 : 0, all = 0;
-    MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    return all == 1;
+    long differ = 0, all = 0;
+    for (std::size_t i = 0; i < ha.extent(0); ++i)
+      for (std::size_t j = 0; j < ha.extent(1); ++j)
+        for (std::size_t k = 0; k < ha.extent(2); ++k)
+          for (std::size_t c = 0; c < ha.extent(3); ++c)
+            if (ha(i, j, k, c) != hb(i, j, k, c) && differ++ == 0)
+              std::printf(
+                  "  %s differs: n %d w %d rank %d at (%zu, %zu, %zu, %zu) of (%zu, %zu, %zu, %zu): Cabana %g, "
+                  "ours %g\n",
+                  what, n, w, grid->blockId(), i, j, k, c, ha.extent(0), ha.extent(1), ha.extent(2), ha.extent(3),
+                  ha(i, j, k, c), hb(i, j, k, c));
+    MPI_Allreduce(&differ, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (all > 0 && grid->blockId() == 0) std::printf("  %s: %ld values differ\n", what, all);
+    return all == 0;
   };
   Row row{n, w, {-1, -1, -1}, {}, {}, false, false};
   if (g_cabana) {
     auto halo = createHalo(NodeHaloPattern<3>(), w, *a);
+    if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Device::memory_space>::accessible)
+      g_keep.push_back(halo);
     auto plan = ddt::make_halo_plan(space, cart, options, vb);
     halo->gather(space, *a);
     plan.exchange();
     space.fence();
-    row.gather_equal = equal();
+    row.gather_equal = equal("gather");
+    if (!row.gather_equal) {
+      model_wrong("gather", false, va, "Cabana");
+      model_wrong("gather", false, vb, "ours");
+    }
     halo->scatter(space, ScatterReduce::Sum(), *a);
     plan.scatter(KokkosDDT::Op::Sum);
     space.fence();
-    row.scatter_equal = equal();
+    row.scatter_equal = equal("scatter");
+    if (!row.scatter_equal) {
+      model_wrong("scatter", true, va, "Cabana");
+      model_wrong("scatter", true, vb, "ours");
+    }
   }
   // Cabana's benchmark, as it runs it: the halo made in every run, each operation timed on its own.
   std::shared_ptr<Halo<typename Device::memory_space>> halo;
-  if (g_cabana) row.cabana[0] = mean_us(runs, [&] { halo = createHalo(NodeHaloPattern<3>(), w, *a); });
+  constexpr bool kDevice = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Device::memory_space>::accessible;
+  if (kDevice) g_keep.insert(g_keep.end(), {a, b});
+  if (g_cabana)
+    row.cabana[0] = mean_us(runs, [&] {
+      if (kDevice && halo) g_keep.push_back(halo);  // (its buffers are never freed: see g_keep)
+      halo = createHalo(NodeHaloPattern<3>(), w, *a);
+    });
   if (g_cabana)
     row.cabana[1] = mean_us(runs, [&] {
       halo->gather(space, *a);
@@ -148,6 +220,7 @@ Row compare(int n, int w, int runs) {
       halo->scatter(space, ScatterReduce::Sum(), *a);
       space.fence();
     });
+  if (kDevice && halo) g_keep.push_back(halo);
   halo.reset();
   ddt::HaloPlan<Space> plan;
   row.per_run[0] = mean_us(runs, [&] { plan = ddt::make_halo_plan(space, cart, options, vb); });
@@ -219,6 +292,7 @@ int main(int argc, char* argv[]) {
   if (!std::is_same_v<Host, Device> && where != "host") table<Device>("device", sizes, widths, csv, rank);
   if (where != "device") table<Host>("host", sizes, widths, csv, rank);
   if (csv) std::fclose(csv);
+  g_keep.clear();  // (Views must go before Kokkos does)
   Kokkos::finalize();
   MPI_Finalize();
   return 0;

@@ -330,8 +330,11 @@ struct FusedTile {
     if constexpr (Dir == Direction::Combine && W == 0) {
       with_word_size(r.word, [&](auto w) { run_uniform<Dir, decltype(w)::value, L>(team, r, t); });
     } else {
-      if constexpr (Dir == Direction::Combine)
-        if (typed_to_typed(r)) return run_copy<W, true>(team, r, t);  // (a combining copy)
+      // A combining copy that walks: the copy's walk, combining. (Flat and shaped ones run below: run_flat and
+      // shaped_words address a copy's sides themselves, so the Flat and Shapes kernels hold no walk's code, whose
+      // registers and instructions a small launch of phases pays for in every team.)
+      if constexpr (Dir == Direction::Combine && L == Locating::Walks)
+        if (typed_to_typed(r)) return run_copy<W, true>(team, r, t);
       if constexpr (L == Locating::Flat)
         run_flat<Dir, W>(team, r, t);
       else if constexpr (L == Locating::Shapes)
