@@ -26,9 +26,8 @@
 //
 // Receives may combine instead of replace (PlannedMessage::order; a halo plan's scatter): they are unpacked with the
 // step's operation (set_receive_op), in a launch after the replacing unpacks, an order per phase of it; no transport
-// writes their cells (the transport is told: CommittedMessage::combines), and one from this process itself is a
-// combining copy from the send's cells, in its order's phase (one pass, at wait: the send's cells are the plan's until
-// then, as MPI's send buffers are).
+// writes their cells (the transport is told: CommittedMessage::combines), and one to this process itself is packed into
+// a buffer of the engine's at start and combined from it at wait.
 //
 // A message whose peer is this process itself is no message: it is a typed-to-typed copy from the send's cells into
 // the receive's, one more request of the writes' launch where there is one, else of the packs' (no buffer between,
@@ -220,27 +219,20 @@ class ExchangeEngine {
   // (combining: held until every receive is known, then added in order: add_combining)
   void add_receive(const PlannedMessage& m, char* packed) {
     if (m.order < 0) return add<Direction::Unpack>(unpacks_, m, packed);
-    combining_.push_back({&m, packed, nullptr});
-  }
-  // A combining receive `m` from this process itself: its send `from` combined straight into its cells.
-  void add_combining_copy(const PlannedMessage& from, const PlannedMessage& m) {
-    combining_.push_back({&m, nullptr, &from});
+    combining_.push_back({&m, packed});
   }
   // The combining receives in ascending order, each order a phase of one launch (FusedBatch::phase: a launch per
   // kMaxPhase + 1 orders).
   void add_combining() {
     std::stable_sort(combining_.begin(), combining_.end(),
-                     [](const Combining& a, const Combining& b) { return a.m->order < b.m->order; });
+                     [](const auto& a, const auto& b) { return a.first->order < b.first->order; });
     constexpr int kPhases = FusedBatch<ExecSpace>::kMaxPhase + 1;
-    for (const auto& [m, packed, from] : combining_) {
+    for (const auto& [m, packed] : combining_) {
       while (static_cast<int>(combines_.size()) <= m->order / kPhases) combines_.emplace_back(space_);
       FusedBatch<ExecSpace>& batch = combines_[m->order / kPhases];
       batch.phase(m->order % kPhases);
       combining_types_.push_back(m->type);
-      if (from)
-        batch.add_copy(from->buf, from->absolute, from->count, from->type, m->buf, m->absolute, m->count, m->type,
-                       m->op);
-      else if (m->absolute)
+      if (m->absolute)
         batch.add_unpack(packed, m->bytes(), bottom, m->count, m->type, m->op);
       else
         batch.add_unpack(packed, m->bytes(), m->buf, m->count, m->type, m->op);
@@ -291,14 +283,10 @@ class ExchangeEngine {
   // where there are such writes (else those copies are more packs), and the unpacks.
   FusedBatch<ExecSpace> packs_, writes_, unpacks_;
   std::vector<FusedBatch<ExecSpace>> combines_;  // the combining receives' unpacks: a phase per order, in order
-  struct Combining {
-    const PlannedMessage* m;
-    char* packed;                // where its bytes land, or
-    const PlannedMessage* from;  // the send it combines straight from (a message to this process itself)
-  };
-  std::vector<Combining> combining_;       // (while the engine is built)
-  std::vector<Datatype> combining_types_;  // their types (set_receive_op checks the operation against each)
-  Op op_ = Op::Replace;                    // set_receive_op's last (its messages' own ops before)
+  std::vector<std::pair<const PlannedMessage*, char*>> combining_;  // (while the engine is built)
+  std::vector<Datatype> combining_types_;            // their types (set_receive_op checks the operation against each)
+  std::vector<std::shared_ptr<void>> self_staging_;  // combining receives from this process itself: packed here
+  Op op_ = Op::Replace;                              // set_receive_op's last (its messages' own ops before)
   std::vector<Datatype> types_;
   std::vector<mpi::Route> routes_;
   std::int64_t send_bytes_ = 0;
@@ -410,10 +398,14 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
     types_.push_back(m.type);
     if (pair[j] < 0) continue;
     count_route(false, m.peer, "self", "", m.bytes());
-    if (m.order < 0)
+    if (m.order < 0) {
       add_copy(copies, sends[pair[j]], m);
-    else  // (combining: with the other combining receives, in its order)
-      add_combining_copy(sends[pair[j]], m);
+    } else if (m.bytes() > 0) {  // (combining: packed with the copies, combined with the other receives)
+      Staging buffer = take_staging<ExecSpace>(m.bytes(), true);
+      add<Direction::Pack>(copies, sends[pair[j]], buffer.data);
+      add_receive(m, buffer.data);
+      self_staging_.push_back(std::move(buffer.owner));
+    }
   }
   for (std::size_t k = 0; k < recv_at.size(); ++k) {
     const PlannedMessage& m = recvs[recv_at[k]];

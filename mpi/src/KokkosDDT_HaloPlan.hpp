@@ -3,8 +3,9 @@
 // Persistent halo exchange on an MPI Cartesian communicator. Fields are Kokkos Views of rank 1-4 (LayoutRight or
 // LayoutLeft, any memory space the execution space reaches, value types may differ), all with the same extents, which
 // include `ghost` layers on each side of every dimension. Dimension k of the Views is dimension k of the process grid.
-// A field may have one dimension more than the grid: per-cell components (degrees of freedom), carried whole; the last
-// dimension of a LayoutRight View, the first of a LayoutLeft one (a Cabana grid array's (i, j, k, dof) View). Their
+// A field may have one dimension more than the grid: per-cell components (degrees of freedom), carried whole; by
+// default the last dimension of a LayoutRight View, the first of a LayoutLeft one (each cell's components together);
+// HaloOptions::components says otherwise (a Cabana grid array's (i, j, k, dof) View is LayoutLeft on GPUs: Last). Their
 // number may differ between fields.
 //
 //   auto plan = KokkosDDT::mpi::make_halo_plan(space, cart, {1, KokkosDDT::mpi::HaloNeighbors::Faces}, u, v);
@@ -71,6 +72,13 @@ enum class HaloNeighbors {
   All     // faces, edges and corners: the 3^rank - 1 neighbours
 };
 
+// Which dimension of a field with one dimension more than the grid holds its per-cell components.
+enum class HaloComponents {
+  ByLayout,  // the last of a LayoutRight View, the first of a LayoutLeft one (each cell's components together)
+  Last,      // the last, whatever the layout: (i, j, k, dof), as Cabana's grid arrays are on every backend
+  First      // the first, whatever the layout: (dof, i, j, k)
+};
+
 struct HaloOptions {
   int ghost = 1;  // ghost layers on each side, >= 1
   HaloNeighbors neighbors = HaloNeighbors::Faces;
@@ -88,6 +96,10 @@ struct HaloOptions {
   // The plan scatters too (start_scatter): its reverse messages are made with it (one per field and neighbour, for
   // transports that pack; a peer route lands them in the owner's memory and the owner combines). Alike on every rank.
   bool scatter = false;
+  // Fields with one dimension more than the grid: which one holds the components (a wrong choice is no error where
+  // the extents allow it, and moves the wrong cells: say Last for Cabana's arrays, LayoutLeft on GPUs). Alike on every
+  // rank. (Last, so that the options' earlier members keep their places in aggregate initialization.)
+  HaloComponents components = HaloComponents::ByLayout;
 };
 
 template <class ExecSpace>
@@ -223,11 +235,11 @@ inline void agree_or_throw(MPI_Comm comm, const std::string& message, const char
   verdict.wait();
   for (std::size_t i = 0; i < same.size(); ++i)
     if (!verdict.agreed(i))
-      throw_error(
-          ErrorCode::InvalidArgument, where, same[i].first,
-          std::string("differs between the ranks (") +
-              (i == 0 ? "ghost width, neighbour set, tag or transport" : "number of fields or their value types") +
-              "): every rank must pass the same");
+      throw_error(ErrorCode::InvalidArgument, where, same[i].first,
+                  std::string("differs between the ranks (") +
+                      (i == 0 ? "ghost width, neighbour set, tag, transport or components"
+                              : "number of fields or their value types") +
+                      "): every rank must pass the same");
   throw_if_any(verdict, message, where, argument);
 }
 
@@ -239,10 +251,11 @@ struct HaloField {
   Order order = Order::C;
   Datatype element;
   bool allocated = true;
+  bool components_first = false;  // (with one dimension more than the grid: HaloOptions::components)
 
-  // Where the Cartesian dimensions of a field on a grid of `dims` dimensions start among the View's (1: a LayoutLeft
-  // View's first dimension is its components), and its extents along them.
-  int first_cartesian(int dims) const { return rank > dims && order == Order::Fortran ? 1 : 0; }
+  // Where the Cartesian dimensions of a field on a grid of `dims` dimensions start among the View's (1: its first
+  // dimension is its components), and its extents along them.
+  int first_cartesian(int dims) const { return rank > dims && components_first ? 1 : 0; }
   std::array<std::int64_t, 4> cartesian(int dims) const {
     std::array<std::int64_t, 4> n{1, 1, 1, 1};
     for (int k = 0; k < dims; ++k) n[k] = extents[first_cartesian(dims) + k];
@@ -262,7 +275,7 @@ struct HaloField {
 };
 
 template <class ExecSpace, class View>
-HaloField halo_field(const View& v) {
+HaloField halo_field(const View& v, mpi::HaloComponents components) {
   static_assert(Kokkos::is_view_v<View>, "KokkosDDT::mpi::make_halo_plan: fields must be Kokkos::Views");
   static_assert(View::rank() >= 1 && View::rank() <= 5,
                 "KokkosDDT::mpi::make_halo_plan: fields have rank 1-4 (and one more for components)");
@@ -275,6 +288,8 @@ HaloField halo_field(const View& v) {
   f.rank = static_cast<int>(View::rank());
   for (int k = 0; k < f.rank; ++k) f.extents[k] = static_cast<std::int64_t>(v.extent(k));
   f.order = std::is_same_v<Layout, Kokkos::LayoutLeft> ? Order::Fortran : Order::C;
+  f.components_first = components == mpi::HaloComponents::First ||
+                       (components == mpi::HaloComponents::ByLayout && f.order == Order::Fortran);
   f.element = primitive<typename View::non_const_value_type>();
   f.allocated = v.data() != nullptr || v.size() == 0;
   return f;
@@ -325,6 +340,10 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
     option_error("options.tag is " + std::to_string(options.tag) + "; the plan's tags [tag, tag + " +
                  std::to_string(tags) + ") must lie in [0, " + std::to_string(tag_ub) +
                  "] (MPI_TAG_UB): tag must be in [0, " + std::to_string(tag_ub - tags + 1) + "]");
+  if (options.components != HaloComponents::ByLayout && options.components != HaloComponents::Last &&
+      options.components != HaloComponents::First)
+    option_error("options.components is " + std::to_string(static_cast<int>(options.components)) +
+                 "; must be HaloComponents::ByLayout, Last or First");
   if (!(options.timeout >= 0))
     option_error("options.timeout is " + std::to_string(options.timeout) + "; must be >= 0 seconds (0: none)");
   if (error.empty() && fields.empty()) error = "there are no fields";
@@ -353,11 +372,11 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
   const SetupDeadline deadline(timeout_seconds(options.timeout));
   auto control = MpiTransport::duplicate(cart, where);  // (the plan's control plane: all its setup runs there)
   clock.mark("control plane");
-  agree_or_throw(
-      control->comm(), error, culprit,
-      {{"options", fingerprint({g, static_cast<std::int64_t>(options.neighbors), options.tag,
-                                fingerprint(options.transport), options.graph ? 1 : 0, options.scatter ? 1 : 0})},
-       {"fields", fingerprint(kinds)}});
+  agree_or_throw(control->comm(), error, culprit,
+                 {{"options", fingerprint({g, static_cast<std::int64_t>(options.neighbors), options.tag,
+                                           fingerprint(options.transport), options.graph ? 1 : 0,
+                                           options.scatter ? 1 : 0, static_cast<std::int64_t>(options.components)})},
+                  {"fields", fingerprint(kinds)}});
   clock.mark("agreement");
 
   int me = 0;
@@ -421,7 +440,8 @@ template <class ExecSpace, class First, class... Rest, Impl::enable_if_exec<Exec
 HaloPlan<ExecSpace> make_halo_plan(const ExecSpace& space, MPI_Comm cart, const HaloOptions& options,
                                    const First& first, const Rest&... rest) {
   return Impl::make_halo_plan_of(space, cart, options,
-                                 {Impl::halo_field<ExecSpace>(first), Impl::halo_field<ExecSpace>(rest)...});
+                                 {Impl::halo_field<ExecSpace>(first, options.components),
+                                  Impl::halo_field<ExecSpace>(rest, options.components)...});
 }
 
 // Fields of one View type, as many as the vector holds.
@@ -429,7 +449,7 @@ template <class ExecSpace, class View, Impl::enable_if_exec<ExecSpace> = 0>
 HaloPlan<ExecSpace> make_halo_plan(const ExecSpace& space, MPI_Comm cart, const HaloOptions& options,
                                    const std::vector<View>& fields) {
   std::vector<Impl::HaloField> described;
-  for (const View& f : fields) described.push_back(Impl::halo_field<ExecSpace>(f));
+  for (const View& f : fields) described.push_back(Impl::halo_field<ExecSpace>(f, options.components));
   return Impl::make_halo_plan_of(space, cart, options, described);
 }
 

@@ -157,6 +157,7 @@ Row compare(int n, int w, int runs) {
   namespace ddt = KokkosDDT::mpi;
   ddt::HaloOptions options{w, ddt::HaloNeighbors::All};
   options.transport = g_transport;
+  options.components = ddt::HaloComponents::Last;  // (Cabana's (i, j, k, dof), in the space's default layout)
   options.scatter = true;
   MPI_Comm cart = grid->comm();
   // Whether Cabana's array and ours agree bit for bit on every rank; where not, the first difference is printed.

@@ -41,21 +41,27 @@ double combine(Op op, double existing, double incoming) {
   }
 }
 
-// Field access by Cartesian index and component: components last (LayoutRight) or first (LayoutLeft), or none.
+// Whether a field's components are its first dimension, as HaloOptions::components `p` places them.
+template <class Layout>
+bool components_first(mpi::HaloComponents p) {
+  return p == mpi::HaloComponents::First ||
+         (p == mpi::HaloComponents::ByLayout && std::is_same_v<Layout, Kokkos::LayoutLeft>);
+}
+
+// Field access by Cartesian index and component: components first (`cfirst`) or last, or none.
 template <class View>
-auto& at(const View& v, int dims, const std::array<std::int64_t, 4>& i, int c) {
+auto& at(const View& v, int dims, const std::array<std::int64_t, 4>& i, int c, bool cfirst) {
   std::array<std::int64_t, 5> k{0, 0, 0, 0, 0};
   const bool components = static_cast<int>(View::rank()) > dims;
-  const bool left = std::is_same_v<typename View::array_layout, Kokkos::LayoutLeft>;
-  const int first = components && left ? 1 : 0;
+  const int first = components && cfirst ? 1 : 0;
   for (int d = 0; d < dims; ++d) k[first + d] = i[d];
-  if (components) k[left ? 0 : dims] = c;
+  if (components) k[cfirst ? 0 : dims] = c;
   return v.access(k[0], k[1], k[2], k[3], k[4]);
 }
 
 // A plan over fields of rank R (+1 with components, 3 of them) of doubles and one of ints: a gather, then scatters
-// with each of `ops` (the int field gets the same operation).
-template <int R, class Layout, bool Components>
+// with each of `ops` (the int field gets the same operation). P: where the components are (HaloOptions::components).
+template <int R, class Layout, bool Components, mpi::HaloComponents P = mpi::HaloComponents::ByLayout>
 void check_scatter(const Grid& grid, mpi::HaloNeighbors neighbors, int ghost, const std::vector<Op>& ops) {
   using M = ExecSpace::memory_space;
   constexpr int C = Components ? 3 : 1;
@@ -67,9 +73,9 @@ void check_scatter(const Grid& grid, mpi::HaloNeighbors neighbors, int ghost, co
     global[k] = interior[k] * grid.dims[k];
   }
   std::array<std::int64_t, 5> ue{1, 1, 1, 1, 1};
-  const bool left = std::is_same_v<Layout, Kokkos::LayoutLeft>;
-  for (int k = 0; k < R; ++k) ue[(Components && left ? 1 : 0) + k] = n[k];
-  if (Components) ue[left ? 0 : R] = C;
+  const bool cfirst = components_first<Layout>(P);
+  for (int k = 0; k < R; ++k) ue[(Components && cfirst ? 1 : 0) + k] = n[k];
+  if (Components) ue[cfirst ? 0 : R] = C;
   auto extent = [](std::int64_t e, int k, int rank) {
     return k < rank ? static_cast<std::size_t>(e) : KOKKOS_INVALID_INDEX;
   };
@@ -80,6 +86,7 @@ void check_scatter(const Grid& grid, mpi::HaloNeighbors neighbors, int ghost, co
   ExecSpace space;
   mpi::HaloOptions o = options(ghost, neighbors);
   o.scatter = true;
+  o.components = P;
   auto plan = mpi::make_halo_plan(space, grid.cart, o, u, v);
   auto hu = Kokkos::create_mirror_view(u);
   auto hv = Kokkos::create_mirror_view(v);
@@ -108,8 +115,9 @@ void check_scatter(const Grid& grid, mpi::HaloNeighbors neighbors, int ghost, co
     for (std::int64_t cell = 0; cell < cells; ++cell) {
       const auto i = index(cell);
       for (int c = 0; c < C; ++c)
-        at(hu, dims, i, c) = inside(i) ? owned_value(global_of(i), c) : ghost_value(grid.rank, i, c);
-      at(hv, dims, i, 0) = static_cast<int>(inside(i) ? owned_value(global_of(i), 1) : ghost_value(grid.rank, i, 1));
+        at(hu, dims, i, c, cfirst) = inside(i) ? owned_value(global_of(i), c) : ghost_value(grid.rank, i, c);
+      at(hv, dims, i, 0, cfirst) =
+          static_cast<int>(inside(i) ? owned_value(global_of(i), 1) : ghost_value(grid.rank, i, 1));
     }
     Kokkos::deep_copy(u, hu);
     Kokkos::deep_copy(v, hv);
@@ -142,10 +150,10 @@ void check_scatter(const Grid& grid, mpi::HaloNeighbors neighbors, int ghost, co
     if (nonzero > 1 && neighbors == mpi::HaloNeighbors::Faces) sent = false;
     for (int c = 0; c < C; ++c) {
       const double want = inside(i) ? owned_value(x, c) : sent ? owned_value(x, c) : ghost_value(grid.rank, i, c);
-      wrong += at(hu, dims, i, c) != want;
+      wrong += at(hu, dims, i, c, cfirst) != want;
     }
     const int want_v = static_cast<int>(inside(i) || sent ? owned_value(x, 1) : ghost_value(grid.rank, i, 1));
-    wrong += at(hv, dims, i, 0) != want_v;
+    wrong += at(hv, dims, i, 0, cfirst) != want_v;
   }
   CHECK(wrong == 0);
 
@@ -186,8 +194,8 @@ void check_scatter(const Grid& grid, mpi::HaloNeighbors neighbors, int ghost, co
         for (int c = 0; c < C; ++c) want[c] = combine(op, want[c], ghost_value(peer, j, c));
         want_v = combine(op, want_v, static_cast<double>(static_cast<int>(ghost_value(peer, j, 1))));
       }
-      for (int c = 0; c < C; ++c) wrong += at(hu, dims, i, c) != want[c];
-      wrong += at(hv, dims, i, 0) != static_cast<int>(want_v);
+      for (int c = 0; c < C; ++c) wrong += at(hu, dims, i, c, cfirst) != want[c];
+      wrong += at(hv, dims, i, 0, cfirst) != static_cast<int>(want_v);
     }
     INFO("scatter with " << op_name(op));
     CHECK(wrong == 0);
@@ -197,12 +205,12 @@ void check_scatter(const Grid& grid, mpi::HaloNeighbors neighbors, int ghost, co
   plan = {};  // (collective, before the communicator goes)
 }
 
-template <int R, class Layout, bool Components>
+template <int R, class Layout, bool Components, mpi::HaloComponents P = mpi::HaloComponents::ByLayout>
 void check_grids(const std::vector<Op>& ops) {
   for (bool periodic : {true, false}) {
     Grid grid = make_grid(R, {0, 0, 0, 0}, periodic);
     for (auto neighbors : {mpi::HaloNeighbors::Faces, mpi::HaloNeighbors::All})
-      for (int ghost : {1, 2}) check_scatter<R, Layout, Components>(grid, neighbors, ghost, ops);
+      for (int ghost : {1, 2}) check_scatter<R, Layout, Components, P>(grid, neighbors, ghost, ops);
     MPI_Comm_free(&grid.cart);
   }
 }
@@ -213,6 +221,23 @@ TEST_CASE("mpi halo scatter: 2-D fields with components, sum, max, replace", "[m
   Test::Watchdog dog("halo scatter 2-D");
   check_grids<2, Kokkos::LayoutRight, true>({Op::Sum, Op::Max, Op::Replace});
   check_grids<2, Kokkos::LayoutLeft, true>({Op::Sum, Op::Min});
+}
+
+// Cabana's grid arrays are (i, j, k, dof) in the execution space's default layout: LayoutLeft on GPUs, whose
+// components the default (ByLayout) would take from the first dimension. HaloComponents::Last and First place them
+// whatever the layout; a value that is none of the three is refused on every rank, naming "options".
+TEST_CASE("mpi halo scatter: components placed by the options, against the layout", "[mpi][halo][scatter]") {
+  Test::Watchdog dog("halo scatter components");
+  check_grids<3, Kokkos::LayoutLeft, true, mpi::HaloComponents::Last>({Op::Sum, Op::Replace});
+  check_grids<2, Kokkos::LayoutRight, true, mpi::HaloComponents::First>({Op::Sum, Op::Max});
+  check_grids<2, Kokkos::LayoutRight, true, mpi::HaloComponents::Last>({Op::Sum});
+  ExecSpace space;
+  Grid grid = make_grid(2, {0, 0, 0, 0}, true);
+  Kokkos::View<double***, ExecSpace::memory_space> a("a", 8, 8, 2);
+  mpi::HaloOptions o = options(1);
+  o.components = static_cast<mpi::HaloComponents>(7);
+  require_error([&] { mpi::make_halo_plan(space, grid.cart, o, a); }, ErrorCode::InvalidArgument, "options");
+  MPI_Comm_free(&grid.cart);
 }
 
 TEST_CASE("mpi halo scatter: 1-D and 3-D fields, sum and replace", "[mpi][halo][scatter]") {
