@@ -427,6 +427,55 @@ TEST_CASE("fused batch: combining unpacks in phases run in phase order, in one l
   CHECK(wrong == 0);
 }
 
+// Combining records large enough that a device thread combines several words (FusedTile::combine_words: four at a
+// time, all loaded before any is combined), elements aligned for their words and not (doubles 9 bytes apart: the
+// group falls back to bytes): a combining unpack and, in the next phase, a combining copy into the same cells, against
+// the host's arithmetic; the bytes between elements and past the last one untouched.
+TEST_CASE("fused batch: large combining unpacks and copies, several words per thread, aligned or not", "[op][fusion]") {
+  using Mem = ExecSpace::memory_space;
+  ExecSpace space;
+  struct Case {
+    std::int64_t n, stride;  // n doubles, `stride` bytes apart
+  };
+  for (const Case c : {Case{1 << 20, 16}, Case{600000, 9}}) {
+    INFO(c.n << " doubles " << c.stride << " bytes apart");
+    Datatype type = hvector(c.n, 1, c.stride, primitive<double>()).commit();
+    const std::int64_t span = (c.n - 1) * c.stride + 8 + 64;  // (64 guard bytes after the last element)
+    std::vector<char> cells(span), other(span);
+    std::vector<double> incoming(c.n);
+    for (std::int64_t b = 0; b < span; ++b) cells[b] = other[b] = static_cast<char>(b * 31 % 251);
+    for (std::int64_t i = 0; i < c.n; ++i) {
+      const double mine = static_cast<double>(i % 97), theirs = static_cast<double>(i % 89) / 4;
+      std::memcpy(cells.data() + i * c.stride, &mine, 8);
+      std::memcpy(other.data() + i * c.stride, &theirs, 8);
+      incoming[i] = static_cast<double>(i % 13) - 6;
+    }
+    Kokkos::View<char*, Mem> d_cells("cells", span), d_other("other", span);
+    Kokkos::View<double*, Mem> d_incoming("incoming", c.n);
+    Kokkos::deep_copy(d_cells, Kokkos::View<char*, Kokkos::HostSpace>(cells.data(), span));
+    Kokkos::deep_copy(d_other, Kokkos::View<char*, Kokkos::HostSpace>(other.data(), span));
+    Kokkos::deep_copy(d_incoming, Kokkos::View<double*, Kokkos::HostSpace>(incoming.data(), c.n));
+    Impl::FusedBatch<ExecSpace> batch(space);
+    batch.add_unpack(d_incoming.data(), c.n * 8, d_cells.data(), 1, type, Op::Sum);
+    batch.phase(1);
+    batch.add_copy(d_other.data(), false, 1, type, d_cells.data(), false, 1, type, Op::Max);
+    batch.launch();
+    batch.wait();
+    space.fence();
+    std::vector<char> got(span);
+    Kokkos::deep_copy(Kokkos::View<char*, Kokkos::HostSpace>(got.data(), span), d_cells);
+    std::vector<char> want = cells;
+    for (std::int64_t i = 0; i < c.n; ++i) {
+      double mine, theirs;
+      std::memcpy(&mine, cells.data() + i * c.stride, 8);
+      std::memcpy(&theirs, other.data() + i * c.stride, 8);
+      const double sum = mine + incoming[i], result = sum > theirs ? sum : theirs;
+      std::memcpy(want.data() + i * c.stride, &result, 8);
+    }
+    KOKKOSDDT_REQUIRE_BYTES(got.data(), want.data(), span);
+  }
+}
+
 // A combining copy (FusedBatch::add_copy with an operation: a halo scatter's message to its own process) in one pass
 // equals a pack of the source and the reference engine's unpack with the operation into the destination's layout, on
 // random types of one primitive (elements off their alignment too) into another layout of the same signature, with

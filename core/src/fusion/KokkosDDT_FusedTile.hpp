@@ -268,11 +268,10 @@ struct FusedTile {
     };
     std::int64_t p = first + static_cast<std::int64_t>(team.team_rank()) * W;
     if constexpr (Dir == Direction::Combine) {  // (each word read, combined and written where it is)
-      for (; p < stop; p += step) {
-        const std::int64_t at = shape_offset<Narrow>(shape, r.lookaside, p);
-        combine_word<W>(r.op, r.element, destination(p, at), source(p, at));
-      }
-      return;
+      return combine_words<W>(r, p, stop, step, [&](std::int64_t q) {
+        const std::int64_t at = shape_offset<Narrow>(shape, r.lookaside, q);
+        return WordEnds{destination(q, at), source(q, at)};
+      });
     }
     constexpr int U = kWordsInFlight;
     for (; p + (U - 1) * step < stop; p += U * step) {
@@ -285,6 +284,74 @@ struct FusedTile {
     for (; p < stop; p += step) {
       const std::int64_t at = shape_offset<Narrow>(shape, r.lookaside, p);
       store_word<W>(destination(p, at), load_word<W>(source(p, at)));
+    }
+  }
+
+  // Devices: a thread's words p, p + step, ... before `stop` of a combining record, `ends(p)` its word's destination
+  // and source. Elements of 4 bytes or more (fields' floats, doubles, integers, complexes): kWordsInFlight words at a
+  // time, every load issued before any is combined (a word's combine needs both its loads, so one word at a time a
+  // thread waits for memory once per word), combined in registers without a branch (combine_selected) and stored.
+  // Narrower elements one word at a time.
+  struct WordEnds {
+    char* dst;
+    const char* src;
+  };
+  template <int W, class Ends>
+  KOKKOS_FUNCTION static void combine_words(const FusedRecord& r, std::int64_t p, std::int64_t stop, std::int64_t step,
+                                            const Ends& ends) {
+    const auto element = static_cast<Primitive>(r.element);
+    const int size = element_size(element);
+    if (size >= 4 && size <= W) {
+      with_element_type(element, [&](auto t) {
+        using T = decltype(t);
+        if constexpr (sizeof(T) >= 4 && sizeof(T) <= W)
+          combine_words_as<W, T>(static_cast<Op>(r.op), p, stop, step, ends);
+      });
+      return;
+    }
+    for (; p < stop; p += step) {
+      const WordEnds e = ends(p);
+      combine_word<W>(r.op, r.element, e.dst, e.src);
+    }
+  }
+  template <int W, class T, class Ends>
+  KOKKOS_FUNCTION static void combine_words_as(Op op, std::int64_t p, std::int64_t stop, std::int64_t step,
+                                               const Ends& ends) {
+    constexpr int U = kWordsInFlight;
+    auto aligned = [](const WordEnds& e) {
+      return ((reinterpret_cast<std::uintptr_t>(e.dst) | reinterpret_cast<std::uintptr_t>(e.src)) & (W - 1)) == 0;
+    };
+    // (elements at odd offsets: each element's bytes, as combine_word does)
+    auto unaligned = [&](const WordEnds& e) {
+      for (int i = 0; i + static_cast<int>(sizeof(T)) <= W; i += static_cast<int>(sizeof(T)))
+        store_value(e.dst + i, combine_selected(op, load_value<T>(e.dst + i), load_value<T>(e.src + i)));
+    };
+    for (; p + (U - 1) * step < stop; p += U * step) {
+      WordEnds e[U];
+      bool all = true;
+      for (int u = 0; u < U; ++u) {
+        e[u] = ends(p + u * step);
+        all = all && aligned(e[u]);
+      }
+      if (!all) {
+        for (int u = 0; u < U; ++u) unaligned(e[u]);
+        continue;
+      }
+      Word<W> existing[U], incoming[U];
+      for (int u = 0; u < U; ++u) existing[u] = load_word<W>(e[u].dst);
+      for (int u = 0; u < U; ++u) incoming[u] = load_word<W>(e[u].src);
+      for (int u = 0; u < U; ++u) combine_in_word<W, T>(op, existing[u], incoming[u]);
+      for (int u = 0; u < U; ++u) store_word<W>(e[u].dst, existing[u]);
+    }
+    for (; p < stop; p += step) {
+      const WordEnds e = ends(p);
+      if (!aligned(e)) {
+        unaligned(e);
+        continue;
+      }
+      Word<W> existing = load_word<W>(e.dst);
+      combine_in_word<W, T>(op, existing, load_word<W>(e.src));
+      store_word<W>(e.dst, existing);
     }
   }
 
@@ -305,15 +372,16 @@ struct FusedTile {
       const bool copies = Dir == Direction::Combine && typed_to_typed(r);  // (a combining copy: into r.packed)
       const std::int64_t first = r.begin + t * r.tile, stop = first + r.tile < r.end ? first + r.tile : r.end;
       const std::int64_t step = static_cast<std::int64_t>(team.team_size()) * W;
-      for (std::int64_t p = first + static_cast<std::int64_t>(team.team_rank()) * W; p < stop; p += step) {
+      const std::int64_t mine = first + static_cast<std::int64_t>(team.team_rank()) * W;
+      if constexpr (Dir == Direction::Combine) {
+        return combine_words<W>(r, mine, stop, step, [&](std::int64_t p) {
+          return copies ? WordEnds{r.packed + p, r.typed + p} : WordEnds{r.typed + p, r.packed + (p - packed_at)};
+        });
+      }
+      for (std::int64_t p = mine; p < stop; p += step) {
         char* typed = r.typed + p;
         char* packed = r.packed + (p - packed_at);
-        if constexpr (Dir == Direction::Combine) {
-          if (copies)
-            combine_word<W>(r.op, r.element, r.packed + p, typed);
-          else
-            combine_word<W>(r.op, r.element, typed, packed);
-        } else if (packs)
+        if (packs)
           store_word<W>(packed, load_word<W>(typed));
         else
           store_word<W>(typed, load_word<W>(packed));

@@ -14,6 +14,7 @@
 
 #include "KokkosDDT_Datatype.hpp"
 #include "KokkosDDT_Op.hpp"
+#include "KokkosDDT_Words.hpp"
 
 namespace KokkosDDT::Impl {
 
@@ -89,16 +90,21 @@ KOKKOS_FORCEINLINE_FUNCTION void store_value(char* at, const T& v) {
   std::memcpy(at, &v, sizeof(T));
 }
 
+// a OP b for any element type T.
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION T combine_value(Op op, T a, T b) {
+  if constexpr (std::is_integral_v<T>)
+    return combine_integer(op, a, b);
+  else if constexpr (std::is_floating_point_v<T>)
+    return combine_floating(op, a, b);
+  else
+    return combine_complex(op, a, b);
+}
+
 // The element of T at `dst` combined with the one at `src`.
 template <class T>
 KOKKOS_FORCEINLINE_FUNCTION void combine_one(Op op, char* dst, const char* src) {
-  const T a = load_value<T>(dst), b = load_value<T>(src);
-  if constexpr (std::is_integral_v<T>)
-    store_value(dst, combine_integer(op, a, b));
-  else if constexpr (std::is_floating_point_v<T>)
-    store_value(dst, combine_floating(op, a, b));
-  else
-    store_value(dst, combine_complex(op, a, b));
+  store_value(dst, combine_value(op, load_value<T>(dst), load_value<T>(src)));
 }
 
 // The n elements of T at `dst` combined with those at `src`, n * sizeof(T) bytes each: as T where both are aligned
@@ -109,14 +115,7 @@ KOKKOS_FORCEINLINE_FUNCTION void combine_elements(Op op, char* dst, const char* 
   if (((reinterpret_cast<std::uintptr_t>(dst) | reinterpret_cast<std::uintptr_t>(src)) & (align - 1)) == 0) {
     T* d = reinterpret_cast<T*>(dst);
     const T* s = reinterpret_cast<const T*>(src);
-    for (std::int64_t i = 0; i < n; ++i) {
-      if constexpr (std::is_integral_v<T>)
-        d[i] = combine_integer(op, d[i], s[i]);
-      else if constexpr (std::is_floating_point_v<T>)
-        d[i] = combine_floating(op, d[i], s[i]);
-      else
-        d[i] = combine_complex(op, d[i], s[i]);
-    }
+    for (std::int64_t i = 0; i < n; ++i) d[i] = combine_value(op, d[i], s[i]);
   } else {
     for (std::int64_t i = 0; i < n; ++i) combine_one<T>(op, dst + i * sizeof(T), src + i * sizeof(T));
   }
@@ -163,6 +162,45 @@ KOKKOS_INLINE_FUNCTION void combine_bytes(Op op, Primitive p, char* dst, const c
     using T = decltype(t);
     combine_elements<T>(op, dst, src, bytes / static_cast<std::int64_t>(sizeof(T)));
   });
+}
+
+// a OP b without a branch: every operation's result computed and the one asked for selected (bitwise what
+// combine_value gives), so that code combining many elements in a row stays straight (the device kernels combine
+// several words at once: FusedTile::combine_words).
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION T combine_selected(Op op, T a, T b) {
+  T r = b;  // Replace (and an operation T has no meaning for, as combine_value)
+  r = op == Op::Sum ? combine_value(Op::Sum, a, b) : r;
+  r = op == Op::Prod ? combine_value(Op::Prod, a, b) : r;
+  if constexpr (std::is_arithmetic_v<T>) {
+    r = op == Op::Min ? combine_value(Op::Min, a, b) : r;
+    r = op == Op::Max ? combine_value(Op::Max, a, b) : r;
+  }
+  if constexpr (std::is_integral_v<T>) {
+    r = op == Op::Band ? combine_value(Op::Band, a, b) : r;
+    r = op == Op::Bor ? combine_value(Op::Bor, a, b) : r;
+    r = op == Op::Bxor ? combine_value(Op::Bxor, a, b) : r;
+  }
+  return r;
+}
+
+// Word `incoming` combined into word `existing`, both in registers: W bytes of whole elements of T.
+template <int W, class T>
+KOKKOS_FORCEINLINE_FUNCTION void combine_in_word(Op op, Word<W>& existing, const Word<W>& incoming) {
+  for (int i = 0; i + static_cast<int>(sizeof(T)) <= W; i += static_cast<int>(sizeof(T))) {
+    T a, b;
+    std::memcpy(&a, existing.bytes + i, sizeof(T));
+    std::memcpy(&b, incoming.bytes + i, sizeof(T));
+    a = combine_selected(op, a, b);
+    std::memcpy(existing.bytes + i, &a, sizeof(T));
+  }
+}
+
+// The size of primitive p's elements as with_element_type gives them (1 for those it takes as bytes).
+KOKKOS_INLINE_FUNCTION int element_size(Primitive p) {
+  int size = 1;
+  with_element_type(p, [&](auto t) { size = static_cast<int>(sizeof(t)); });
+  return size;
 }
 
 // One word of a Direction::Combine transfer: W bytes of whole elements of primitive `element` at `dst` combined with
