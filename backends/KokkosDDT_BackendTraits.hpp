@@ -48,6 +48,13 @@ struct GenericBackend {
   // Threads of the fused kernel resident at once (its launch bounds may hold fewer than threads()).
   static std::int64_t fused_threads(const ExecSpace& space) { return threads(space); }
 
+  // Bytes of stack each thread of a team-policy parallel_for of Functor under Policy takes, where the backend compiles
+  // kernels into functions of their own (devices: the local memory of the kernel's function); 0 on hosts.
+  template <class Functor, class Policy>
+  static std::int64_t kernel_stack_bytes(const ExecSpace&) {
+    return 0;
+  }
+
   // Runs kernel(i) for i in [0, threads) on `space`. Returns an error text, empty on success.
   template <class Kernel>
   static std::string launch_flat(const ExecSpace& space, const std::string& label, std::int64_t threads,

@@ -283,6 +283,41 @@ TEST_CASE("fusion queue: a launch's team size follows its widest team's words", 
   CHECK(wide.team_size<Host>() == 1);
 }
 
+TEST_CASE("fusion queue: a combining launch's word holds every record's elements", "[fusion][ops]") {
+  auto record = [](int word, Primitive element) {
+    Impl::FusedRecord r;
+    r.end = 4096;
+    r.tile = 4096;
+    r.word = static_cast<std::int8_t>(word);
+    r.direction = static_cast<std::int8_t>(Impl::Direction::Combine);
+    r.element = static_cast<std::int8_t>(element);
+    return r;
+  };
+  Impl::LaunchKind kind;
+  CHECK(kind.combining_word() == 0);
+  kind.add(record(16, Primitive::Double));
+  CHECK(kind.combining_word() == 16);
+  kind.add(record(8, Primitive::Double));  // the smallest word: the 16-byte record's runs divide into 8-byte words
+  CHECK(kind.combining_word() == 8);
+  kind.add(record(4, Primitive::Float));
+  CHECK(kind.combining_word() == 0);  // 4-byte words cannot hold the doubles: each record's own word
+  Impl::LaunchKind bytes;
+  bytes.add(record(2, Primitive::Int8));
+  bytes.add(record(1, Primitive::Byte));
+  CHECK(bytes.combining_word() == 1);
+  Impl::LaunchKind complex;
+  complex.add(record(16, Primitive::ComplexDouble));
+  CHECK(complex.combining_word() == 16);
+}
+
+// The fused kernels must each compile into one function: one that passes its record's address to a function apart
+// copies all of its parameters, 4 KiB, to every thread's stack first (KokkosDDT_FusedKernel.hpp). Hosts report 0.
+TEST_CASE("fusion queue: no fused kernel copies its parameters to the stack", "[fusion]") {
+  const std::int64_t bytes = Impl::FusedLaunch<Test::ExecSpace>::largest_stack_bytes(Test::ExecSpace());
+  INFO("the largest stack frame of a fused kernel: " << bytes << " bytes");
+  CHECK(bytes < 1024);
+}
+
 TEST_CASE("fusion queue: a long stream through a 64-slot ring loses and repeats nothing", "[fusion]") {
   // Request i copies word (7 i) mod M of `src` into word i mod M of `dst`; at the end every dst word holds what its
   // last writer copied, and every request tests complete.

@@ -33,6 +33,14 @@ struct BackendTraits<Kokkos::Cuda> : GenericBackend<Kokkos::Cuda> {
     return GenericBackend<Kokkos::Cuda>::launch_flat(space, label, threads, kernel);
   }
 
+  // (Kokkos's attributes of the kernel its parallel_for launches for that functor and policy.)
+  template <class Functor, class Policy>
+  static std::int64_t kernel_stack_bytes(const Kokkos::Cuda& space) {
+    using Closure = Kokkos::Impl::ParallelFor<Functor, Policy>;
+    using Launch = Kokkos::Impl::CudaParallelLaunch<Closure, typename Policy::launch_bounds>;
+    return static_cast<std::int64_t>(Launch::get_cuda_func_attributes(space.cuda_device()).localSizeBytes);
+  }
+
   static void* native_stream(const Kokkos::Cuda& space) { return static_cast<void*>(space.cuda_stream()); }
   static bool idle(const Kokkos::Cuda& space) { return cudaStreamQuery(space.cuda_stream()) != cudaErrorNotReady; }
   using Graph = CudaGraph;

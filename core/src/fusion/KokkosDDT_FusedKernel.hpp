@@ -18,6 +18,12 @@
 namespace KokkosDDT::Impl {
 
 // A trivially copyable functor of at most 4 KiB, so that Kokkos passes it as the kernel's parameters (FusedLaunch).
+// Its kernels must compile into one function: where the compiler leaves a function apart (too large to inline) and
+// passes it the address of the record or of the functor, it copies all of the parameters to each thread's stack first,
+// 4 KiB of local memory written by every thread of every team (the combining kernels did, while a halo's scatter took
+// 4.7-32 times its gather's time). Hence one word size's code per uniform kernel, a combining loop per element type
+// only where it gains, and functions apart only with the record by value (FusedTile::run_apart); the tests check the
+// kernels' stacks (FusedLaunch::largest_stack_bytes).
 template <class ExecSpace>
 struct FusedKernel {
   using Policy = FusedPolicy<ExecSpace>;

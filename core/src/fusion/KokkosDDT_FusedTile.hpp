@@ -127,9 +127,16 @@ struct FusedTile {
   // Combining: a combining copy's (Direction::Combine), whose words combine into the destination.
   template <int Word = 0, bool Combining = false>
   KOKKOS_FUNCTION static void run_copy(const Member& team, const FusedRecord& r, std::int64_t t) {
-    Arrays src{r.nodes, r.lookaside}, dst{r.dst_nodes, r.dst_lookaside};
     if constexpr (!Backend::walks_runs) {
       if (r.start < 0) return run_located < Combining ? Direction::Combine : Direction::Copy, Word > (team, r, t);
+    }
+    walk_copy<Word, Combining>(team, r, t);
+  }
+  // (a copy that walks)
+  template <int Word, bool Combining>
+  KOKKOS_FUNCTION static void walk_copy(const Member& team, const FusedRecord& r, std::int64_t t) {
+    Arrays src{r.nodes, r.lookaside}, dst{r.dst_nodes, r.dst_lookaside};
+    if constexpr (!Backend::walks_runs) {
       if (r.cache > 0) {
         const bool one = one_walk(r);
         cache(team, r, src, one ? nullptr : &dst);
@@ -208,6 +215,11 @@ struct FusedTile {
   template <Direction Dir, int W>
   KOKKOS_FUNCTION static void run_interleaved(const Member& team, const FusedRecord& r, std::int64_t t) {
     if (r.start < 0) return run_located<Dir, W>(team, r, t);
+    walk_interleaved<Dir, W>(team, r, t);
+  }
+  // (a pack or unpack that walks)
+  template <Direction Dir, int W>
+  KOKKOS_FUNCTION static void walk_interleaved(const Member& team, const FusedRecord& r, std::int64_t t) {
     TraversalArgs<MemSpace> args = args_of(r);
     Arrays at{r.nodes, r.lookaside};
     if (r.cache > 0) {
@@ -219,31 +231,32 @@ struct FusedTile {
     kernel.run_tile(team, at.nodes, t);
   }
 
-  // Devices: tile t of a record that needs no walk: flat (run_flat) or shaped (run_shaped).
-  template <Direction Dir, int W>
+  // Devices: tile t of a record that needs no walk: flat (run_flat) or shaped (run_shaped). Compact: a combining
+  // record's words one at a time (combine_words), in a kernel that also walks.
+  template <Direction Dir, int W, bool Compact = false>
   KOKKOS_FUNCTION static void run_located(const Member& team, const FusedRecord& r, std::int64_t t) {
     if (r.start == kFlatRecord)
-      run_flat<Dir, W>(team, r, t);
+      run_flat<Dir, W, Compact>(team, r, t);
     else
-      run_shaped<Dir, W>(team, r, t);
+      run_shaped<Dir, W, Compact>(team, r, t);
   }
 
   // Devices: tile t of a shaped record (make_shaped), the team's threads on interleaved words, each word's typed
   // offset from its position by the shape's arithmetic (shape_offset; the shape and, for listed levels, one lookaside
   // entry per level read from the execution space's memory). A copy's destination, in r.packed, is at the same offset.
-  template <Direction Dir, int W>
+  template <Direction Dir, int W, bool Compact = false>
   KOKKOS_FUNCTION static void run_shaped(const Member& team, const FusedRecord& r, std::int64_t t) {
     if constexpr (W == 0) {  // (the general kernel: shaped records have words of 4 bytes or more)
       if (r.word >= 8)
-        run_shaped<Dir, 8>(team, r, t);
+        run_shaped<Dir, 8, Compact>(team, r, t);
       else
-        run_shaped<Dir, 4>(team, r, t);
+        run_shaped<Dir, 4, Compact>(team, r, t);
     } else if (shape_narrow(*r.shape, r.end)) {
       const Shape shape = *r.shape;  // (in registers: the words' stores could alias it, and every word would reload it)
-      shaped_words<Dir, W, true>(team, r, t, shape);
+      shaped_words<Dir, W, true, Compact>(team, r, t, shape);
     } else {  // (read where it is: positions past 2^31 are rare, and their 64-bit fields in registers would crowd those
               // of every shaped launch, whose kernel is one)
-      shaped_words<Dir, W, false>(team, r, t, *r.shape);
+      shaped_words<Dir, W, false, Compact>(team, r, t, *r.shape);
     }
   }
   // A thread's words of the tile, kWordsInFlight at a time: their offsets first, then every load, then every store, so
@@ -251,7 +264,7 @@ struct FusedTile {
   // each waits for its load before the next is issued: the shaped kernel's stalls are those loads, not its
   // instructions).
   static constexpr int kWordsInFlight = 4;
-  template <Direction Dir, int W, bool Narrow>
+  template <Direction Dir, int W, bool Narrow, bool Compact>
   KOKKOS_FUNCTION static void shaped_words(const Member& team, const FusedRecord& r, std::int64_t t,
                                            const Shape& shape) {
     const bool packs =
@@ -268,44 +281,50 @@ struct FusedTile {
     };
     std::int64_t p = first + static_cast<std::int64_t>(team.team_rank()) * W;
     if constexpr (Dir == Direction::Combine) {  // (each word read, combined and written where it is)
-      return combine_words<W>(r, p, stop, step, [&](std::int64_t q) {
+      combine_words<W, Compact>(r, p, stop, step, [&](std::int64_t q) {
         const std::int64_t at = shape_offset<Narrow>(shape, r.lookaside, q);
         return WordEnds{destination(q, at), source(q, at)};
       });
-    }
-    constexpr int U = kWordsInFlight;
-    for (; p + (U - 1) * step < stop; p += U * step) {
-      std::int64_t at[U];
-      Word<W> w[U];
-      for (int u = 0; u < U; ++u) at[u] = shape_offset<Narrow>(shape, r.lookaside, p + u * step);
-      for (int u = 0; u < U; ++u) w[u] = load_word<W>(source(p + u * step, at[u]));
-      for (int u = 0; u < U; ++u) store_word<W>(destination(p + u * step, at[u]), w[u]);
-    }
-    for (; p < stop; p += step) {
-      const std::int64_t at = shape_offset<Narrow>(shape, r.lookaside, p);
-      store_word<W>(destination(p, at), load_word<W>(source(p, at)));
+    } else {
+      constexpr int U = kWordsInFlight;
+      for (; p + (U - 1) * step < stop; p += U * step) {
+        std::int64_t at[U];
+        Word<W> w[U];
+        for (int u = 0; u < U; ++u) at[u] = shape_offset<Narrow>(shape, r.lookaside, p + u * step);
+        for (int u = 0; u < U; ++u) w[u] = load_word<W>(source(p + u * step, at[u]));
+        for (int u = 0; u < U; ++u) store_word<W>(destination(p + u * step, at[u]), w[u]);
+      }
+      for (; p < stop; p += step) {
+        const std::int64_t at = shape_offset<Narrow>(shape, r.lookaside, p);
+        store_word<W>(destination(p, at), load_word<W>(source(p, at)));
+      }
     }
   }
 
   // Devices: a thread's words p, p + step, ... before `stop` of a combining record, `ends(p)` its word's destination
-  // and source. Elements of 4 bytes or more (fields' floats, doubles, integers, complexes): kWordsInFlight words at a
-  // time, every load issued before any is combined (a word's combine needs both its loads, so one word at a time a
-  // thread waits for memory once per word), combined in registers without a branch (combine_selected) and stored.
-  // Narrower elements one word at a time.
+  // and source. Elements of 4 bytes or more in words of 8 bytes or less: kCombinedInFlight words at a time, every load
+  // issued before any is combined (a word's combine needs both its loads, so one word at a time a thread waits for
+  // memory once per word), combined in registers without a branch (combine_selected) and stored; a loop per element
+  // type. Otherwise one word at a time (combine_word): narrower elements, 16-byte words (two in flight spill), and
+  // every record in a kernel that also walks (Compact): a loop per type where it gains nothing made the kernels too
+  // large to inline (FusedKernel says what that costs).
   struct WordEnds {
     char* dst;
     const char* src;
   };
-  template <int W, class Ends>
+  // (Two words of 8 bytes, one of 16: more spill the registers under the fused kernels' launch bounds.)
+  template <int W>
+  static constexpr int kCombinedInFlight = W > 8 ? 1 : 2;
+  template <int W, bool Compact, class Ends>
   KOKKOS_FUNCTION static void combine_words(const FusedRecord& r, std::int64_t p, std::int64_t stop, std::int64_t step,
                                             const Ends& ends) {
+    constexpr int U = kCombinedInFlight<W>;
     const auto element = static_cast<Primitive>(r.element);
     const int size = element_size(element);
-    if (size >= 4 && size <= W) {
+    if (!Compact && U > 1 && size >= 4) {
       with_element_type(element, [&](auto t) {
         using T = decltype(t);
-        if constexpr (sizeof(T) >= 4 && sizeof(T) <= W)
-          combine_words_as<W, T>(static_cast<Op>(r.op), p, stop, step, ends);
+        if constexpr (sizeof(T) >= 4 && sizeof(T) <= W) combine_words_as<W, T>(r, p, stop, step, ends);
       });
       return;
     }
@@ -315,13 +334,14 @@ struct FusedTile {
     }
   }
   template <int W, class T, class Ends>
-  KOKKOS_FUNCTION static void combine_words_as(Op op, std::int64_t p, std::int64_t stop, std::int64_t step,
-                                               const Ends& ends) {
-    constexpr int U = kWordsInFlight;
+  KOKKOS_FUNCTION static void combine_words_as(const FusedRecord& r, std::int64_t p, std::int64_t stop,
+                                               std::int64_t step, const Ends& ends) {
+    constexpr int U = kCombinedInFlight<W>;
+    const auto op = static_cast<Op>(r.op);
     auto aligned = [](const WordEnds& e) {
       return ((reinterpret_cast<std::uintptr_t>(e.dst) | reinterpret_cast<std::uintptr_t>(e.src)) & (W - 1)) == 0;
     };
-    // (elements at odd offsets: each element's bytes, as combine_word does)
+    // (elements at odd offsets: each one's bytes)
     auto unaligned = [&](const WordEnds& e) {
       for (int i = 0; i + static_cast<int>(sizeof(T)) <= W; i += static_cast<int>(sizeof(T)))
         store_value(e.dst + i, combine_selected(op, load_value<T>(e.dst + i), load_value<T>(e.src + i)));
@@ -333,8 +353,8 @@ struct FusedTile {
         e[u] = ends(p + u * step);
         all = all && aligned(e[u]);
       }
-      if (!all) {
-        for (int u = 0; u < U; ++u) unaligned(e[u]);
+      if (!all) {  // (ends again: an index into e[] that is not unrolled puts it in memory)
+        for (std::int64_t q = p; q < p + U * step; q += step) unaligned(ends(q));
         continue;
       }
       Word<W> existing[U], incoming[U];
@@ -357,13 +377,13 @@ struct FusedTile {
 
   // Devices: tile t of a flat record (make_flat), the team's threads on interleaved words of two contiguous ranges (a
   // pack's or unpack's typed and packed buffers; a copy's source and destination).
-  template <Direction Dir, int W>
+  template <Direction Dir, int W, bool Compact = false>
   KOKKOS_FUNCTION static void run_flat(const Member& team, const FusedRecord& r, std::int64_t t) {
     if constexpr (W == 0) {  // (the general kernel: two instances, not five, so that its registers do not spill)
       if (r.word >= 8)
-        run_flat<Dir, 8>(team, r, t);
+        run_flat<Dir, 8, Compact>(team, r, t);
       else
-        run_flat<Dir, 1>(team, r, t);
+        run_flat<Dir, 1, Compact>(team, r, t);
     } else {
       // (a copy's destination, in r.packed, is addressed as its source is)
       const bool packs = Dir == Direction::Runtime ? r.direction == static_cast<std::int8_t>(Direction::Pack)
@@ -374,44 +394,53 @@ struct FusedTile {
       const std::int64_t step = static_cast<std::int64_t>(team.team_size()) * W;
       const std::int64_t mine = first + static_cast<std::int64_t>(team.team_rank()) * W;
       if constexpr (Dir == Direction::Combine) {
-        return combine_words<W>(r, mine, stop, step, [&](std::int64_t p) {
+        combine_words<W, Compact>(r, mine, stop, step, [&](std::int64_t p) {
           return copies ? WordEnds{r.packed + p, r.typed + p} : WordEnds{r.typed + p, r.packed + (p - packed_at)};
         });
-      }
-      for (std::int64_t p = mine; p < stop; p += step) {
-        char* typed = r.typed + p;
-        char* packed = r.packed + (p - packed_at);
-        if (packs)
-          store_word<W>(packed, load_word<W>(typed));
-        else
-          store_word<W>(typed, load_word<W>(packed));
+      } else {
+        for (std::int64_t p = mine; p < stop; p += step) {
+          char* typed = r.typed + p;
+          char* packed = r.packed + (p - packed_at);
+          if (packs)
+            store_word<W>(packed, load_word<W>(typed));
+          else
+            store_word<W>(typed, load_word<W>(packed));
+        }
       }
     }
   }
 
-  // A uniform launch's tile (UniformFusedKernel): every record has direction Dir and word size W; Locating says how
-  // they locate their positions (a launch with only flat records has no arithmetic, one with flat and shaped ones no
-  // walk).
-  // Combining launches (Dir Combine) have one kernel per Locating, W = 0: each record's word size is dispatched here.
+  // A uniform launch's tile (UniformFusedKernel): every record has direction Dir and word size W (a combining launch's
+  // records W or more: LaunchKind::combining_word); Locating says how they locate their positions (a launch with only
+  // flat records has no arithmetic, one with flat and shaped ones no walk). A combining launch without a combining
+  // word runs W = 0 (and Walks): each record's word size is dispatched here.
   template <Direction Dir, int W, Locating L>
   KOKKOS_FUNCTION static void run_uniform(const Member& team, const FusedRecord& r, std::int64_t t) {
     if constexpr (Dir == Direction::Combine && W == 0) {
-      with_word_size(r.word, [&](auto w) { run_uniform<Dir, decltype(w)::value, L>(team, r, t); });
+      with_word_size(r.word, [&](auto w) { run_apart<Dir, decltype(w)::value, L>(team, r, t); });
+    } else if constexpr (L == Locating::Flat) {
+      run_flat<Dir, W>(team, r, t);
+    } else if constexpr (L == Locating::Shapes) {
+      run_located<Dir, W>(team, r, t);
     } else {
-      // A combining copy that walks: the copy's walk, combining. (Flat and shaped ones run below: run_flat and
-      // shaped_words address a copy's sides themselves, so the Flat and Shapes kernels hold no walk's code, whose
-      // registers and instructions a small launch of phases pays for in every team.)
-      if constexpr (Dir == Direction::Combine && L == Locating::Walks)
-        if (typed_to_typed(r)) return run_copy<W, true>(team, r, t);
-      if constexpr (L == Locating::Flat)
-        run_flat<Dir, W>(team, r, t);
-      else if constexpr (L == Locating::Shapes)
-        run_located<Dir, W>(team, r, t);
-      else if constexpr (Dir == Direction::Copy)
-        run_copy<W>(team, r, t);
-      else
-        run_interleaved<Dir, W>(team, r, t);
+      // Flat and shaped records as the other kernels run them, once, then a copy's walk or a pack's or unpack's (a
+      // combining record's: a combining copy's or unpack's): run_flat and shaped_words address a copy's sides
+      // themselves, so the Flat and Shapes kernels hold no walk's code, whose registers and instructions a small
+      // launch of phases pays for in every team. (Once: twice made the combining kernels too large to inline.)
+      if (r.start < 0) return run_located<Dir, W, true>(team, r, t);
+      if constexpr (Dir == Direction::Copy || Dir == Direction::Combine) {
+        if (Dir == Direction::Copy || typed_to_typed(r)) return walk_copy<W, Dir == Direction::Combine>(team, r, t);
+      }
+      walk_interleaved<Dir, W>(team, r, t);
     }
+  }
+
+  // run_uniform in a function of its own that takes the record by value: a kernel holding every word size's code is
+  // too large to inline, and must not pass on its record's address (FusedKernel).
+  template <Direction Dir, int W, Locating L>
+  __attribute__((noinline)) KOKKOS_FUNCTION static void run_apart(const Member& team, const FusedRecord r,
+                                                                  std::int64_t t) {
+    run_uniform<Dir, W, L>(team, r, t);
   }
 
   // Synchronous hosts: one request on the calling thread, as a one-tile pack runs (no fork of the thread pool).

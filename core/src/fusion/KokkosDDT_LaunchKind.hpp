@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "KokkosDDT_Combine.hpp"
 #include "KokkosDDT_FusedRecord.hpp"
 
 namespace KokkosDDT::Impl {
@@ -44,7 +45,10 @@ class LaunchKind {
     } else if (r.direction != direction_ || r.word != word_) {
       word_ = 0;
     }
-    combining_ += r.direction == static_cast<std::int8_t>(Direction::Combine);
+    if (r.direction == static_cast<std::int8_t>(Direction::Combine)) {
+      combining_word_ = combining_++ == 0 ? r.word : std::min<std::int8_t>(combining_word_, r.word);
+      widest_element_ = std::max(widest_element_, element_size(static_cast<Primitive>(r.element)));
+    }
     flat_ += r.start == kFlatRecord;
     shaped_ += r.start == kShapedRecord;
     const std::int64_t bytes = r.end - r.begin < r.tile ? r.end - r.begin : r.tile;
@@ -57,6 +61,10 @@ class LaunchKind {
   // the combining kernels, whatever their word sizes.
   bool combining() const { return combining_ > 0; }
   bool all_combining() const { return combining_ == count_; }
+  // The word a combining launch's kernel runs every record with: the smallest of theirs (any power of two below a
+  // record's word divides its runs as the word does), where it holds whole elements of every record's; else 0 (each
+  // record's own word, chosen in the kernel: a rarer launch, whose kernel holds every word size's code).
+  int combining_word() const { return combining_ > 0 && combining_word_ >= widest_element_ ? combining_word_ : 0; }
   Locating locating() const {
     return flat_ == count_ ? Locating::Flat : flat_ + shaped_ == count_ ? Locating::Shapes : Locating::Walks;
   }
@@ -72,7 +80,8 @@ class LaunchKind {
 
  private:
   std::int64_t count_ = 0, widest_ = 0, flat_ = 0, shaped_ = 0, combining_ = 0;
-  std::int8_t direction_ = 0, word_ = 0;
+  std::int8_t direction_ = 0, word_ = 0, combining_word_ = 0;
+  int widest_element_ = 0;
 };
 
 }  // namespace KokkosDDT::Impl

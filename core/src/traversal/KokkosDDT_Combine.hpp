@@ -184,7 +184,15 @@ KOKKOS_FORCEINLINE_FUNCTION T combine_selected(Op op, T a, T b) {
   return r;
 }
 
-// Word `incoming` combined into word `existing`, both in registers: W bytes of whole elements of T.
+// A word's bytes as whole elements of T (the word's own alignment is theirs or more).
+template <int W, class T>
+union WordOf {
+  Word<W> word;
+  T values[W / sizeof(T)];
+};
+
+// Word `incoming` combined into word `existing`, both in registers: W bytes of whole elements of T (read through a
+// union, as the device compilers keep it in registers; byte copies into T made them shuffle bytes).
 template <int W, class T>
 KOKKOS_FORCEINLINE_FUNCTION void combine_in_word(Op op, Word<W>& existing, const Word<W>& incoming) {
   for (int i = 0; i + static_cast<int>(sizeof(T)) <= W; i += static_cast<int>(sizeof(T))) {
@@ -203,11 +211,38 @@ KOKKOS_INLINE_FUNCTION int element_size(Primitive p) {
   return size;
 }
 
-// One word of a Direction::Combine transfer: W bytes of whole elements of primitive `element` at `dst` combined with
-// those at `src` (either may be unaligned: the word is the elements' size where the buffers' alignment is less).
+// Word `incoming` combined into word `existing` as elements of primitive p (the word holds whole ones).
+template <int W>
+KOKKOS_FORCEINLINE_FUNCTION void combine_in_word(Op op, Primitive p, Word<W>& existing, const Word<W>& incoming) {
+  with_element_type(p, [&](auto t) {
+    using T = decltype(t);
+    if constexpr (sizeof(T) <= W) combine_in_word<W, T>(op, existing, incoming);
+  });
+}
+
+// W bytes at `at` in registers, and stored there: one move where `at` is aligned for a word, bytes otherwise.
+template <int W>
+KOKKOS_FORCEINLINE_FUNCTION Word<W> load_word_anywhere(const char* at) {
+  if ((reinterpret_cast<std::uintptr_t>(at) & (W - 1)) == 0) return load_word<W>(at);
+  Word<W> w;
+  for (int i = 0; i < W; ++i) w.bytes[i] = static_cast<unsigned char>(at[i]);
+  return w;
+}
+template <int W>
+KOKKOS_FORCEINLINE_FUNCTION void store_word_anywhere(char* at, const Word<W>& w) {
+  if ((reinterpret_cast<std::uintptr_t>(at) & (W - 1)) == 0) return store_word<W>(at, w);
+  for (int i = 0; i < W; ++i) at[i] = static_cast<char>(w.bytes[i]);
+}
+
+// One word of a Direction::Combine transfer on devices: W bytes of whole elements of primitive `element` at `dst`
+// combined with those at `src` (either may be unaligned: the word is the elements' size where the buffers' alignment is
+// less). Both words in registers, combined there by one choice of element type and a branch-free choice of operation:
+// the walking kernels combine at several places each, and a per-element switch at each made them too large to inline.
 template <int W>
 KOKKOS_FORCEINLINE_FUNCTION void combine_word(std::int8_t op, std::int8_t element, char* dst, const char* src) {
-  combine_bytes(static_cast<Op>(op), static_cast<Primitive>(element), dst, src, W);
+  Word<W> existing = load_word_anywhere<W>(dst);
+  combine_in_word<W>(static_cast<Op>(op), static_cast<Primitive>(element), existing, load_word_anywhere<W>(src));
+  store_word_anywhere<W>(dst, existing);
 }
 
 }  // namespace KokkosDDT::Impl
