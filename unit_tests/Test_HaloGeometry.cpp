@@ -2,6 +2,7 @@
 // The Cartesian geometry of halo plans (mpi/src/KokkosDDT_HaloGeometry.hpp), pure logic: which directions a plan
 // exchanges, who the neighbours are (wrapped, or absent at open edges) and which index ranges travel. No MPI.
 #include <algorithm>
+#include <array>
 #include <utility>
 #include <vector>
 
@@ -99,5 +100,63 @@ TEST_CASE("halo geometry: a scatter's orders separate regions that share cells",
     int orders = 0;
     for (const HaloDirection& h : all) orders = std::max(orders, scatter_order(h, 3, n, g) + 1);
     CHECK(orders == (thin ? 27 : 7));  // (thin: the directions' indices, 0-26)
+  }
+}
+
+// A scatter in pieces (scatter_pieces): on a 3-D grid of extents holding 4 ghost layers, faces only and all
+// directions, each direction's owned region is cut into pieces that are its cells exactly, pieces of two directions
+// are the same box or share no cell, each cell lies in a piece of every direction whose region holds it, and the
+// ghost region a neighbour sends towards -d, cut alike, has pieces of the same extents in the same order.
+TEST_CASE("halo geometry: a scatter's pieces are zones every covering neighbour sends alike", "[halo][geometry]") {
+  using KokkosDDT::Impl::HaloBox;
+  using KokkosDDT::Impl::scatter_in_pieces;
+  using KokkosDDT::Impl::scatter_pieces;
+  HaloGrid grid;
+  grid.rank = 3;
+  grid.dims = {3, 3, 3, 1};
+  grid.coords = {1, 1, 1, 0};
+  CHECK_FALSE(scatter_in_pieces(3, {10, 7, 8, 1}, 2));
+  for (const auto& [n, g] : {std::pair{std::array<std::int64_t, 4>{10, 9, 8, 1}, std::int64_t(2)},
+                             std::pair{std::array<std::int64_t, 4>{4, 5, 6, 1}, std::int64_t(1)}}) {
+    REQUIRE(scatter_in_pieces(3, n, g));
+    for (bool all : {false, true}) {
+      const std::vector<HaloDirection> directions = halo_directions(grid, n, g, all);
+      std::vector<std::vector<HaloBox>> pieces;
+      for (const HaloDirection& h : directions) pieces.push_back(scatter_pieces(h, 3, h.send_lo, h.send_hi, n, g));
+      auto holds = [](const std::array<std::int64_t, 4>& lo, const std::array<std::int64_t, 4>& hi,
+                      const std::array<std::int64_t, 3>& x) {
+        return x[0] >= lo[0] && x[0] < hi[0] && x[1] >= lo[1] && x[1] < hi[1] && x[2] >= lo[2] && x[2] < hi[2];
+      };
+      int wrong = 0;
+      for (std::int64_t a = 0; a < n[0]; ++a)
+        for (std::int64_t b = 0; b < n[1]; ++b)
+          for (std::int64_t c = 0; c < n[2]; ++c) {
+            const std::array<std::int64_t, 3> x{a, b, c};
+            const HaloBox* zone = nullptr;
+            for (std::size_t d = 0; d < directions.size(); ++d) {
+              int in = 0;
+              for (const HaloBox& p : pieces[d])
+                if (holds(p.lo, p.hi, x)) {
+                  ++in;
+                  if (zone && (zone->lo != p.lo || zone->hi != p.hi)) ++wrong;  // (another box over this cell)
+                  zone = &p;
+                }
+              wrong += in != (holds(directions[d].send_lo, directions[d].send_hi, x) ? 1 : 0);
+            }
+          }
+      INFO("extents " << n[0] << "x" << n[1] << "x" << n[2] << ", ghost " << g << (all ? ", all" : ", faces"));
+      CHECK(wrong == 0);
+      // The neighbour at d sends its ghosts on side -d, cut alike: the same extents in the same order.
+      for (std::size_t d = 0; d < directions.size(); ++d) {
+        const HaloDirection& h = directions[d];
+        const HaloDirection& back = *std::find_if(directions.begin(), directions.end(),
+                                                  [&](const HaloDirection& e) { return e.index == h.opposite; });
+        const std::vector<HaloBox> ghosts = scatter_pieces(back, 3, back.recv_lo, back.recv_hi, n, g);
+        REQUIRE(ghosts.size() == pieces[d].size());
+        for (std::size_t p = 0; p < ghosts.size(); ++p)
+          for (int k = 0; k < 3; ++k)
+            CHECK(ghosts[p].hi[k] - ghosts[p].lo[k] == pieces[d][p].hi[k] - pieces[d][p].lo[k]);
+      }
+    }
   }
 }

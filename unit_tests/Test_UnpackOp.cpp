@@ -5,6 +5,7 @@
 // seeds), whole and in partial ranges on element boundaries, into buffers between guard zones. Then a large
 // one-primitive transfer, the View forms, and every error with nothing written.
 #include <algorithm>
+#include <array>
 #include <complex>
 #include <cstring>
 #include <string>
@@ -544,4 +545,83 @@ TEST_CASE("fused batch: combining copies equal a pack and the reference engine's
   Test::require_error([&] { batch.add_copy(a.device(), false, 1, mixed, b.device(), false, 1, mixed, Op::Sum); },
                       ErrorCode::Unsupported, "stype");
   CHECK(batch.size() == 0);
+}
+
+// Chains (FusedBatch::begin_chain: a halo scatter's zones, every neighbour's piece of one zone combined in a fixed
+// order): a zone of a 3-D array (a subarray: shaped) gets seven requests in one chain, combining unpacks from packed
+// buffers and combining copies from cells of the same shape elsewhere, with operations whose result depends on their
+// order (add 1, double, ...), several teams and words per thread; beside it, in the same launch, a second chain and a
+// record of 2-byte elements in 2-byte words (no word holds every record's elements: the mixed-word kernel). Launched
+// three times; the result must be each chain's requests applied in order, three times over, and nothing else touched.
+TEST_CASE("fused batch: chains combine into the same cells in the order added, in one launch", "[op][fusion]") {
+  using Mem = ExecSpace::memory_space;
+  ExecSpace space;
+  constexpr int kN = 64, kChain = 7;
+  const std::int64_t cells = std::int64_t(kN) * kN * kN;
+  Kokkos::View<double*, Mem> field("field", cells), ones("ones", cells), twos("twos", cells);
+  Kokkos::View<double*, Mem> packed("packed", kChain * cells);
+  struct Zone {
+    std::array<std::int64_t, 3> lo, extent;
+  };
+  const Zone zones[2] = {{{2, 3, 1}, {60, 58, 9}}, {{40, 1, 20}, {3, 2, 5}}};
+  // Request j of a chain: a Sum of 1 (j even) or a Prod by 2 (j odd), unpacked from packed(j), or for j = 2 and 5
+  // copied from the same cells of `ones` or `twos`.
+  auto op_of = [](int j) { return j % 2 == 0 ? Op::Sum : Op::Prod; };
+  Kokkos::deep_copy(ones, 1.0);
+  Kokkos::deep_copy(twos, 2.0);
+  auto packed_h = Kokkos::create_mirror_view(packed);
+  for (std::int64_t i = 0; i < kChain * cells; ++i) packed_h(i) = op_of(static_cast<int>(i / cells)) == Op::Sum ? 1 : 2;
+  Kokkos::deep_copy(packed, packed_h);
+  Kokkos::View<std::int16_t*, Mem> shorts("shorts", 1001), short_in("short_in", 1001);
+  Kokkos::deep_copy(shorts, std::int16_t(5));
+  Kokkos::deep_copy(short_in, std::int16_t(3));
+  Datatype short_run = contiguous(1000, primitive<std::int16_t>()).commit();
+
+  Impl::FusedBatch<ExecSpace> batch(space);
+  for (const Zone& z : zones) {
+    Datatype zone =
+        subarray({kN, kN, kN}, {z.extent[0], z.extent[1], z.extent[2]}, {0, 0, 0}, Order::C, primitive<double>())
+            .commit();
+    const std::int64_t first = (z.lo[0] * kN + z.lo[1]) * kN + z.lo[2];
+    double* at = field.data() + first;
+    const std::int64_t bytes = zone.size();
+    batch.begin_chain();
+    for (int j = 0; j < kChain; ++j) {
+      if (j == 2 || j == 5)
+        batch.add_copy((j == 2 ? ones : twos).data() + first, false, 1, zone, at, false, 1, zone, op_of(j));
+      else
+        batch.add_unpack(packed.data() + j * cells, bytes, at, 1, zone, op_of(j));
+    }
+    Test::require_error([&] { batch.phase(1); }, ErrorCode::InvalidArgument, "this");  // (a chain is one phase)
+    Test::require_error([&] { batch.add_unpack(packed.data(), 8, at, 1, primitive<double>(), Op::Sum); },
+                        ErrorCode::InvalidArgument, "count");  // (another size than the chain's first)
+    batch.end_chain();
+  }
+  batch.add_unpack(reinterpret_cast<char*>(short_in.data()) + 2, 2000, reinterpret_cast<char*>(shorts.data()) + 2, 1,
+                   short_run, Op::Sum);
+  double want = 0;
+  for (int launch = 0; launch < 3; ++launch) {
+    batch.launch(space);
+    batch.wait();
+    for (int j = 0; j < kChain; ++j) want = op_of(j) == Op::Sum ? want + 1 : want * 2;
+  }
+  space.fence();
+  auto field_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field);
+  std::int64_t wrong = 0, inside = 0;
+  for (std::int64_t a = 0; a < kN; ++a)
+    for (std::int64_t b = 0; b < kN; ++b)
+      for (std::int64_t c = 0; c < kN; ++c) {
+        bool in = false;
+        for (const Zone& z : zones)
+          in = in || (a >= z.lo[0] && a < z.lo[0] + z.extent[0] && b >= z.lo[1] && b < z.lo[1] + z.extent[1] &&
+                      c >= z.lo[2] && c < z.lo[2] + z.extent[2]);
+        inside += in;
+        wrong += field_h((a * kN + b) * kN + c) != (in ? want : 0.0);
+      }
+  INFO("want " << want << " in " << inside << " cells");
+  CHECK(wrong == 0);
+  auto shorts_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), shorts);
+  int wrong_shorts = shorts_h(0) != 5;
+  for (int i = 1; i < 1001; ++i) wrong_shorts += shorts_h(i) != 5 + 3 * 3;
+  CHECK(wrong_shorts == 0);
 }

@@ -84,6 +84,18 @@ struct PlannedMessage {
   // overlap. -1: a receive that replaces.
   int order = -1;
   Op op = Op::Replace;  // a combining receive's operation (until set_receive_op sets every one's)
+  // A message of one instance (count 1) in pieces, or none: its packed bytes are its pieces', one after another (`type`
+  // is their struct, for the transport), each packed or unpacked as a request of its own, so that each is one shape
+  // where the whole is not. A combining receive's pieces that are the same type (one Datatype: the same cells) are
+  // combined by one chain (FusedBatch::begin_chain), in ascending order of their receives (then in posting order), with
+  // no phases: every receive of such a set is in pieces, and pieces of different types share no cell. A receive from
+  // this process itself takes each piece from the send's piece of the same index (a combining copy, no buffer).
+  struct Piece {
+    Datatype type;            // at `at`: its cells
+    char* at = nullptr;       // (pieces of one extent are one type at different places: one descriptor between them)
+    std::int64_t offset = 0;  // its bytes' place in the packed message
+  };
+  std::vector<Piece> pieces = {};
   std::int64_t bytes() const { return count * type.size(); }  // (count and type checked when the message was added)
 };
 
@@ -215,29 +227,78 @@ class ExchangeEngine {
     batch.add_copy(from.buf, from.absolute, from.count, from.type, to.buf, to.absolute, to.count, to.type);
   }
 
-  // The unpack of receive `m` from `packed`: replacing, or into its order's combining launch.
-  // (combining: held until every receive is known, then added in order: add_combining)
-  void add_receive(const PlannedMessage& m, char* packed) {
+  // A combining receive, held until every receive is known (add_combining): its bytes at `packed`, or (`from`, in
+  // pieces) the cells of a send of this process's own; `index`: its place among the receives.
+  struct Combining {
+    const PlannedMessage* m;
+    char* packed;
+    const PlannedMessage* from;
+    std::size_t index;
+  };
+  // The unpack of receive `m` (the j-th) from `packed`: replacing, or combining (added later, in order).
+  void add_receive(const PlannedMessage& m, char* packed, std::size_t j) {
     if (m.order < 0) return add<Direction::Unpack>(unpacks_, m, packed);
-    combining_.push_back({&m, packed});
+    combining_.push_back({&m, packed, nullptr, j});
   }
-  // The combining receives in ascending order, each order a phase of one launch (FusedBatch::phase: a launch per
-  // kMaxPhase + 1 orders).
-  void add_combining() {
-    std::stable_sort(combining_.begin(), combining_.end(),
-                     [](const auto& a, const auto& b) { return a.first->order < b.first->order; });
-    constexpr int kPhases = FusedBatch<ExecSpace>::kMaxPhase + 1;
-    for (const auto& [m, packed] : combining_) {
-      while (static_cast<int>(combines_.size()) <= m->order / kPhases) combines_.emplace_back(space_);
-      FusedBatch<ExecSpace>& batch = combines_[m->order / kPhases];
-      batch.phase(m->order % kPhases);
-      combining_types_.push_back(m->type);
-      if (m->absolute)
-        batch.add_unpack(packed, m->bytes(), bottom, m->count, m->type, m->op);
-      else
-        batch.add_unpack(packed, m->bytes(), m->buf, m->count, m->type, m->op);
+  // The combining receives in ascending order (then in posting order): in pieces, a chain per piece type in one
+  // launch (add_chains); else each order a phase of one launch (FusedBatch::phase: a launch per kMaxPhase + 1 orders).
+  void add_combining(const char* where) {
+    std::sort(combining_.begin(), combining_.end(), [](const Combining& a, const Combining& b) {
+      return a.m->order != b.m->order ? a.m->order < b.m->order : a.index < b.index;
+    });
+    std::size_t pieced = 0;
+    for (const Combining& c : combining_) {
+      combining_types_.push_back(c.m->type);
+      pieced += !c.m->pieces.empty();
+    }
+    if (pieced > 0 && pieced < combining_.size())
+      throw_error(ErrorCode::Internal, where, "recvs", "has combining receives in pieces and others whole");
+    if (pieced > 0) {
+      add_chains(where);
+    } else {
+      constexpr int kPhases = FusedBatch<ExecSpace>::kMaxPhase + 1;
+      for (const Combining& c : combining_) {
+        const PlannedMessage& m = *c.m;
+        while (static_cast<int>(combines_.size()) <= m.order / kPhases) combines_.emplace_back(space_);
+        FusedBatch<ExecSpace>& batch = combines_[m.order / kPhases];
+        batch.phase(m.order % kPhases);
+        if (m.absolute)
+          batch.add_unpack(c.packed, m.bytes(), bottom, m.count, m.type, m.op);
+        else
+          batch.add_unpack(c.packed, m.bytes(), m.buf, m.count, m.type, m.op);
+      }
     }
     combining_.clear();
+  }
+  // Combining receives in pieces: the pieces of each place and type (the same cells), in the receives' order, one
+  // chain.
+  void add_chains(const char* where) {
+    using Cells = std::pair<const char*, const CommittedType*>;
+    std::vector<std::pair<Cells, std::vector<std::pair<const Combining*, std::size_t>>>> cells;
+    for (const Combining& c : combining_)
+      for (std::size_t k = 0; k < c.m->pieces.size(); ++k) {
+        const Cells key{c.m->pieces[k].at, &c.m->pieces[k].type.impl_committed(where)};
+        auto same = std::find_if(cells.begin(), cells.end(), [&](const auto& e) { return e.first == key; });
+        if (same == cells.end()) same = cells.insert(cells.end(), {key, {}});
+        same->second.push_back({&c, k});
+      }
+    FusedBatch<ExecSpace>& batch = combines_.emplace_back(space_);
+    for (const auto& [type, pieces] : cells) {
+      batch.begin_chain();
+      for (const auto& [c, k] : pieces) {
+        const PlannedMessage& m = *c->m;
+        const PlannedMessage::Piece& piece = m.pieces[k];
+        if (c->from == nullptr) {
+          batch.add_unpack(c->packed + piece.offset, piece.type.size(), piece.at, 1, piece.type, m.op);
+          continue;
+        }
+        const PlannedMessage& s = *c->from;  // (a send of this process's own: the same pieces)
+        if (s.pieces.size() != m.pieces.size() || s.pieces[k].type.size() != piece.type.size())
+          throw_error(ErrorCode::Internal, where, "sends", "has a message to itself in other pieces than its receive");
+        batch.add_copy(s.pieces[k].at, false, 1, s.pieces[k].type, piece.at, false, 1, piece.type, m.op);
+      }
+      batch.end_chain();
+    }
   }
   // The unpacks of a step, replacing then combining (flagged: the host learns of their end, wait_unpacks).
   void launch_unpacks(bool flagged) {
@@ -255,8 +316,19 @@ class ExchangeEngine {
     for (FusedBatch<ExecSpace>& b : combines_) b.wait();
   }
 
+  // The pack or unpack of message m at `packed`: a request per piece where it is in pieces.
   template <Direction Dir>
   static void add(FusedBatch<ExecSpace>& batch, const PlannedMessage& m, char* packed) {
+    if (!m.pieces.empty()) {
+      for (const PlannedMessage::Piece& piece : m.pieces) {
+        PlannedMessage part;  // (one piece's type at its place)
+        part.buf = piece.at;
+        part.count = 1;
+        part.type = piece.type;
+        add<Dir>(batch, part, packed + piece.offset);
+      }
+      return;
+    }
     if constexpr (Dir == Direction::Pack) {
       if (m.absolute)
         batch.add_pack(bottom, m.count, m.type, packed, m.bytes());
@@ -282,8 +354,8 @@ class ExchangeEngine {
   // for nothing else), the writes into peers' memory (Typed and Landed routes) with this process's copies to itself
   // where there are such writes (else those copies are more packs), and the unpacks.
   FusedBatch<ExecSpace> packs_, writes_, unpacks_;
-  std::vector<FusedBatch<ExecSpace>> combines_;  // the combining receives' unpacks: a phase per order, in order
-  std::vector<std::pair<const PlannedMessage*, char*>> combining_;  // (while the engine is built)
+  std::vector<FusedBatch<ExecSpace>> combines_;      // the combining receives' unpacks: a phase per order, in order
+  std::vector<Combining> combining_;                 // (while the engine is built)
   std::vector<Datatype> combining_types_;            // their types (set_receive_op checks the operation against each)
   std::vector<std::shared_ptr<void>> self_staging_;  // combining receives from this process itself: packed here
   Op op_ = Op::Replace;                              // set_receive_op's last (its messages' own ops before)
@@ -400,10 +472,12 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
     count_route(false, m.peer, "self", "", m.bytes());
     if (m.order < 0) {
       add_copy(copies, sends[pair[j]], m);
+    } else if (m.bytes() > 0 && !m.pieces.empty()) {  // (combining in pieces: copied into the cells, combining)
+      combining_.push_back({&m, nullptr, &sends[pair[j]], j});
     } else if (m.bytes() > 0) {  // (combining: packed with the copies, combined with the other receives)
       Staging buffer = take_staging<ExecSpace>(m.bytes(), true);
       add<Direction::Pack>(copies, sends[pair[j]], buffer.data);
-      add_receive(m, buffer.data);
+      add_receive(m, buffer.data, j);
       self_staging_.push_back(std::move(buffer.owner));
     }
   }
@@ -412,7 +486,7 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
     const Delivery& r = deliveries.receives[k];
     count_route(false, m.peer, r.name, r.why, m.bytes());
     if (r.kind != DeliveryKind::Typed)
-      add_receive(m, r.at);
+      add_receive(m, r.at, recv_at[k]);
     else if (m.order >= 0)  // (Typed: the sender writes the cells, which a combining receive must read first)
       throw_error(ErrorCode::Internal, where, "transport", "wrote a combining receive's cells itself");
   }
@@ -448,7 +522,7 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
   packs_.prepare();
   writes_.prepare();
   unpacks_.prepare();
-  add_combining();
+  add_combining(where);
   for (FusedBatch<ExecSpace>& b : combines_) b.prepare();
   clock.mark("signals");
 }

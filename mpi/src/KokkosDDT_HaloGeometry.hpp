@@ -87,4 +87,45 @@ inline int scatter_order(const HaloDirection& h, int rank, const std::array<std:
   return thin ? h.index : mask - 1;
 }
 
+// Whether a scatter travels in pieces (scatter_pieces): every extent holds 4 ghost layers, so that opposite slabs
+// share no cell. Every process must answer alike (the plan agrees on it: its sender's pieces are its receiver's).
+inline bool scatter_in_pieces(int rank, const std::array<std::int64_t, 4>& extents, std::int64_t ghost) {
+  for (int k = 0; k < rank; ++k)
+    if (extents[k] < 4 * ghost) return false;
+  return true;
+}
+
+// A box of cells, [lo, hi) per dimension.
+struct HaloBox {
+  std::array<std::int64_t, 4> lo{}, hi{};
+};
+
+// The pieces of the region [lo, hi) of direction h in a scatter (its owned cells, send_lo/hi, or its ghosts,
+// recv_lo/hi), in the order its message carries them: along each dimension where h.d is 0 the region's [g, n - g)
+// cut at 2g and n - 2g (empty pieces left out), elsewhere whole; dimension 0 slowest. Each piece of an owned region is
+// a zone: the cells that one set of neighbours' ghosts maps onto (a face's interior: 1, an edge: 3, a corner: 7 with
+// all neighbours), every zone a piece of each of those neighbours' messages, of the same extents. A sender's ghost
+// region cut so is its receiver's owned region cut so, piece by piece: the cuts lie along dimensions where both have
+// one extent (their neighbour's along d, as a Cartesian block decomposition has it). Where scatter_in_pieces holds.
+inline std::vector<HaloBox> scatter_pieces(const HaloDirection& h, int rank, const std::array<std::int64_t, 4>& lo,
+                                           const std::array<std::int64_t, 4>& hi,
+                                           const std::array<std::int64_t, 4>& extents, std::int64_t ghost) {
+  std::array<std::vector<std::array<std::int64_t, 2>>, 4> cuts;
+  for (int k = 0; k < 4; ++k) {
+    if (k >= rank || h.d[k] != 0) {
+      cuts[k] = {{lo[k], hi[k]}};
+      continue;
+    }
+    const std::int64_t at[4] = {lo[k], 2 * ghost, extents[k] - 2 * ghost, hi[k]};
+    for (int i = 0; i < 3; ++i)
+      if (at[i] < at[i + 1]) cuts[k].push_back({at[i], at[i + 1]});
+  }
+  std::vector<HaloBox> out;
+  for (const auto& c0 : cuts[0])
+    for (const auto& c1 : cuts[1])
+      for (const auto& c2 : cuts[2])
+        for (const auto& c3 : cuts[3]) out.push_back({{c0[0], c1[0], c2[0], c3[0]}, {c0[1], c1[1], c2[1], c3[1]}});
+  return out;
+}
+
 }  // namespace KokkosDDT::Impl

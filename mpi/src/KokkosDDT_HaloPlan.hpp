@@ -38,6 +38,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -119,7 +120,10 @@ class HaloPlan {
   void start(const ExecSpace& space) { begin(engine(), space, "KokkosDDT::mpi::HaloPlan::start"); }
   // The reverse step (options.scatter): packs every ghost region and sends it to its owner; wait() then combines what
   // arrived into the owned cells with `op` (Replace, Sum, Prod, Min, Max; Band, Bor, Bxor for integer fields), in
-  // one launch, a phase per scatter order (HaloGeometry's scatter_order: up to 2^rank - 1). An `op` that has no meaning
+  // one launch. Where every extent holds 4 ghost widths (on every process), the owned cells are cut into zones that
+  // each neighbour covers whole or not at all (HaloGeometry's scatter_pieces), and each zone's contributions run in
+  // one chain of the same teams (FusedBatch::begin_chain), in scatter order; otherwise the launch runs a phase per
+  // scatter order (HaloGeometry's scatter_order: up to 2^rank - 1). An `op` that has no meaning
   // for a field's value type (Min on a complex, Bxor on a double) throws InvalidArgument naming `op`, nothing started;
   // so does a plan made without options.scatter ("options"). A change of `op` from the last scatter waits for it.
   void start_scatter(Op op) { start_scatter(engine().space(), op); }
@@ -186,6 +190,9 @@ class HaloPlan {
     Datatype send, recv;  // structs of the fields' subarrays at absolute addresses
     bool first = true;    // the direction's first message (several: a message per field)
     int order = -1;       // a scatter's region: its owned cells' scatter order (HaloGeometry's scatter_order)
+    // A scatter in pieces (HaloGeometry's scatter_pieces): each of its zones' cells, alike for every neighbour.
+    std::vector<Impl::PlannedMessage::Piece> send_pieces = {};
+    std::vector<Impl::PlannedMessage::Piece> recv_pieces = {};
   };
   // `scatters`: the reverse regions (options.scatter), a message per field, send the ghosts and recv the owned cells.
   static HaloPlan build(const ExecSpace& space, std::shared_ptr<Impl::MpiTransport> control, const HaloOptions& options,
@@ -225,12 +232,15 @@ namespace KokkosDDT::Impl {
 
 // Throws on every rank of `comm` when `message` is non-empty on any (naming `argument`), or when a value of `same` (an
 // argument's name and a fingerprint of it) differs between the ranks: a collective verdict, so that no rank goes on
-// into a collective call or a neighbour handshake that another rank has left.
-inline void agree_or_throw(MPI_Comm comm, const std::string& message, const char* argument,
-                           const std::vector<std::pair<const char*, std::int64_t>>& same = {}) {
+// into a collective call or a neighbour handshake that another rank has left. Returns the largest of each of `widest`
+// over the ranks (values that may differ, settled in the same reduction).
+inline std::vector<std::int64_t> agree_or_throw(MPI_Comm comm, const std::string& message, const char* argument,
+                                                const std::vector<std::pair<const char*, std::int64_t>>& same = {},
+                                                const std::vector<std::int64_t>& widest = {}) {
   const char* where = "KokkosDDT::mpi::make_halo_plan";
   std::vector<std::int64_t> values;
   for (const auto& [name, value] : same) values.push_back(value);
+  values.insert(values.end(), widest.begin(), widest.end());
   Agreement verdict(comm, !message.empty(), values, where);
   verdict.wait();
   for (std::size_t i = 0; i < same.size(); ++i)
@@ -241,6 +251,9 @@ inline void agree_or_throw(MPI_Comm comm, const std::string& message, const char
                               : "number of fields or their value types") +
                       "): every rank must pass the same");
   throw_if_any(verdict, message, where, argument);
+  std::vector<std::int64_t> largest;
+  for (std::size_t i = 0; i < widest.size(); ++i) largest.push_back(verdict.max(same.size() + i));
+  return largest;
 }
 
 // What a plan needs of one field: where it is, its extents, its storage order and its element type.
@@ -272,6 +285,19 @@ struct HaloField {
     }
     return subarray(sizes, subsizes, starts, order, element);
   }
+  // The bytes from the field's first cell to cell `lo` (its first component).
+  std::int64_t offset_of(int dims, const std::array<std::int64_t, 4>& lo) const {
+    std::array<std::int64_t, 5> stride{};
+    std::int64_t s = element.extent();
+    for (int j = 0; j < rank; ++j) {  // (from the fastest dimension)
+      const int k = order == Order::C ? rank - 1 - j : j;
+      stride[k] = s;
+      s *= extents[k];
+    }
+    std::int64_t at = 0;
+    for (int k = 0; k < dims; ++k) at += lo[k] * stride[first_cartesian(dims) + k];
+    return at;
+  }
 };
 
 template <class ExecSpace, class View>
@@ -300,6 +326,37 @@ HaloField halo_field(const View& v, mpi::HaloComponents components) {
 namespace KokkosDDT::Impl {
 
 // make_halo_plan's work, for fields of rank `rank` described by `fields`.
+// One side of a scatter's message in pieces (scatter_pieces): the region [lo, hi) of field f as its pieces, each a
+// subarray of its extents at its first cell (one type per extent, kept in `shapes`: the same cells are the same type
+// at the same place, which the engine chains by), and the struct of them the transport sees.
+inline std::pair<Datatype, std::vector<PlannedMessage::Piece>> scatter_side(
+    const HaloField& f, std::map<std::array<std::int64_t, 4>, Datatype>& shapes, const HaloDirection& h, int dims,
+    const std::array<std::int64_t, 4>& lo, const std::array<std::int64_t, 4>& hi, const std::array<std::int64_t, 4>& n,
+    std::int64_t g) {
+  std::vector<PlannedMessage::Piece> pieces;
+  std::vector<std::int64_t> ones, at;
+  std::vector<Datatype> types;
+  std::int64_t offset = 0;
+  for (const HaloBox& box : scatter_pieces(h, dims, lo, hi, n, g)) {
+    std::array<std::int64_t, 4> extent{1, 1, 1, 1};
+    for (int k = 0; k < dims; ++k) extent[k] = box.hi[k] - box.lo[k];
+    Datatype& type = shapes[extent];
+    if (type.is_null()) {
+      type = f.region(dims, {0, 0, 0, 0}, extent);
+      type.commit();
+    }
+    const std::int64_t address = f.address + f.offset_of(dims, box.lo);
+    pieces.push_back({type, reinterpret_cast<char*>(static_cast<std::uintptr_t>(address)), offset});
+    offset += type.size();
+    ones.push_back(1);
+    at.push_back(address);
+    types.push_back(type);
+  }
+  Datatype whole = struct_type(ones, at, types);
+  whole.commit();
+  return {whole, std::move(pieces)};
+}
+
 template <class ExecSpace>
 mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart, const mpi::HaloOptions& options,
                                            const std::vector<HaloField>& fields) {
@@ -372,11 +429,16 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
   const SetupDeadline deadline(timeout_seconds(options.timeout));
   auto control = MpiTransport::duplicate(cart, where);  // (the plan's control plane: all its setup runs there)
   clock.mark("control plane");
-  agree_or_throw(control->comm(), error, culprit,
-                 {{"options", fingerprint({g, static_cast<std::int64_t>(options.neighbors), options.tag,
-                                           fingerprint(options.transport), options.graph ? 1 : 0,
-                                           options.scatter ? 1 : 0, static_cast<std::int64_t>(options.components)})},
-                  {"fields", fingerprint(kinds)}});
+  // (a scatter in pieces where every process's extents allow it: a sender's pieces are its receiver's)
+  const std::int64_t whole = scatter_in_pieces(dims, n, g) ? 0 : 1;
+  const bool pieced =
+      agree_or_throw(
+          control->comm(), error, culprit,
+          {{"options", fingerprint({g, static_cast<std::int64_t>(options.neighbors), options.tag,
+                                    fingerprint(options.transport), options.graph ? 1 : 0, options.scatter ? 1 : 0,
+                                    static_cast<std::int64_t>(options.components)})},
+           {"fields", fingerprint(kinds)}},
+          {whole})[0] == 0;
   clock.mark("agreement");
 
   int me = 0;
@@ -385,6 +447,7 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
   mpi_check(MPI_Comm_rank(cart, &me), where, "MPI_Comm_rank");
   mpi_check(MPI_Cart_get(cart, dims, grid.dims.data(), grid.periods.data(), grid.coords.data()), where, "MPI_Cart_get");
   std::vector<typename HaloPlan<ExecSpace>::Region> regions, scatters;
+  std::vector<std::map<std::array<std::int64_t, 4>, Datatype>> shapes(fields.size());  // (scatter_side's, per field)
   const TransportCapabilities can = capabilities(resolved<ExecSpace>(options.transport));
   for (const HaloDirection& h : halo_directions(grid, n, g, options.neighbors == HaloNeighbors::All)) {
     int peer = MPI_PROC_NULL;
@@ -414,6 +477,15 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
     // owned cells combined; the transport still sends a neighbour's as one message where it packs them.
     if (!options.scatter) continue;
     const int order = scatter_order(h, dims, n, g);
+    if (pieced) {
+      for (std::size_t i = 0; i < fields.size(); ++i) {
+        auto [ghosts, ghost_pieces] = scatter_side(fields[i], shapes[i], h, dims, h.recv_lo, h.recv_hi, n, g);
+        auto [owned, owned_pieces] = scatter_side(fields[i], shapes[i], h, dims, h.send_lo, h.send_hi, n, g);
+        scatters.push_back({peer, h.index, h.opposite, ghosts, owned, i == 0, order, std::move(ghost_pieces),
+                            std::move(owned_pieces)});
+      }
+      continue;
+    }
     if (fields.size() == 1) {  // (the gather's types of one field, the other way round: committed once)
       const auto& r = regions.back();
       scatters.push_back({peer, h.index, h.opposite, r.recv, r.send, true, order});
@@ -488,7 +560,9 @@ std::unique_ptr<Impl::ExchangeEngine<ExecSpace>> HaloPlan<ExecSpace>::engine_of(
   std::vector<Impl::PlannedMessage> sends, recvs;
   for (const Region& r : regions) {
     sends.push_back({nullptr, true, 1, r.send, r.peer, options.tag + r.direction});
+    sends.back().pieces = r.send_pieces;
     recvs.push_back({nullptr, true, 1, r.recv, r.peer, options.tag + r.opposite, scatter ? r.order : -1});
+    recvs.back().pieces = r.recv_pieces;
   }
   Impl::SetupClock clock(scatter ? "halo plan build (scatter)" : "halo plan build");
   Impl::agree_or_throw(

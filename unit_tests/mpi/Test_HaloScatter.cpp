@@ -61,13 +61,15 @@ auto& at(const View& v, int dims, const std::array<std::int64_t, 4>& i, int c, b
 
 // A plan over fields of rank R (+1 with components, 3 of them) of doubles and one of ints: a gather, then scatters
 // with each of `ops` (the int field gets the same operation). P: where the components are (HaloOptions::components).
+// A wide interior (every extent at least 4 ghosts) scatters in pieces, one launch of chains; a thin one by orders.
 template <int R, class Layout, bool Components, mpi::HaloComponents P = mpi::HaloComponents::ByLayout>
-void check_scatter(const Grid& grid, mpi::HaloNeighbors neighbors, int ghost, const std::vector<Op>& ops) {
+void check_scatter(const Grid& grid, mpi::HaloNeighbors neighbors, int ghost, bool wide, const std::vector<Op>& ops) {
   using M = ExecSpace::memory_space;
   constexpr int C = Components ? 3 : 1;
   using U = Kokkos::View<typename Pointer<double, R + (Components ? 1 : 0)>::type, Layout, M>;
   using V = Kokkos::View<typename Pointer<int, R>::type, Layout, M>;
   std::array<std::int64_t, 4> interior{6, 3, 4, 4}, n{1, 1, 1, 1}, global{1, 1, 1, 1};  // (3: under 4 ghosts of 2)
+  if (wide) interior = {9, 8, 8, 8};
   for (int k = 0; k < R; ++k) {
     n[k] = interior[k] + 2 * ghost;
     global[k] = interior[k] * grid.dims[k];
@@ -123,8 +125,9 @@ void check_scatter(const Grid& grid, mpi::HaloNeighbors neighbors, int ghost, co
     Kokkos::deep_copy(v, hv);
   };
   INFO("rank " << grid.rank << ", rank-" << R << (Components ? " fields with components" : " fields") << ", grid "
-               << grid.dims[0] << "x" << grid.dims[1] << "x" << grid.dims[2] << ", ghost " << ghost << ", "
-               << (neighbors == mpi::HaloNeighbors::All ? "all" : "faces") << ", " << mpi::name(plan.transport()));
+               << grid.dims[0] << "x" << grid.dims[1] << "x" << grid.dims[2] << ", ghost " << ghost
+               << (wide ? " (wide), " : " (thin), ") << (neighbors == mpi::HaloNeighbors::All ? "all" : "faces") << ", "
+               << mpi::name(plan.transport()));
 
   // 1. A gather: each ghost its owner's value (or its own where no neighbour sends).
   fill();
@@ -170,8 +173,10 @@ void check_scatter(const Grid& grid, mpi::HaloNeighbors neighbors, int ghost, co
   });
   for (Op op : ops) {
     fill();
+    const std::int64_t launched = plan.scatter_launches();
     plan.start_scatter(space, op);
     plan.wait();
+    if (wide) CHECK(plan.scatter_launches() - launched <= 2);  // the packs, then every piece's chain
     Kokkos::deep_copy(hu, u);
     Kokkos::deep_copy(hv, v);
     wrong = 0;
@@ -210,7 +215,8 @@ void check_grids(const std::vector<Op>& ops) {
   for (bool periodic : {true, false}) {
     Grid grid = make_grid(R, {0, 0, 0, 0}, periodic);
     for (auto neighbors : {mpi::HaloNeighbors::Faces, mpi::HaloNeighbors::All})
-      for (int ghost : {1, 2}) check_scatter<R, Layout, Components, P>(grid, neighbors, ghost, ops);
+      for (int ghost : {1, 2})
+        for (bool wide : {false, true}) check_scatter<R, Layout, Components, P>(grid, neighbors, ghost, wide, ops);
     MPI_Comm_free(&grid.cart);
   }
 }

@@ -101,6 +101,16 @@ class FusedBatch {
   static constexpr int kMaxPhase = 127;
   void phase(int p);
 
+  // A chain: the records added between begin_chain and end_chain run in the same teams, one after another over each
+  // tile (a barrier between them), so that requests reaching the same cells (combining unpacks and copies into one
+  // destination) combine into them in the order added, with no phase and no team waiting for another. Each must move
+  // as many stream bytes as the first (InvalidArgument naming `count` otherwise) and reach, at each stream position,
+  // the cells the first reaches there (the caller's guarantee: the same destination type, or one of the same shape).
+  // At most kMaxChain records; a chain is within one phase and one gate.
+  static constexpr int kMaxChain = 128;
+  void begin_chain();
+  void end_chain();
+
   // Builds the launch now (else at the first launch): its records copied to the execution space, its counters zeroed
   // (allocations and a fence, which a launch captured in a CUDA graph must not meet). Fixes the batch.
   void prepare() {
@@ -167,7 +177,9 @@ class FusedBatch {
   bool low_half_ = false;
   int gate_ = -1;
   int phase_ = 0;
-  std::vector<int> record_phases_;                              // per record: its phase (phase(p))
+  std::vector<int> record_phases_;  // per record: its phase (phase(p))
+  std::int64_t chain_first_ = -1;   // the open chain's first record (begin_chain), or -1
+  std::vector<bool> follows_;       // per record: it runs in the teams of the record after it (a chain's, not its last)
   Kokkos::View<std::int64_t*, MemSpace> phases_, phase_first_;  // FusedCompletion's phase counters, first teams
   Kokkos::View<std::uintptr_t*, MemSpace> signals_;
   Kokkos::View<std::int64_t[2], MemSpace> launch_done_;  // teams done, teams started
@@ -303,11 +315,47 @@ template <class ExecSpace>
 void FusedBatch<ExecSpace>::phase(int p) {
   const char* where = "KokkosDDT::FusedBatch::phase";
   check_open(where);
+  if (chain_first_ >= 0) throw_error(ErrorCode::InvalidArgument, where, "this", "a chain is open (end_chain first)");
   if (p < phase_ || p > kMaxPhase)
     throw_error(ErrorCode::InvalidArgument, where, "p",
                 "is " + std::to_string(p) + "; phases are added in order, from " + std::to_string(phase_) + " to " +
                     std::to_string(kMaxPhase));
   phase_ = p;
+}
+
+template <class ExecSpace>
+void FusedBatch<ExecSpace>::begin_chain() {
+  const char* where = "KokkosDDT::FusedBatch::begin_chain";
+  check_open(where);
+  if (chain_first_ >= 0) throw_error(ErrorCode::InvalidArgument, where, "this", "a chain is open already");
+  chain_first_ = static_cast<std::int64_t>(records_.size());
+}
+
+// The chain's records get one tile (the widest word's, so that it holds whole words of each) and the same teams (its
+// teams find the chain by its records' first team: FusedKernel::execute).
+template <class ExecSpace>
+void FusedBatch<ExecSpace>::end_chain() {
+  const char* where = "KokkosDDT::FusedBatch::end_chain";
+  if (chain_first_ < 0) throw_error(ErrorCode::InvalidArgument, where, "this", "no chain is open (begin_chain)");
+  const auto first = static_cast<std::size_t>(chain_first_);
+  chain_first_ = -1;
+  if (first == records_.size()) return;  // (nothing moved)
+  std::int64_t tile = 0, word = 1, scratch = 0;
+  for (std::size_t i = first; i < records_.size(); ++i) {
+    tile = std::max(tile, records_[i].tile);
+    word = std::max<std::int64_t>(word, records_[i].word);
+    scratch += FusedTile<ExecSpace>::scratch_bytes(records_[i]);  // (each member caches its own descriptor)
+  }
+  tile = (tile + word - 1) / word * word;
+  const std::int64_t bytes = records_[first].end - records_[first].begin;
+  const auto teams = static_cast<std::int32_t>((bytes + tile - 1) / tile);
+  for (std::size_t i = first; i < records_.size(); ++i) {
+    records_[i].tile = tile;
+    records_[i].teams = teams;
+    follows_[i] = i + 1 < records_.size();
+  }
+  teams_ = records_[first].first_team + teams;
+  scratch_ = std::max(scratch_, scratch);
 }
 
 template <class ExecSpace>
@@ -425,7 +473,19 @@ void FusedBatch<ExecSpace>::add(const char* where, const Datatype& type, std::in
 
 template <class ExecSpace>
 void FusedBatch<ExecSpace>::place(FusedRecord& r, std::int64_t bytes, const char* where) {
-  const std::int64_t teams = (bytes + r.tile - 1) / r.tile;  // (r.teams is 32-bit: checked here)
+  std::int64_t teams = (bytes + r.tile - 1) / r.tile;  // (r.teams is 32-bit: checked here)
+  if (chain_first_ >= 0 && chain_first_ < static_cast<std::int64_t>(records_.size())) {  // (in the chain's teams)
+    const FusedRecord& first = records_[chain_first_];
+    if (bytes != first.end - first.begin || r.begin != first.begin)
+      throw_error(ErrorCode::InvalidArgument, where, "count",
+                  "moves other stream bytes than the chain's first request (" + std::to_string(bytes) + ", not " +
+                      std::to_string(first.end - first.begin) + ")");
+    if (static_cast<std::int64_t>(records_.size()) - chain_first_ >= kMaxChain)
+      throw_error(ErrorCode::Overflow, where, "this",
+                  "a chain holds at most " + std::to_string(kMaxChain) + " requests");
+    teams_ = first.first_team;  // (end_chain sets the chain's teams)
+    teams = 0;
+  }
   if (teams_ + teams > std::numeric_limits<int>::max())
     throw_error(ErrorCode::Overflow, where, "count", "makes the batch more than one launch can hold (2^31 - 1 teams)");
   if (gate_ > std::numeric_limits<std::int16_t>::max())
@@ -433,6 +493,7 @@ void FusedBatch<ExecSpace>::place(FusedRecord& r, std::int64_t bytes, const char
   r.first_team = static_cast<std::int32_t>(teams_);
   r.gate = static_cast<std::int16_t>(gate_);
   record_phases_.push_back(phase_);
+  follows_.push_back(false);
   r.ticket = 1;
   r.slot = static_cast<std::int32_t>(records_.size());
   scratch_ = std::max(scratch_, FusedTile<ExecSpace>::scratch_bytes(r));
@@ -455,9 +516,17 @@ void FusedBatch<ExecSpace>::retile() {
       for (end = i; end < records_.size() && record_phases_[end] == record_phases_[i]; ++end)
         words += (records_[end].end - records_[end].begin + records_[end].word - 1) / records_[end].word;
       const std::int64_t per_thread = launch_words_per_thread(words, threads);
-      for (std::size_t k = i; k < end; ++k) {
-        records_[k].first_team = static_cast<std::int32_t>(first);
-        first += widen_tile(records_[k], per_thread, Backend::team_size);
+      for (std::size_t k = i, last = i; k < end; k = ++last) {
+        std::size_t widest = k;  // (a chain: one tile, its widest word's, and its teams for every record)
+        for (; follows_[last]; ++last)
+          if (records_[last + 1].word > records_[widest].word) widest = last + 1;
+        const std::int64_t teams = widen_tile(records_[widest], per_thread, Backend::team_size);
+        for (std::size_t j = k; j <= last; ++j) {
+          records_[j].first_team = static_cast<std::int32_t>(first);
+          records_[j].tile = records_[widest].tile;
+          records_[j].teams = static_cast<std::int32_t>(teams);
+        }
+        first += teams;
       }
     }
     teams_ = first;
@@ -466,6 +535,8 @@ void FusedBatch<ExecSpace>::retile() {
 
 template <class ExecSpace>
 void FusedBatch<ExecSpace>::build() {
+  if (chain_first_ >= 0)
+    throw_error(ErrorCode::InvalidArgument, "KokkosDDT::FusedBatch::launch", "this", "a chain is open (end_chain)");
   retile();
   // The phases' first teams, dense (a phase without records would let the next one through early), and the end.
   std::vector<std::int64_t> phase_first;

@@ -112,14 +112,16 @@ struct FusedCompletion {
   // launch; a one-team request needs no count) then fences at system scope, which acquires every counted team's writes
   // and publishes them, host and peers' memory included, before the flag the host polls or the counters peers wait
   // for. Plain volatile stores: GPUs on PCIe have no atomics on host memory.
+  // `chained`: the records before r that ran in its teams (a chain's), whose flags it raises too.
   template <class Member>
-  KOKKOS_FUNCTION void finish(const Member& team, const FusedRecord& r, const FusedTicket& t) const {
+  KOKKOS_FUNCTION void finish(const Member& team, const FusedRecord& r, const FusedTicket& t,
+                              std::int32_t chained = 0) const {
     // (no flags: a stream-ordered launch, whose completion is the stream's: FusedBatch::launch_ordered)
     if (flags == nullptr && signal_count == 0 && phases == nullptr) return;
     team.team_barrier();
     if (leads(team)) {
       if (phases != nullptr) complete_phase(t.phase);
-      if (flags) complete(r);
+      if (flags) complete(r, chained);
       if (signal_count > 0) complete_launch();
     }
   }
@@ -146,10 +148,11 @@ struct FusedCompletion {
     *counter = 0;  // nothing touches it again before the next launch, which is stream-ordered
     return true;
   }
-  KOKKOS_FUNCTION void complete(const FusedRecord& r) const {
+  KOKKOS_FUNCTION void complete(const FusedRecord& r, std::int32_t chained) const {
     if (!last_of(&done(r.slot), r.teams)) return;
     Backend::fence_acq_rel_node();
-    *static_cast<volatile std::uint64_t*>(flags + r.slot) = r.ticket;
+    for (std::int32_t k = 0; k <= chained; ++k)  // (a chain's records have the slots before its last's)
+      *static_cast<volatile std::uint64_t*>(flags + r.slot - k) = r.ticket;
   }
   // Counts the team in its phase (a release of its writes, as complete's); the launch's last team sets the counters
   // back for the next launch (stream-ordered after this one: nothing reads them before).

@@ -38,14 +38,22 @@ struct FusedKernel {
 
   // The launch's work for the team's ticket (its league rank, or with phases the order it started in): its record's
   // tile through run_tile(record, tile), between the completion's begin and finish (shared by this kernel and the
-  // uniform ones).
+  // uniform ones). A chain's records (those with the same first team, FusedBatch::begin_chain; the team finds the
+  // last) run the same tile one after another, a barrier between them, so that each sees the cells the one before
+  // wrote (one call site: the kernels stay whole, FusedKernel).
   template <class RunTile>
   KOKKOS_FUNCTION void execute(const Member& team, const RunTile& run_tile) const {
     const FusedTicket ticket = completion.ticket(team);
-    const FusedRecord& r = records.record(records.find(ticket.team));
+    const std::int64_t last = records.find(ticket.team);
+    const FusedRecord& r = records.record(last);
+    std::int64_t first = last;
+    while (first > 0 && records.record(first - 1).first_team == r.first_team) --first;
     completion.begin(team, r, ticket);
-    run_tile(r, ticket.team - r.first_team);
-    completion.finish(team, r, ticket);
+    for (std::int64_t i = first; i <= last; ++i) {
+      if (i > first) team.team_barrier();
+      run_tile(records.record(i), ticket.team - r.first_team);
+    }
+    completion.finish(team, r, ticket, static_cast<std::int32_t>(last - first));
   }
 };
 

@@ -24,8 +24,10 @@ struct FusedRecord {
   const DescriptorNode* dst_nodes = nullptr;  // a copy's destination descriptor
   const std::int64_t* dst_lookaside = nullptr;
   const Shape* shape = nullptr;  // devices: the type's shape, in the execution space's memory (a shaped record's)
-  std::int32_t first_team = 0;   // teams of the launch's earlier requests (a launch has < 2^31)
-  std::int32_t teams = 0;        // this request's
+  // Teams of the launch's earlier requests (a launch has < 2^31): ascending, each request's teams its own, but for a
+  // chain's (FusedBatch::begin_chain), which share theirs.
+  std::int32_t first_team = 0;
+  std::int32_t teams = 0;  // this request's
   std::int32_t node_count = 0, slot = 0;
   std::int32_t lookaside_count = 0;  // (a committed descriptor's arrays are checked to fit)
   std::int32_t dst_node_count = 0, dst_lookaside_count = 0;
