@@ -32,26 +32,41 @@ struct FusedKernel {
   FusedRecords<typename ExecSpace::memory_space> records;
   FusedCompletion<ExecSpace> completion;
 
-  KOKKOS_FUNCTION void operator()(const Member& team) const {
-    execute(team, [&](const FusedRecord& r, std::int64_t t) { FusedTile<ExecSpace>::run(team, r, t); });
-  }
+  // (functors, not lambdas, for execute's steps: forced inline, where the compiler left a lambda apart and passed it
+  // the record's address)
+  struct Tile {
+    const Member& team;
+    KOKKOS_FORCEINLINE_FUNCTION void operator()(const FusedRecord& r, std::int64_t t) const {
+      FusedTile<ExecSpace>::run(team, r, t);
+    }
+  };
+  struct NoChain {
+    KOKKOS_FORCEINLINE_FUNCTION bool operator()(std::int64_t, std::int64_t, std::int64_t) const { return false; }
+  };
+
+  KOKKOS_FUNCTION void operator()(const Member& team) const { execute(team, Tile{team}, NoChain{}); }
 
   // The launch's work for the team's ticket (its league rank, or with phases the order it started in): its record's
   // tile through run_tile(record, tile), between the completion's begin and finish (shared by this kernel and the
   // uniform ones). A chain's records (those with the same first team, FusedBatch::begin_chain; the team finds the
-  // last) run the same tile one after another, a barrier between them, so that each sees the cells the one before
-  // wrote (one call site: the kernels stay whole, FusedKernel).
-  template <class RunTile>
-  KOKKOS_FUNCTION void execute(const Member& team, const RunTile& run_tile) const {
+  // last) run their tile in one pass where run_chain(first, last, tile) takes them (FusedTile::run_chain), else one
+  // after another, a barrier between them, so that each sees the cells the one before wrote (one call site of each:
+  // the kernels stay whole, FusedKernel).
+  template <class RunTile, class RunChain>
+  KOKKOS_FORCEINLINE_FUNCTION void execute(const Member& team, const RunTile& run_tile,
+                                           const RunChain& run_chain) const {
     const FusedTicket ticket = completion.ticket(team);
     const std::int64_t last = records.find(ticket.team);
     const FusedRecord& r = records.record(last);
     std::int64_t first = last;
     while (first > 0 && records.record(first - 1).first_team == r.first_team) --first;
     completion.begin(team, r, ticket);
-    for (std::int64_t i = first; i <= last; ++i) {
-      if (i > first) team.team_barrier();
-      run_tile(records.record(i), ticket.team - r.first_team);
+    const std::int64_t t = ticket.team - r.first_team;
+    if (first == last || !run_chain(first, last, t)) {
+      for (std::int64_t i = first; i <= last; ++i) {
+        if (i > first) team.team_barrier();
+        run_tile(records.record(i), t);
+      }
     }
     completion.finish(team, r, ticket, static_cast<std::int32_t>(last - first));
   }
@@ -67,10 +82,24 @@ template <class ExecSpace, Direction Dir, int W, Locating L>
 struct UniformFusedKernel {
   using Member = typename FusedKernel<ExecSpace>::Member;
   FusedKernel<ExecSpace> kernel;
+  struct Tile {
+    const Member& team;
+    KOKKOS_FORCEINLINE_FUNCTION void operator()(const FusedRecord& r, std::int64_t t) const {
+      if constexpr (Dir == Direction::Combine)  // (with the chains' code, kept whole it left the kernel apart)
+        FusedTile<ExecSpace>::template run_apart<Dir, W, L>(team, r, t);
+      else
+        FusedTile<ExecSpace>::template run_uniform<Dir, W, L>(team, r, t);
+    }
+  };
+  struct Chain {
+    const Member& team;
+    const FusedRecords<typename ExecSpace::memory_space>& records;
+    KOKKOS_FORCEINLINE_FUNCTION bool operator()(std::int64_t first, std::int64_t last, std::int64_t t) const {
+      return FusedTile<ExecSpace>::template run_chain<Dir, W, L>(team, records, first, last, t);
+    }
+  };
   KOKKOS_FUNCTION void operator()(const Member& team) const {
-    kernel.execute(team, [&](const FusedRecord& r, std::int64_t t) {
-      FusedTile<ExecSpace>::template run_uniform<Dir, W, L>(team, r, t);
-    });
+    kernel.execute(team, Tile{team}, Chain{team, kernel.records});
   }
 };
 

@@ -375,6 +375,101 @@ struct FusedTile {
     }
   }
 
+  // Devices: tile t of a chain of combining records (FusedBatch::begin_chain: the same cells, in the order added) in
+  // one pass, where every record locates its positions alike without a walk (all flat, or all shaped by one narrow
+  // shape) and combines one element type of 4 to W bytes: each thread's word of the cells is read once per
+  // kChainInFlight records, their incoming words loaded before any is combined, combined in the chain's order (as the
+  // records one after another would, bitwise) and stored. One record after another, a barrier between, a thread waits
+  // for memory twice per record, and a halo's corner cell has 7 (ncu: a 16^3 halo's chains took 19 us, where its
+  // gather's copies take 5). A thread has the same words in every record, so that the groups need no barrier. Returns
+  // false, having done nothing, for a chain it does not take (the records then run one after another).
+  static constexpr int kChainInFlight = 4;  // (8 spilled under the fused kernels' launch bounds)
+  // A chain record's incoming word of position p, at typed offset `at`: at base + (by_offset ? at : p) + shift.
+  struct ChainSource {
+    const char* base;
+    std::int64_t shift;
+    std::int8_t op;
+    bool by_offset;
+  };
+  struct ChainGroup {
+    ChainSource source[kChainInFlight];
+    int count;
+  };
+  template <Direction Dir, int W, Locating L, class Records>
+  KOKKOS_FUNCTION static bool run_chain(const Member& team, const Records& records, std::int64_t first,
+                                        std::int64_t last, std::int64_t t) {
+    if constexpr (Backend::walks_runs || Dir != Direction::Combine || W < 4 || W > 8 || L == Locating::Walks) {
+      return false;
+    } else {
+      const FusedRecord& r0 = records.record(first);
+      if (r0.start >= 0 || (r0.start == kShapedRecord && !shape_narrow(*r0.shape, r0.end))) return false;
+      for (std::int64_t i = first + 1; i <= last; ++i) {
+        const FusedRecord& r = records.record(i);
+        if (r.element != r0.element || r.start != r0.start || r.shape != r0.shape) return false;
+      }
+      const std::int64_t begin = r0.begin + t * r0.tile, stop = begin + r0.tile < r0.end ? begin + r0.tile : r0.end;
+      char* const cells = typed_to_typed(r0) ? r0.packed : r0.typed;  // (a combining copy's destination: r.packed)
+      const Shape* shape = r0.start == kFlatRecord ? nullptr : r0.shape;
+      const auto element = static_cast<Primitive>(r0.element);
+      const int size = element_size(element);
+      if (size < 4 || size > W) return false;
+      for (std::int64_t i = first; i <= last; i += kChainInFlight) {
+        ChainGroup g{};
+        g.count = static_cast<int>(last - i + 1 < kChainInFlight ? last - i + 1 : kChainInFlight);
+        for (int u = 0; u < kChainInFlight; ++u) {
+          if (u >= g.count) break;
+          const FusedRecord& r = records.record(i + u);
+          const bool copy = typed_to_typed(r);
+          g.source[u] = {copy ? r.typed : r.packed, copy ? 0 : -r.begin, r.op, copy};
+        }
+        with_element_type(element, [&](auto v) {  // (a call per type: the kernel's code stays small)
+          using T = decltype(v);
+          if constexpr (sizeof(T) >= 4 && sizeof(T) <= W)
+            chain_group<W, T>(team, shape, r0.lookaside, cells, begin, stop, g);
+        });
+      }
+      return true;
+    }
+  }
+  // (a function apart with its arguments by value: the kernels stay whole, and the records' address is not passed on,
+  // FusedKernel)
+  template <int W, class T>
+  __attribute__((noinline)) KOKKOS_FUNCTION static void chain_group(const Member& team, const Shape* shape,
+                                                                    const std::int64_t* lookaside, char* cells,
+                                                                    std::int64_t begin, std::int64_t stop,
+                                                                    const ChainGroup g) {
+    constexpr int U = kChainInFlight;
+    auto address = [](const void* base, std::int64_t offset) {
+      return reinterpret_cast<char*>(reinterpret_cast<std::uintptr_t>(base) + static_cast<std::uintptr_t>(offset));
+    };
+    auto aligned = [](const void* a) { return (reinterpret_cast<std::uintptr_t>(a) & (W - 1)) == 0; };
+    const std::int64_t step = static_cast<std::int64_t>(team.team_size()) * W;
+    for (std::int64_t p = begin + static_cast<std::int64_t>(team.team_rank()) * W; p < stop; p += step) {
+      const std::int64_t at = shape ? shape_offset<true>(*shape, lookaside, p) : p;
+      char* const cell = address(cells, at);
+      const char* src[U];
+      bool all = aligned(cell);
+      for (int u = 0; u < U; ++u) {
+        const ChainSource& c = g.source[u];
+        src[u] = address(c.base, (c.by_offset ? at : p) + c.shift);
+        all = all && (u >= g.count || aligned(src[u]));
+      }
+      if (!all) {  // (elements at odd offsets: each record's, element by element)
+        for (int u = 0; u < U && u < g.count; ++u)
+          for (int k = 0; k + static_cast<int>(sizeof(T)) <= W; k += static_cast<int>(sizeof(T)))
+            store_value(cell + k, combine_selected(static_cast<Op>(g.source[u].op), load_value<T>(cell + k),
+                                                   load_value<T>(src[u] + k)));
+        continue;
+      }
+      Word<W> existing = load_word<W>(cell), incoming[U];
+      for (int u = 0; u < U; ++u)
+        if (u < g.count) incoming[u] = load_word<W>(src[u]);
+      for (int u = 0; u < U; ++u)
+        if (u < g.count) combine_in_word<W, T>(static_cast<Op>(g.source[u].op), existing, incoming[u]);
+      store_word<W>(cell, existing);
+    }
+  }
+
   // Devices: tile t of a flat record (make_flat), the team's threads on interleaved words of two contiguous ranges (a
   // pack's or unpack's typed and packed buffers; a copy's source and destination).
   template <Direction Dir, int W, bool Compact = false>
