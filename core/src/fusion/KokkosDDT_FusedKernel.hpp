@@ -85,17 +85,17 @@ struct UniformFusedKernel {
   struct Tile {
     const Member& team;
     KOKKOS_FORCEINLINE_FUNCTION void operator()(const FusedRecord& r, std::int64_t t) const {
-      if constexpr (Dir == Direction::Combine)  // (with the chains' code, kept whole it left the kernel apart)
-        FusedTile<ExecSpace>::template run_apart<Dir, W, L>(team, r, t);
-      else
-        FusedTile<ExecSpace>::template run_uniform<Dir, W, L>(team, r, t);
+      FusedTile<ExecSpace>::template run_uniform<Dir, W, L>(team, r, t);
     }
   };
+  // (a chain's records read from their copy in the execution space's memory, FusedRecords::ring, by a function apart:
+  // passed the parameters' address, it would copy them all to each thread's stack, FusedKernel)
   struct Chain {
     const Member& team;
     const FusedRecords<typename ExecSpace::memory_space>& records;
     KOKKOS_FORCEINLINE_FUNCTION bool operator()(std::int64_t first, std::int64_t last, std::int64_t t) const {
-      return FusedTile<ExecSpace>::template run_chain<Dir, W, L>(team, records, first, last, t);
+      return FusedTile<ExecSpace>::template run_chain<Dir, W, L>(team, records.ring.data(), records.start,
+                                                                 records.capacity, first, last, t);
     }
   };
   KOKKOS_FUNCTION void operator()(const Member& team) const {

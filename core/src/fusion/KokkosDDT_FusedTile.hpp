@@ -395,44 +395,55 @@ struct FusedTile {
     ChainSource source[kChainInFlight];
     int count;
   };
-  template <Direction Dir, int W, Locating L, class Records>
-  KOKKOS_FUNCTION static bool run_chain(const Member& team, const Records& records, std::int64_t first,
-                                        std::int64_t last, std::int64_t t) {
-    if constexpr (Backend::walks_runs || Dir != Direction::Combine || W < 4 || W > 8 || L == Locating::Walks) {
+  template <Direction Dir, int W, Locating L>
+  KOKKOS_FORCEINLINE_FUNCTION static bool run_chain(const Member& team, const FusedRecord* ring, std::int64_t start,
+                                                    std::int64_t capacity, std::int64_t first, std::int64_t last,
+                                                    std::int64_t t) {
+    if constexpr (Backend::walks_runs || Dir != Direction::Combine || W < 4 || W > 8 || L == Locating::Walks)
       return false;
-    } else {
-      const FusedRecord& r0 = records.record(first);
-      if (r0.start >= 0 || (r0.start == kShapedRecord && !shape_narrow(*r0.shape, r0.end))) return false;
-      for (std::int64_t i = first + 1; i <= last; ++i) {
-        const FusedRecord& r = records.record(i);
-        if (r.element != r0.element || r.start != r0.start || r.shape != r0.shape) return false;
-      }
-      const std::int64_t begin = r0.begin + t * r0.tile, stop = begin + r0.tile < r0.end ? begin + r0.tile : r0.end;
-      char* const cells = typed_to_typed(r0) ? r0.packed : r0.typed;  // (a combining copy's destination: r.packed)
-      const Shape* shape = r0.start == kFlatRecord ? nullptr : r0.shape;
-      const auto element = static_cast<Primitive>(r0.element);
-      const int size = element_size(element);
-      if (size < 4 || size > W) return false;
-      for (std::int64_t i = first; i <= last; i += kChainInFlight) {
-        ChainGroup g{};
-        g.count = static_cast<int>(last - i + 1 < kChainInFlight ? last - i + 1 : kChainInFlight);
-        for (int u = 0; u < kChainInFlight; ++u) {
-          if (u >= g.count) break;
-          const FusedRecord& r = records.record(i + u);
-          const bool copy = typed_to_typed(r);
-          g.source[u] = {copy ? r.typed : r.packed, copy ? 0 : -r.begin, r.op, copy};
-        }
-        with_element_type(element, [&](auto v) {  // (a call per type: the kernel's code stays small)
-          using T = decltype(v);
-          if constexpr (sizeof(T) >= 4 && sizeof(T) <= W)
-            chain_group<W, T>(team, shape, r0.lookaside, cells, begin, stop, g);
-        });
-      }
-      return true;
-    }
+    else
+      return chain_apart<W>(team, ring, start, capacity, first, last, t);
   }
-  // (a function apart with its arguments by value: the kernels stay whole, and the records' address is not passed on,
-  // FusedKernel)
+  // (apart, its arguments by value, the records read from the ring: the kernel's own code stays as small as before)
+  template <int W>
+  __attribute__((noinline)) KOKKOS_FUNCTION static bool chain_apart(const Member& team, const FusedRecord* ring,
+                                                                    std::int64_t start, std::int64_t capacity,
+                                                                    std::int64_t first, std::int64_t last,
+                                                                    std::int64_t t) {
+    auto record = [&](std::int64_t i) -> const FusedRecord& {  // (FusedRecords::record's ring)
+      const std::int64_t j = start + i;
+      return ring[j < capacity ? j : j - capacity];
+    };
+    const FusedRecord& r0 = record(first);
+    if (r0.start >= 0 || (r0.start == kShapedRecord && !shape_narrow(*r0.shape, r0.end))) return false;
+    for (std::int64_t i = first + 1; i <= last; ++i) {
+      const FusedRecord& r = record(i);
+      if (r.element != r0.element || r.start != r0.start || r.shape != r0.shape) return false;
+    }
+    const auto element = static_cast<Primitive>(r0.element);
+    const int size = element_size(element);
+    if (size < 4 || size > W) return false;
+    const std::int64_t begin = r0.begin + t * r0.tile, stop = begin + r0.tile < r0.end ? begin + r0.tile : r0.end;
+    char* const cells = typed_to_typed(r0) ? r0.packed : r0.typed;  // (a combining copy's destination: r.packed)
+    const Shape* shape = r0.start == kFlatRecord ? nullptr : r0.shape;
+    for (std::int64_t i = first; i <= last; i += kChainInFlight) {
+      ChainGroup g{};
+      g.count = static_cast<int>(last - i + 1 < kChainInFlight ? last - i + 1 : kChainInFlight);
+      for (int u = 0; u < kChainInFlight; ++u) {
+        if (u >= g.count) break;
+        const FusedRecord& r = record(i + u);
+        const bool copy = typed_to_typed(r);
+        g.source[u] = {copy ? r.typed : r.packed, copy ? 0 : -r.begin, r.op, copy};
+      }
+      with_element_type(element, [&](auto v) {
+        using T = decltype(v);
+        if constexpr (sizeof(T) >= 4 && sizeof(T) <= W)
+          chain_group<W, T>(team, shape, r0.lookaside, cells, begin, stop, g);
+      });
+    }
+    return true;
+  }
+  // (a thread's words of the tile, for a group's records: apart too, one element type's code each, few registers)
   template <int W, class T>
   __attribute__((noinline)) KOKKOS_FUNCTION static void chain_group(const Member& team, const Shape* shape,
                                                                     const std::int64_t* lookaside, char* cells,
