@@ -187,6 +187,7 @@ class ExchangeEngine {
     for (const FusedBatch<ExecSpace>& b : combines_) n += b.launches();
     return n;
   }
+  std::int64_t chains() const { return chains_; }  // chains of combining pieces (add_chains), one per place and type
   // The operation combining receives apply from the next step on (Replace at first). Throws InvalidArgument naming
   // `op` where it has no meaning for a combining receive's elements (nothing changed). Between steps only; a change
   // waits for the last step's unpacks.
@@ -298,6 +299,7 @@ class ExchangeEngine {
         batch.add_copy(s.pieces[k].at, false, 1, s.pieces[k].type, piece.at, false, 1, piece.type, m.op);
       }
       batch.end_chain();
+      ++chains_;
     }
   }
   // The unpacks of a step, replacing then combining (flagged: the host learns of their end, wait_unpacks).
@@ -356,6 +358,7 @@ class ExchangeEngine {
   FusedBatch<ExecSpace> packs_, writes_, unpacks_;
   std::vector<FusedBatch<ExecSpace>> combines_;      // the combining receives' unpacks: a phase per order, in order
   std::vector<Combining> combining_;                 // (while the engine is built)
+  std::int64_t chains_ = 0;                          // chains among them (add_chains)
   std::vector<Datatype> combining_types_;            // their types (set_receive_op checks the operation against each)
   std::vector<std::shared_ptr<void>> self_staging_;  // combining receives from this process itself: packed here
   Op op_ = Op::Replace;                              // set_receive_op's last (its messages' own ops before)

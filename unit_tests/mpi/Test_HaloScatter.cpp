@@ -61,7 +61,8 @@ auto& at(const View& v, int dims, const std::array<std::int64_t, 4>& i, int c, b
 
 // A plan over fields of rank R (+1 with components, 3 of them) of doubles and one of ints: a gather, then scatters
 // with each of `ops` (the int field gets the same operation). P: where the components are (HaloOptions::components).
-// A wide interior (every extent at least 4 ghosts) scatters in pieces, one launch of chains; a thin one by orders.
+// A wide interior scatters in pieces, one launch of chains; a thin one (an extent under 4 ghosts: 3 + 2 ghosts of 2)
+// by orders.
 template <int R, class Layout, bool Components, mpi::HaloComponents P = mpi::HaloComponents::ByLayout>
 void check_scatter(const Grid& grid, mpi::HaloNeighbors neighbors, int ghost, bool wide, const std::vector<Op>& ops) {
   using M = ExecSpace::memory_space;
@@ -207,6 +208,8 @@ void check_scatter(const Grid& grid, mpi::HaloNeighbors neighbors, int ghost, bo
   }
   // Per scatter: the packs (and copies) in one launch, then a launch per scatter order that has receives.
   if (plan.neighbors() == 0) CHECK(plan.scatter_launches() == 0);
+  // In pieces (chains) exactly where every extent holds 4 ghost widths and something is combined.
+  CHECK((plan.scatter_chains() > 0) == (Impl::scatter_in_pieces(R, n, ghost) && plan.neighbors() > 0));
   plan = {};  // (collective, before the communicator goes)
 }
 
