@@ -4,7 +4,7 @@
 #   1. README's GPU command exactly, on `git archive HEAD`, from nothing (gpu_session.sh readme).
 #   2. Once README's build is done: fusion_bench of the tree before, in a tree of its own.
 #   3. Once README's tests are done: fusion_bench's halo (plan gather, plan scatter, a fused unpack replacing and
-#      summing), after and before, twice each; ncu at 16^3 w1 F1 after.
+#      summing), after and before, twice each; ncu at 16^3 w1 F1 after; halo_bench at 2 ranks under MPS.
 set -u
 out=/tmp/gout
 mkdir -p "$out"
@@ -40,5 +40,10 @@ stamp "ncu at 16^3 w1 F1 (after)"
 timeout 90 ncu --clock-control none --metrics gpu__time_duration.sum,launch__grid_size,launch__registers_per_thread \
   $after/perf_tests/fusion_bench --only halo --cell 16,1,1 --contenders plan,scatter,sum > "$out/ncu-16_1_1.txt" 2>&1
 echo "ncu exit $?" >> "$out/ncu-16_1_1.txt"
+stamp "halo_bench, 2 ranks sharing the GPU under MPS (the floor beside the plan)"
+nvidia-cuda-mps-control -d
+timeout 150 mpiexec -n 2 $after/perf_tests/halo_bench --quick --csv "$out/halo-2.csv" > "$out/halo-2.txt" 2>&1
+echo "halo_bench exit $?" >> "$out/halo-2.txt"
+echo quit | nvidia-cuda-mps-control
 stamp done
 touch "$out/ALL-DONE"
