@@ -237,3 +237,19 @@ TEST_CASE("shape_of: contiguous, strided and listed grids of up to four levels, 
   CHECK(committed(indexed({1, 3}, {0, 5}, d))->shape.kind == Kind::General);
   CHECK(committed(struct_type({1, 1}, {0, 16}, {d, named(Primitive::Int32)}))->shape.kind == Kind::General);
 }
+
+TEST_CASE("commit: equal descriptions built apart share one committed type, any other argument does not",
+          "[serialize][commit]") {
+  auto region = [](std::int64_t at, std::int64_t stride, std::int64_t extent) {
+    Datatype v = resized(vector(4, 2, stride, primitive<double>()), 0, extent);
+    return struct_type({1, 2}, {at, at + 512}, {v, primitive<int>()});
+  };
+  const CommittedType* first = committed(region(64, 3, 256));
+  CHECK(committed(region(64, 3, 256)) == first);  // (a plan made again: its types committed once)
+  CHECK(committed(region(72, 3, 256)) != first);
+  CHECK(committed(region(64, 4, 256)) != first);
+  CHECK(committed(region(64, 3, 264)) != first);
+  CHECK(committed(contiguous(3, primitive<int>())) != committed(contiguous(3, primitive<float>())));
+  Datatype apart = region(64, 3, 256);
+  CHECK(apart.commit().layout() == region(64, 3, 256).commit().layout());
+}

@@ -7,6 +7,8 @@
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <unordered_map>
+#include <vector>
 
 #include "KokkosDDT_Layout.hpp"
 #include "KokkosDDT_Normalize.hpp"
@@ -111,7 +113,9 @@ std::shared_ptr<const void> store_descriptor(const CommittedType& type, std::typ
   return entry_of(c, type).copies.emplace(space, std::move(d)).first->second;  // the first copy made wins
 }
 
-std::shared_ptr<const CommittedType> commit_type(const TypeNode& type) {
+namespace {
+
+std::shared_ptr<const CommittedType> commit_anew(const TypeNode& type) {
   auto committed = std::make_shared<CommittedType>();
   LayoutPtr layout = lower(type);
   normalize(layout);
@@ -128,6 +132,79 @@ std::shared_ptr<const CommittedType> commit_type(const TypeNode& type) {
   committed->nodes = std::move(s.nodes);
   committed->lookaside = std::move(s.lookaside);
   committed->shape = shape_of(committed->nodes.data());
+  return committed;
+}
+
+// Commits of equal descriptions share one committed type. A plan made again over the same fields (a halo re-made each
+// run, as Cabana's is) builds the same hundred-odd region types anew, and lowering and normalizing them was most of
+// its making (perf on the host: 52%). The memo knows a description by every argument of every constructor in its
+// tree (and the sizes and bounds they give), so equal keys are equal types; it keeps the kMemo most recently used
+// (host memory only: their device copies are DescriptorCache's), and leaves out descriptions over kMemoKey words,
+// whose keys would cost what their commit does.
+using MemoKey = std::vector<std::int64_t>;
+struct MemoHash {  // (a word at a time: byte-wise hashing of the keys was a tenth of a halo plan's making)
+  std::size_t operator()(const MemoKey& k) const noexcept {
+    std::uint64_t h = k.size();
+    for (std::int64_t w : k) h = (h ^ static_cast<std::uint64_t>(w)) * 0x9E3779B97F4A7C15ull ^ (h >> 29);
+    return static_cast<std::size_t>(h);
+  }
+};
+struct CommitMemo {
+  struct Entry {
+    std::shared_ptr<const CommittedType> committed;
+    std::list<const MemoKey*>::iterator used;  // its place in `order`
+  };
+  std::mutex mutex;
+  std::unordered_map<MemoKey, Entry, MemoHash> entries;
+  std::list<const MemoKey*> order;  // least recently used first (keys owned by `entries`)
+};
+constexpr std::size_t kMemo = 512, kMemoKey = 2048;  // (entries; a key's words)
+
+CommitMemo& memo() {
+  static CommitMemo* m = new CommitMemo;  // never destroyed: usable from any static destructor
+  return *m;
+}
+
+// The description of `n` and its children (false once it passes kMemoKey words).
+bool describe(MemoKey& key, const TypeNode& n) {
+  key.insert(key.end(), {static_cast<std::int64_t>(n.combiner) | static_cast<std::int64_t>(n.primitive) << 8 |
+                             static_cast<std::int64_t>(n.order) << 16,
+                         n.count, n.blocklength, n.stride, n.resized_lb, n.resized_extent, n.size, n.lb, n.ub,
+                         n.true_lb, n.true_ub, n.alignment, static_cast<std::int64_t>(n.children.size())});
+  for (const auto* v : {&n.blocklengths, &n.displacements, &n.sizes, &n.subsizes, &n.starts}) {
+    key.push_back(static_cast<std::int64_t>(v->size()));
+    key.insert(key.end(), v->begin(), v->end());
+  }
+  if (key.size() > kMemoKey) return false;
+  for (const auto& child : n.children)
+    if (!describe(key, *child)) return false;
+  return true;
+}
+
+}  // namespace
+
+std::shared_ptr<const CommittedType> commit_type(const TypeNode& type) {
+  MemoKey key;
+  key.reserve(256);
+  if (!describe(key, type)) return commit_anew(type);
+  CommitMemo& m = memo();
+  {
+    std::lock_guard<std::mutex> lock(m.mutex);
+    auto found = m.entries.find(key);
+    if (found != m.entries.end()) {
+      m.order.splice(m.order.end(), m.order, found->second.used);
+      return found->second.committed;
+    }
+  }
+  std::shared_ptr<const CommittedType> committed = commit_anew(type);  // (outside the lock: commits run side by side)
+  std::lock_guard<std::mutex> lock(m.mutex);
+  auto [it, made] = m.entries.try_emplace(std::move(key), CommitMemo::Entry{committed, {}});
+  if (!made) return it->second.committed;  // (another thread's commit of the same description came first)
+  it->second.used = m.order.insert(m.order.end(), &it->first);
+  while (m.order.size() > kMemo) {
+    m.entries.erase(m.entries.find(*m.order.front()));
+    m.order.pop_front();
+  }
   return committed;
 }
 
