@@ -138,9 +138,9 @@ std::shared_ptr<const CommittedType> commit_anew(const TypeNode& type) {
 // Commits of equal descriptions share one committed type. A plan made again over the same fields (a halo re-made each
 // run, as Cabana's is) builds the same hundred-odd region types anew, and lowering and normalizing them was most of
 // its making (perf on the host: 52%). The memo knows a description by every argument of every constructor in its
-// tree (and the sizes and bounds they give), so equal keys are equal types; it keeps the kMemo most recently used
-// (host memory only: their device copies are DescriptorCache's), and leaves out descriptions over kMemoKey words,
-// whose keys would cost what their commit does.
+// tree (and the sizes and bounds they give), so equal keys are equal types; it keeps the kMemo most recently used,
+// and with them the device copies of those that were launched (DescriptorCache: a few KiB each, until the memo lets
+// them go), and leaves out descriptions over kMemoKey words, whose keys would cost what their commit does.
 using MemoKey = std::vector<std::int64_t>;
 struct MemoHash {  // (a word at a time: byte-wise hashing of the keys was a tenth of a halo plan's making)
   std::size_t operator()(const MemoKey& k) const noexcept {
