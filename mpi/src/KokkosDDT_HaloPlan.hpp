@@ -196,7 +196,8 @@ class HaloPlan {
     std::vector<Impl::PlannedMessage::Piece> send_pieces = {};
     std::vector<Impl::PlannedMessage::Piece> recv_pieces = {};
   };
-  // `scatters`: the reverse regions (options.scatter), a message per field, send the ghosts and recv the owned cells.
+  // `scatters`: the reverse regions (options.scatter), a message per group of fields alike (scatter_groups), send the
+  // ghosts and recv the owned cells.
   static HaloPlan build(const ExecSpace& space, std::shared_ptr<Impl::MpiTransport> control, const HaloOptions& options,
                         std::vector<Region> regions, std::vector<Region> scatters, int rank);
 
@@ -328,13 +329,51 @@ HaloField halo_field(const View& v, mpi::HaloComponents components) {
 namespace KokkosDDT::Impl {
 
 // make_halo_plan's work, for fields of rank `rank` described by `fields`.
-// One side of a scatter's message in pieces (scatter_pieces): the region [lo, hi) of field f as its pieces, each a
-// subarray of its extents at its first cell (one type per extent, kept in `shapes`: the same cells are the same type
-// at the same place, which the engine chains by), and the struct of them the transport sees.
+// A scatter's fields in groups that one combining record can take whole: the same element type and the same extents,
+// order and components (then a region of each is the same type at its own field's address). A group's message is a
+// struct of its fields' regions, so that a scatter has as many records as a gather for fields of one kind, not a
+// record per field.
+inline std::vector<std::vector<const HaloField*>> scatter_groups(const std::vector<HaloField>& fields) {
+  std::vector<std::vector<const HaloField*>> groups;
+  for (const HaloField& f : fields) {
+    auto alike = [&](const std::vector<const HaloField*>& group) {
+      const HaloField& o = *group.front();
+      return o.rank == f.rank && o.extents == f.extents && o.order == f.order &&
+             o.components_first == f.components_first && o.element.signature() == f.element.signature() &&
+             o.element.extent() == f.element.extent();
+    };
+    auto same = std::find_if(groups.begin(), groups.end(), alike);
+    if (same == groups.end())
+      groups.push_back({&f});
+    else
+      same->push_back(&f);
+  }
+  return groups;
+}
+
+// The region [lo, hi) of every field of `group`: a struct of their subarrays at absolute addresses.
+inline Datatype group_region(const std::vector<const HaloField*>& group, int dims,
+                             const std::array<std::int64_t, 4>& lo, const std::array<std::int64_t, 4>& hi) {
+  std::vector<std::int64_t> ones(group.size(), 1), at;
+  std::vector<Datatype> types;
+  for (const HaloField* f : group) {
+    at.push_back(f->address);
+    types.push_back(f->region(dims, lo, hi));
+  }
+  Datatype whole = struct_type(ones, at, types);
+  whole.commit();
+  return whole;
+}
+
+// One side of a scatter's message in pieces (scatter_pieces): the region [lo, hi) of a group's fields as its pieces,
+// each the subarrays of its extents in every field of the group at its first cell in the first field (one type per
+// extent, kept in `shapes`: the same cells are the same type at the same place, which the engine chains by), and the
+// struct of them the transport sees.
 inline std::pair<Datatype, std::vector<PlannedMessage::Piece>> scatter_side(
-    const HaloField& f, std::map<std::array<std::int64_t, 4>, Datatype>& shapes, const HaloDirection& h, int dims,
-    const std::array<std::int64_t, 4>& lo, const std::array<std::int64_t, 4>& hi, const std::array<std::int64_t, 4>& n,
-    std::int64_t g) {
+    const std::vector<const HaloField*>& group, std::map<std::array<std::int64_t, 4>, Datatype>& shapes,
+    const HaloDirection& h, int dims, const std::array<std::int64_t, 4>& lo, const std::array<std::int64_t, 4>& hi,
+    const std::array<std::int64_t, 4>& n, std::int64_t g) {
+  const HaloField& f = *group.front();
   std::vector<PlannedMessage::Piece> pieces;
   std::vector<std::int64_t> ones, at;
   std::vector<Datatype> types;
@@ -345,6 +384,12 @@ inline std::pair<Datatype, std::vector<PlannedMessage::Piece>> scatter_side(
     Datatype& type = shapes[extent];
     if (type.is_null()) {
       type = f.region(dims, {0, 0, 0, 0}, extent);
+      if (group.size() > 1) {  // (the other fields' at their distance from the first's)
+        std::vector<std::int64_t> fields_at;
+        for (const HaloField* o : group) fields_at.push_back(o->address - f.address);
+        type = struct_type(std::vector<std::int64_t>(group.size(), 1), fields_at,
+                           std::vector<Datatype>(group.size(), type));
+      }
       type.commit();
     }
     const std::int64_t address = f.address + f.offset_of(dims, box.lo);
@@ -449,7 +494,8 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
   mpi_check(MPI_Comm_rank(cart, &me), where, "MPI_Comm_rank");
   mpi_check(MPI_Cart_get(cart, dims, grid.dims.data(), grid.periods.data(), grid.coords.data()), where, "MPI_Cart_get");
   std::vector<typename HaloPlan<ExecSpace>::Region> regions, scatters;
-  std::vector<std::map<std::array<std::int64_t, 4>, Datatype>> shapes(fields.size());  // (scatter_side's, per field)
+  const std::vector<std::vector<const HaloField*>> groups = scatter_groups(fields);
+  std::vector<std::map<std::array<std::int64_t, 4>, Datatype>> shapes(groups.size());  // (scatter_side's, per group)
   const TransportCapabilities can = capabilities(resolved<ExecSpace>(options.transport));
   for (const HaloDirection& h : halo_directions(grid, n, g, options.neighbors == HaloNeighbors::All)) {
     int peer = MPI_PROC_NULL;
@@ -475,30 +521,24 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
       recv.commit();
       regions.push_back({peer, h.index, h.opposite, send, recv, first == 0});
     }
-    // A scatter's messages: a field each (a combining launch combines elements of one type), the ghosts sent and the
-    // owned cells combined; the transport still sends a neighbour's as one message where it packs them.
+    // A scatter's messages: a group of fields each (scatter_groups: a combining launch combines elements of one type),
+    // the ghosts sent and the owned cells combined; the transport still sends a neighbour's as one message where it
+    // packs them.
     if (!options.scatter) continue;
     const int order = scatter_order(h, dims, n, g);
-    if (pieced) {
-      for (std::size_t i = 0; i < fields.size(); ++i) {
-        auto [ghosts, ghost_pieces] = scatter_side(fields[i], shapes[i], h, dims, h.recv_lo, h.recv_hi, n, g);
-        auto [owned, owned_pieces] = scatter_side(fields[i], shapes[i], h, dims, h.send_lo, h.send_hi, n, g);
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      if (pieced) {
+        auto [ghosts, ghost_pieces] = scatter_side(groups[i], shapes[i], h, dims, h.recv_lo, h.recv_hi, n, g);
+        auto [owned, owned_pieces] = scatter_side(groups[i], shapes[i], h, dims, h.send_lo, h.send_hi, n, g);
         scatters.push_back({peer, h.index, h.opposite, ghosts, owned, i == 0, order, std::move(ghost_pieces),
                             std::move(owned_pieces)});
+      } else if (groups[i].size() == fields.size() && !per_field) {  // (the gather's types, the other way round)
+        const auto& r = regions.back();
+        scatters.push_back({peer, h.index, h.opposite, r.recv, r.send, true, order});
+      } else {
+        scatters.push_back({peer, h.index, h.opposite, group_region(groups[i], dims, h.recv_lo, h.recv_hi),
+                            group_region(groups[i], dims, h.send_lo, h.send_hi), i == 0, order});
       }
-      continue;
-    }
-    if (fields.size() == 1) {  // (the gather's types of one field, the other way round: committed once)
-      const auto& r = regions.back();
-      scatters.push_back({peer, h.index, h.opposite, r.recv, r.send, true, order});
-      continue;
-    }
-    for (std::size_t i = 0; i < fields.size(); ++i) {
-      Datatype ghosts = struct_type({1}, {fields[i].address}, {fields[i].region(dims, h.recv_lo, h.recv_hi)});
-      Datatype owned = struct_type({1}, {fields[i].address}, {fields[i].region(dims, h.send_lo, h.send_hi)});
-      ghosts.commit();
-      owned.commit();
-      scatters.push_back({peer, h.index, h.opposite, ghosts, owned, i == 0, order});
     }
   }
   clock.mark("types");
