@@ -607,6 +607,8 @@ void FusedBatch<ExecSpace>::copy_records() {
   Kokkos::deep_copy(space_, records_view_, host);
   if (n <= kernel_.records.kCarried)
     for (std::int64_t i = 0; i < n; ++i) kernel_.records.carry(i, records_[i]);
+  else
+    kernel_.records.carry_heads(records_.data(), n);
   space_.fence("KokkosDDT::FusedBatch: records copied");
 }
 
