@@ -50,8 +50,8 @@ void check(const std::vector<FusedRecord>& all, bool carried, bool heads) {
       if (all[i].first_team <= t) last = static_cast<std::int64_t>(i);
     first = last;
     while (first > 0 && all[first - 1].first_team == all[last].first_team) --first;
-    const Records::Found found = records.find(t);
-    wrong += found.first != first || found.last != last;
+    const std::int64_t found = records.find(t);
+    wrong += Records::found_first(found) != first || Records::found_last(found) != last;
   }
   CHECK(wrong == 0);
 }

@@ -56,8 +56,8 @@ struct FusedKernel {
   KOKKOS_FORCEINLINE_FUNCTION void execute(const Member& team, const RunTile& run_tile,
                                            const RunChain& run_chain) const {
     const FusedTicket ticket = completion.ticket(team);
-    const auto found = records.find(ticket.team);
-    const std::int64_t first = found.first, last = found.last;
+    const std::int64_t found = records.find(ticket.team);
+    const std::int64_t first = records.found_first(found), last = records.found_last(found);
     const FusedRecord& r = records.record(last);
     completion.begin(team, r, ticket);
     const std::int64_t t = ticket.team - r.first_team;

@@ -83,19 +83,22 @@ struct FusedRecords {
     return ring(j < capacity ? j : j - capacity);
   }
 
-  // The requests of league rank `team`: [first, last], the chain it runs (first == last: a request alone).
-  struct Found {
-    std::int64_t first, last;
-  };
+  // The requests of league rank `team`: [first, last], the chain it runs (first == last: a request alone), packed in
+  // one word (a launch has fewer than 2^31 records): a struct of the two, returned (even one of a single word), made
+  // ptxas copy the kernel's parameters, 4 KiB, to each thread's stack (a halo scatter's kernel: 4264 B against 360).
+  KOKKOS_FORCEINLINE_FUNCTION static std::int64_t found(std::int64_t first, std::int64_t last) {
+    return first << 32 | last;
+  }
+  KOKKOS_FORCEINLINE_FUNCTION static std::int64_t found_first(std::int64_t found) { return found >> 32; }
+  KOKKOS_FORCEINLINE_FUNCTION static std::int64_t found_last(std::int64_t found) { return found & 0xffffffff; }
   // The last request whose first team is not after `team`, and the first of its chain. Parameter records: a binary
   // search of fixed depth over their padded first teams (unrolled, constant-bank reads), where counting the records
   // that start at or before it costs instructions for every record. Its five steps all run, whatever the count: a loop
   // from the step the launch's count needs, or a test of each step against the count, costs more than the steps it
   // would skip. Records in memory: a binary search of the chains' heads in the parameters where they are there, else
   // of the records in memory, then back over the chain.
-  KOKKOS_FUNCTION Found find(std::int64_t team) const {
-    if (n == 1)
-      return {0, 0};  // (the search's fixed steps are a noticeable share of a one-record launch's instructions)
+  KOKKOS_FUNCTION std::int64_t find(std::int64_t team) const {
+    if (n == 1) return 0;  // (the search's fixed steps are a noticeable share of a one-record launch's instructions)
     if (n > kCarried && heads > 0) {
       const auto t = static_cast<std::int32_t>(team);
       std::int32_t lo = 0, hi = heads;
@@ -106,7 +109,7 @@ struct FusedRecords {
         else
           hi = mid;
       }
-      return {carried.heads.first_record[lo], (lo + 1 < heads ? carried.heads.first_record[lo + 1] : n) - 1};
+      return found(carried.heads.first_record[lo], (lo + 1 < heads ? carried.heads.first_record[lo + 1] : n) - 1);
     }
     std::int64_t last = 0;
     if (n <= kCarried) {  // (32-bit: a launch has fewer than 2^31 teams)
@@ -129,7 +132,7 @@ struct FusedRecords {
     const std::int32_t team_first = record(last).first_team;
     std::int64_t first = last;
     while (first > 0 && record(first - 1).first_team == team_first) --first;
-    return {first, last};
+    return found(first, last);
   }
 };
 
