@@ -143,10 +143,25 @@ std::shared_ptr<const CommittedType> commit_anew(const TypeNode& type) {
 // them go), and leaves out descriptions over kMemoKey words, whose keys would cost what their commit does.
 using MemoKey = std::vector<std::int64_t>;
 struct MemoHash {  // (a word at a time: byte-wise hashing of the keys was a tenth of a halo plan's making)
+  // Four words at a time in four independent lanes, combined at the end: one lane's multiply waits for the one
+  // before it, so a single lane ran at a word per multiply's latency (perf: 15% of a halo plan's making on the host).
+  static std::uint64_t mix(std::uint64_t h, std::int64_t w) {
+    h = (h ^ static_cast<std::uint64_t>(w)) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 29);
+  }
+  static std::uint64_t rotate(std::uint64_t h, int by) { return h << by | h >> (64 - by); }
   std::size_t operator()(const MemoKey& k) const noexcept {
-    std::uint64_t h = k.size();
-    for (std::int64_t w : k) h = (h ^ static_cast<std::uint64_t>(w)) * 0x9E3779B97F4A7C15ull ^ (h >> 29);
-    return static_cast<std::size_t>(h);
+    std::uint64_t a = k.size(), b = 0x243F6A8885A308D3ull, c = 0x13198A2E03707344ull, d = 0xA4093822299F31D0ull;
+    const std::size_t n = k.size(), whole = n / 4 * 4;
+    for (std::size_t i = 0; i < whole; i += 4) {
+      a = mix(a, k[i]);
+      b = mix(b, k[i + 1]);
+      c = mix(c, k[i + 2]);
+      d = mix(d, k[i + 3]);
+    }
+    for (std::size_t i = whole; i < n; ++i) a = mix(a, k[i]);
+    return static_cast<std::size_t>(
+        mix(a ^ rotate(b, 17) ^ rotate(c, 31) ^ rotate(d, 47), static_cast<std::int64_t>(n)));
   }
 };
 struct CommitMemo {
