@@ -2,9 +2,11 @@
 #include "KokkosDDT_Committed.hpp"
 
 #include <atomic>
+#include <cstdint>
 #include <list>
 #include <string>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <tuple>
 #include <unordered_map>
@@ -168,6 +170,8 @@ struct CommitMemo {
   struct Entry {
     std::shared_ptr<const CommittedType> committed;
     std::list<const MemoKey*>::iterator used;  // its place in `order`
+    // The committed children its key names by address (describe), kept so that no other type takes their address.
+    std::vector<std::shared_ptr<const CommittedType>> children;
   };
   std::mutex mutex;
   std::unordered_map<MemoKey, Entry, MemoHash> entries;
@@ -180,8 +184,18 @@ CommitMemo& memo() {
   return *m;
 }
 
-// The description of `n` and its children (false once it passes kMemoKey words).
-bool describe(MemoKey& key, const TypeNode& n) {
+// The description of `n` and its children (false once it passes kMemoKey words). A child already committed is named by
+// its committed type instead (kCommittedChild, then its address; `children` keeps it): a committed type stands for one
+// description (the memo's, or its node's alone), so the key stays exact, and a message's struct of committed regions
+// (a halo scatter's pieces) costs a few words per region instead of each region's whole description.
+constexpr std::int64_t kCommittedChild = -1;  // (never a description's first word: combiner, primitive and order >= 0)
+bool describe(MemoKey& key, std::vector<std::shared_ptr<const CommittedType>>& children, const TypeNode& n, bool root) {
+  if (!root && n.committed_fast.load(std::memory_order_acquire) != nullptr) {
+    key.insert(key.end(),
+               {kCommittedChild, static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(n.committed.get()))});
+    children.push_back(n.committed);  // (set before committed_fast, never reset)
+    return true;
+  }
   key.insert(key.end(), {static_cast<std::int64_t>(n.combiner) | static_cast<std::int64_t>(n.primitive) << 8 |
                              static_cast<std::int64_t>(n.order) << 16,
                          n.count, n.blocklength, n.stride, n.resized_lb, n.resized_extent, n.size, n.lb, n.ub,
@@ -192,7 +206,7 @@ bool describe(MemoKey& key, const TypeNode& n) {
   }
   if (key.size() > kMemoKey) return false;
   for (const auto& child : n.children)
-    if (!describe(key, *child)) return false;
+    if (!describe(key, children, *child, false)) return false;
   return true;
 }
 
@@ -201,7 +215,8 @@ bool describe(MemoKey& key, const TypeNode& n) {
 std::shared_ptr<const CommittedType> commit_type(const TypeNode& type) {
   MemoKey key;
   key.reserve(256);
-  if (!describe(key, type)) return commit_anew(type);
+  std::vector<std::shared_ptr<const CommittedType>> children;
+  if (!describe(key, children, type, true)) return commit_anew(type);
   CommitMemo& m = memo();
   {
     std::lock_guard<std::mutex> lock(m.mutex);
@@ -213,7 +228,7 @@ std::shared_ptr<const CommittedType> commit_type(const TypeNode& type) {
   }
   std::shared_ptr<const CommittedType> committed = commit_anew(type);  // (outside the lock: commits run side by side)
   std::lock_guard<std::mutex> lock(m.mutex);
-  auto [it, made] = m.entries.try_emplace(std::move(key), CommitMemo::Entry{committed, {}});
+  auto [it, made] = m.entries.try_emplace(std::move(key), CommitMemo::Entry{committed, {}, std::move(children)});
   if (!made) return it->second.committed;  // (another thread's commit of the same description came first)
   it->second.used = m.order.insert(m.order.end(), &it->first);
   while (m.order.size() > kMemo) {
