@@ -6,6 +6,7 @@
 
 #include "support/Catch.hpp"
 #include "KokkosDDT_FusedRecords.hpp"
+#include "KokkosDDT_LaunchKind.hpp"
 
 using namespace KokkosDDT::Impl;
 using Records = FusedRecords<Kokkos::HostSpace>;
@@ -72,4 +73,14 @@ TEST_CASE("fused records: each team finds its chain, carried, in memory with hea
   std::vector<FusedRecord> one(1);
   one[0].teams = 4;
   check(one, true, false);
+}
+
+// A chain's team moves every member's words: its tile is narrower by their number, never under one word.
+TEST_CASE("fused records: a chain's words per thread", "[fusion]") {
+  CHECK(chain_words_per_thread(1, 1) == 1);
+  CHECK(chain_words_per_thread(8, 1) == 8);
+  CHECK(chain_words_per_thread(8, 3) == 2);
+  CHECK(chain_words_per_thread(8, 7) == 1);
+  CHECK(chain_words_per_thread(4, 9) == 1);
+  CHECK(chain_words_per_thread(6, 0) == 6);  // (a lone record)
 }

@@ -504,7 +504,8 @@ void FusedBatch<ExecSpace>::place(FusedRecord& r, std::int64_t bytes, const char
 // Devices: where a phase's words outnumber the device's threads, several words per thread (launch_words_per_thread),
 // counted per phase: phases run one after the other, each on the whole device, so each is one wave of its own. (Counted
 // over the batch, a large scatter's seven phases each got a seventh of the device, its threads moving seven times the
-// words while the teams of the later phases waited.)
+// words while the teams of the later phases waited.) A chain's members all count, its tile narrower by their number
+// (chain_words_per_thread): its team moves every member's words.
 template <class ExecSpace>
 void FusedBatch<ExecSpace>::retile() {
   if constexpr (!Backend::walks_runs) {
@@ -519,7 +520,9 @@ void FusedBatch<ExecSpace>::retile() {
         std::size_t widest = k;  // (a chain: one tile, its widest word's, and its teams for every record)
         for (; follows_[last]; ++last)
           if (records_[last + 1].word > records_[widest].word) widest = last + 1;
-        const std::int64_t teams = widen_tile(records_[widest], per_thread, Backend::team_size);
+        const auto members = static_cast<std::int64_t>(last - k + 1);
+        const std::int64_t teams =
+            widen_tile(records_[widest], chain_words_per_thread(per_thread, members), Backend::team_size);
         for (std::size_t j = k; j <= last; ++j) {
           records_[j].first_team = static_cast<std::int32_t>(first);
           records_[j].tile = records_[widest].tile;
