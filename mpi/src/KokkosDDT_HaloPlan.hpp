@@ -55,6 +55,7 @@
 #include "KokkosDDT_ExchangeEngine.hpp"
 #include "KokkosDDT_ExchangeMatch.hpp"
 #include "KokkosDDT_HaloGeometry.hpp"
+#include "KokkosDDT_HaloTypesMemo.hpp"
 #include "KokkosDDT_MPIAgreement.hpp"
 #include "KokkosDDT_SetupClock.hpp"
 #include "KokkosDDT_SetupDeadline.hpp"
@@ -404,6 +405,81 @@ inline std::pair<Datatype, std::vector<PlannedMessage::Piece>> scatter_side(
   return {whole, std::move(pieces)};
 }
 
+// The messages of a halo plan over `fields` (make_halo_plan_of's): to each neighbour (`peers`, per direction) the
+// regions of the gather (all fields in one message, or one per field where `per_field`), and where `scatter` those
+// of the scatter (a message per group of fields alike; in pieces where `pieced`).
+template <class Region>
+std::pair<std::vector<Region>, std::vector<Region>> halo_types(const std::vector<HaloField>& fields,
+                                                               const std::vector<HaloDirection>& directions,
+                                                               const std::vector<int>& peers, int dims,
+                                                               const std::array<std::int64_t, 4>& n, std::int64_t g,
+                                                               bool scatter, bool pieced, bool per_field) {
+  std::vector<Region> regions, scatters;
+  const std::vector<std::vector<const HaloField*>> groups = scatter_groups(fields);
+  std::vector<std::map<std::array<std::int64_t, 4>, Datatype>> shapes(groups.size());  // (scatter_side's, per group)
+  for (std::size_t d = 0; d < directions.size(); ++d) {
+    const HaloDirection& h = directions[d];
+    const int peer = peers[d];
+    // All fields in one message: a struct of their regions at absolute addresses; or a message per field (same tag,
+    // in field order on both sides, so they pair as MPI orders them; the engine still sends those that do not go
+    // direct as one message per neighbour).
+    for (std::size_t first = 0; first < fields.size(); first += per_field ? 1 : fields.size()) {
+      const std::size_t last = per_field ? first + 1 : fields.size();
+      const std::vector<std::int64_t> ones(last - first, 1);
+      std::vector<std::int64_t> at;
+      std::vector<Datatype> sends, recvs;
+      for (std::size_t i = first; i < last; ++i) {
+        at.push_back(fields[i].address);
+        sends.push_back(fields[i].region(dims, h.send_lo, h.send_hi));
+        recvs.push_back(fields[i].region(dims, h.recv_lo, h.recv_hi));
+      }
+      Datatype send = struct_type(ones, at, sends);
+      Datatype recv = struct_type(ones, at, recvs);
+      send.commit();
+      recv.commit();
+      regions.push_back({peer, h.index, h.opposite, send, recv, first == 0});
+    }
+    // A scatter's messages: a group of fields each (scatter_groups: a combining launch combines elements of one type),
+    // the ghosts sent and the owned cells combined; the transport still sends a neighbour's as one message where it
+    // packs them.
+    if (!scatter) continue;
+    const int order = scatter_order(h, dims, n, g);
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      if (pieced) {
+        auto [ghosts, ghost_pieces] = scatter_side(groups[i], shapes[i], h, dims, h.recv_lo, h.recv_hi, n, g);
+        auto [owned, owned_pieces] = scatter_side(groups[i], shapes[i], h, dims, h.send_lo, h.send_hi, n, g);
+        scatters.push_back({peer, h.index, h.opposite, ghosts, owned, i == 0, order, std::move(ghost_pieces),
+                            std::move(owned_pieces)});
+      } else if (groups[i].size() == fields.size() && !per_field) {  // (the gather's types, the other way round)
+        const auto& r = regions.back();
+        scatters.push_back({peer, h.index, h.opposite, r.recv, r.send, true, order});
+      } else {
+        scatters.push_back({peer, h.index, h.opposite, group_region(groups[i], dims, h.recv_lo, h.recv_hi),
+                            group_region(groups[i], dims, h.send_lo, h.send_hi), i == 0, order});
+      }
+    }
+  }
+  return {std::move(regions), std::move(scatters)};
+}
+
+// What halo_types' result follows from, as HaloTypesMemo's key: the grid and this process's place and neighbours in
+// it, the options that shape messages, the agreed choices, and each field by address, extents, order and element.
+inline std::vector<std::int64_t> halo_types_key(const std::vector<HaloField>& fields, const HaloGrid& grid,
+                                                const std::vector<int>& peers, const mpi::HaloOptions& options,
+                                                bool pieced, bool per_field) {
+  std::vector<std::int64_t> key{grid.rank,       options.ghost, static_cast<std::int64_t>(options.neighbors),
+                                options.scatter, pieced,        per_field};
+  for (int k = 0; k < grid.rank; ++k) key.insert(key.end(), {grid.dims[k], grid.periods[k], grid.coords[k]});
+  key.insert(key.end(), peers.begin(), peers.end());
+  for (const HaloField& f : fields) {
+    const TypeSignature sig = f.element.signature();
+    key.insert(key.end(), {f.address, f.rank, static_cast<std::int64_t>(f.order), f.components_first,
+                           static_cast<std::int64_t>(sig.hash), sig.length, f.element.extent(), f.element.size()});
+    key.insert(key.end(), f.extents.begin(), f.extents.begin() + f.rank);
+  }
+  return key;
+}
+
 template <class ExecSpace>
 mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart, const mpi::HaloOptions& options,
                                            const std::vector<HaloField>& fields) {
@@ -493,56 +569,29 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
   grid.rank = dims;
   mpi_check(MPI_Comm_rank(cart, &me), where, "MPI_Comm_rank");
   mpi_check(MPI_Cart_get(cart, dims, grid.dims.data(), grid.periods.data(), grid.coords.data()), where, "MPI_Cart_get");
-  std::vector<typename HaloPlan<ExecSpace>::Region> regions, scatters;
-  const std::vector<std::vector<const HaloField*>> groups = scatter_groups(fields);
-  std::vector<std::map<std::array<std::int64_t, 4>, Datatype>> shapes(groups.size());  // (scatter_side's, per group)
+  const std::vector<HaloDirection> directions = halo_directions(grid, n, g, options.neighbors == HaloNeighbors::All);
+  std::vector<int> peers(directions.size(), MPI_PROC_NULL);
+  for (std::size_t d = 0; d < directions.size(); ++d)
+    if (directions[d].exists)
+      mpi_check(MPI_Cart_rank(cart, directions[d].neighbor.data(), &peers[d]), where, "MPI_Cart_rank");
+  // A transport whose sender writes the receiver's cells itself through a mapping of one allocation per message
+  // (capability one_allocation): a message per field.
   const TransportCapabilities can = capabilities(resolved<ExecSpace>(options.transport));
-  for (const HaloDirection& h : halo_directions(grid, n, g, options.neighbors == HaloNeighbors::All)) {
-    int peer = MPI_PROC_NULL;
-    if (h.exists) mpi_check(MPI_Cart_rank(cart, h.neighbor.data(), &peer), where, "MPI_Cart_rank");
-    // All fields in one message: a struct of their regions at absolute addresses. A transport whose sender writes
-    // the receiver's cells itself through a mapping of one allocation per message (capability one_allocation): a
-    // message per field (same tag, in field order on both sides, so they pair as MPI orders them; the engine still
-    // sends those that do not go direct as one message per neighbour).
-    const bool per_field = can.direct && can.one_allocation && fields.size() > 1;
-    for (std::size_t first = 0; first < fields.size(); first += per_field ? 1 : fields.size()) {
-      const std::size_t last = per_field ? first + 1 : fields.size();
-      const std::vector<std::int64_t> ones(last - first, 1);
-      std::vector<std::int64_t> at;
-      std::vector<Datatype> sends, recvs;
-      for (std::size_t i = first; i < last; ++i) {
-        at.push_back(fields[i].address);
-        sends.push_back(fields[i].region(dims, h.send_lo, h.send_hi));
-        recvs.push_back(fields[i].region(dims, h.recv_lo, h.recv_hi));
-      }
-      Datatype send = struct_type(ones, at, sends);
-      Datatype recv = struct_type(ones, at, recvs);
-      send.commit();
-      recv.commit();
-      regions.push_back({peer, h.index, h.opposite, send, recv, first == 0});
-    }
-    // A scatter's messages: a group of fields each (scatter_groups: a combining launch combines elements of one type),
-    // the ghosts sent and the owned cells combined; the transport still sends a neighbour's as one message where it
-    // packs them.
-    if (!options.scatter) continue;
-    const int order = scatter_order(h, dims, n, g);
-    for (std::size_t i = 0; i < groups.size(); ++i) {
-      if (pieced) {
-        auto [ghosts, ghost_pieces] = scatter_side(groups[i], shapes[i], h, dims, h.recv_lo, h.recv_hi, n, g);
-        auto [owned, owned_pieces] = scatter_side(groups[i], shapes[i], h, dims, h.send_lo, h.send_hi, n, g);
-        scatters.push_back({peer, h.index, h.opposite, ghosts, owned, i == 0, order, std::move(ghost_pieces),
-                            std::move(owned_pieces)});
-      } else if (groups[i].size() == fields.size() && !per_field) {  // (the gather's types, the other way round)
-        const auto& r = regions.back();
-        scatters.push_back({peer, h.index, h.opposite, r.recv, r.send, true, order});
-      } else {
-        scatters.push_back({peer, h.index, h.opposite, group_region(groups[i], dims, h.recv_lo, h.recv_hi),
-                            group_region(groups[i], dims, h.send_lo, h.send_hi), i == 0, order});
-      }
-    }
+  const bool per_field = can.direct && can.one_allocation && fields.size() > 1;
+  // The messages' types, made or, for the same fields, grid and options as a plan made before, kept (HaloTypesMemo).
+  using Types =
+      std::pair<std::vector<typename HaloPlan<ExecSpace>::Region>, std::vector<typename HaloPlan<ExecSpace>::Region>>;
+  std::vector<std::int64_t> key = halo_types_key(fields, grid, peers, options, pieced, per_field);
+  HaloTypesMemo<Types>& memo = HaloTypesMemo<Types>::instance();
+  Types types;
+  if (!memo.find(key, types)) {
+    types = halo_types<typename HaloPlan<ExecSpace>::Region>(fields, directions, peers, dims, n, g, options.scatter,
+                                                             pieced, per_field);
+    memo.keep(std::move(key), types);
   }
   clock.mark("types");
-  return HaloPlan<ExecSpace>::build(space, std::move(control), options, std::move(regions), std::move(scatters), me);
+  return HaloPlan<ExecSpace>::build(space, std::move(control), options, std::move(types.first), std::move(types.second),
+                                    me);
 }
 
 }  // namespace KokkosDDT::Impl
