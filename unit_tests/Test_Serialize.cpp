@@ -252,4 +252,17 @@ TEST_CASE("commit: equal descriptions built apart share one committed type, any 
   CHECK(committed(contiguous(3, primitive<int>())) != committed(contiguous(3, primitive<float>())));
   Datatype apart = region(64, 3, 256);
   CHECK(apart.commit().layout() == region(64, 3, 256).commit().layout());
+  // A struct of committed regions (a halo scatter's message of pieces): its key names each region by its committed
+  // type, and it shares as the whole description would.
+  auto message = [&](std::int64_t stride) {
+    Datatype a = region(64, stride, 256), b = region(8, 3, 256);
+    a.commit();
+    b.commit();
+    return struct_type({1, 1}, {0, 4096}, {a, b});
+  };
+  const CommittedType* whole = committed(message(3));
+  CHECK(committed(message(3)) == whole);
+  CHECK(committed(message(5)) != whole);
+  CHECK(committed(struct_type({1, 1}, {0, 4096}, {region(64, 3, 256), region(8, 3, 256)})) != nullptr);
+  CHECK(message(5).commit().layout() != message(3).commit().layout());
 }

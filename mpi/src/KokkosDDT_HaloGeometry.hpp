@@ -35,6 +35,7 @@ inline std::vector<HaloDirection> halo_directions(const HaloGrid& grid, const st
   int count = 1;
   for (int k = 0; k < grid.rank; ++k) count *= 3;
   std::vector<HaloDirection> out;
+  out.reserve(static_cast<std::size_t>(count));
   for (int index = 0; index < count; ++index) {
     HaloDirection h;
     h.index = index;

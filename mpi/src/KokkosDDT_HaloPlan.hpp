@@ -55,6 +55,7 @@
 #include "KokkosDDT_ExchangeEngine.hpp"
 #include "KokkosDDT_ExchangeMatch.hpp"
 #include "KokkosDDT_HaloGeometry.hpp"
+#include "KokkosDDT_HaloTypesMemo.hpp"
 #include "KokkosDDT_MPIAgreement.hpp"
 #include "KokkosDDT_SetupClock.hpp"
 #include "KokkosDDT_SetupDeadline.hpp"
@@ -196,7 +197,8 @@ class HaloPlan {
     std::vector<Impl::PlannedMessage::Piece> send_pieces = {};
     std::vector<Impl::PlannedMessage::Piece> recv_pieces = {};
   };
-  // `scatters`: the reverse regions (options.scatter), a message per field, send the ghosts and recv the owned cells.
+  // `scatters`: the reverse regions (options.scatter), a message per group of fields alike (scatter_groups), send the
+  // ghosts and recv the owned cells.
   static HaloPlan build(const ExecSpace& space, std::shared_ptr<Impl::MpiTransport> control, const HaloOptions& options,
                         std::vector<Region> regions, std::vector<Region> scatters, int rank);
 
@@ -328,13 +330,51 @@ HaloField halo_field(const View& v, mpi::HaloComponents components) {
 namespace KokkosDDT::Impl {
 
 // make_halo_plan's work, for fields of rank `rank` described by `fields`.
-// One side of a scatter's message in pieces (scatter_pieces): the region [lo, hi) of field f as its pieces, each a
-// subarray of its extents at its first cell (one type per extent, kept in `shapes`: the same cells are the same type
-// at the same place, which the engine chains by), and the struct of them the transport sees.
+// A scatter's fields in groups that one combining record can take whole: the same element type and the same extents,
+// order and components (then a region of each is the same type at its own field's address). A group's message is a
+// struct of its fields' regions, so that a scatter has as many records as a gather for fields of one kind, not a
+// record per field.
+inline std::vector<std::vector<const HaloField*>> scatter_groups(const std::vector<HaloField>& fields) {
+  std::vector<std::vector<const HaloField*>> groups;
+  for (const HaloField& f : fields) {
+    auto alike = [&](const std::vector<const HaloField*>& group) {
+      const HaloField& o = *group.front();
+      return o.rank == f.rank && o.extents == f.extents && o.order == f.order &&
+             o.components_first == f.components_first && o.element.signature() == f.element.signature() &&
+             o.element.extent() == f.element.extent();
+    };
+    auto same = std::find_if(groups.begin(), groups.end(), alike);
+    if (same == groups.end())
+      groups.push_back({&f});
+    else
+      same->push_back(&f);
+  }
+  return groups;
+}
+
+// The region [lo, hi) of every field of `group`: a struct of their subarrays at absolute addresses.
+inline Datatype group_region(const std::vector<const HaloField*>& group, int dims,
+                             const std::array<std::int64_t, 4>& lo, const std::array<std::int64_t, 4>& hi) {
+  std::vector<std::int64_t> ones(group.size(), 1), at;
+  std::vector<Datatype> types;
+  for (const HaloField* f : group) {
+    at.push_back(f->address);
+    types.push_back(f->region(dims, lo, hi));
+  }
+  Datatype whole = struct_type(ones, at, types);
+  whole.commit();
+  return whole;
+}
+
+// One side of a scatter's message in pieces (scatter_pieces): the region [lo, hi) of a group's fields as its pieces,
+// each the subarrays of its extents in every field of the group at its first cell in the first field (one type per
+// extent, kept in `shapes`: the same cells are the same type at the same place, which the engine chains by), and the
+// struct of them the transport sees.
 inline std::pair<Datatype, std::vector<PlannedMessage::Piece>> scatter_side(
-    const HaloField& f, std::map<std::array<std::int64_t, 4>, Datatype>& shapes, const HaloDirection& h, int dims,
-    const std::array<std::int64_t, 4>& lo, const std::array<std::int64_t, 4>& hi, const std::array<std::int64_t, 4>& n,
-    std::int64_t g) {
+    const std::vector<const HaloField*>& group, std::map<std::array<std::int64_t, 4>, Datatype>& shapes,
+    const HaloDirection& h, int dims, const std::array<std::int64_t, 4>& lo, const std::array<std::int64_t, 4>& hi,
+    const std::array<std::int64_t, 4>& n, std::int64_t g) {
+  const HaloField& f = *group.front();
   std::vector<PlannedMessage::Piece> pieces;
   std::vector<std::int64_t> ones, at;
   std::vector<Datatype> types;
@@ -345,6 +385,12 @@ inline std::pair<Datatype, std::vector<PlannedMessage::Piece>> scatter_side(
     Datatype& type = shapes[extent];
     if (type.is_null()) {
       type = f.region(dims, {0, 0, 0, 0}, extent);
+      if (group.size() > 1) {  // (the other fields' at their distance from the first's)
+        std::vector<std::int64_t> fields_at;
+        for (const HaloField* o : group) fields_at.push_back(o->address - f.address);
+        type = struct_type(std::vector<std::int64_t>(group.size(), 1), fields_at,
+                           std::vector<Datatype>(group.size(), type));
+      }
       type.commit();
     }
     const std::int64_t address = f.address + f.offset_of(dims, box.lo);
@@ -357,6 +403,81 @@ inline std::pair<Datatype, std::vector<PlannedMessage::Piece>> scatter_side(
   Datatype whole = struct_type(ones, at, types);
   whole.commit();
   return {whole, std::move(pieces)};
+}
+
+// The messages of a halo plan over `fields` (make_halo_plan_of's): to each neighbour (`peers`, per direction) the
+// regions of the gather (all fields in one message, or one per field where `per_field`), and where `scatter` those
+// of the scatter (a message per group of fields alike; in pieces where `pieced`).
+template <class Region>
+std::pair<std::vector<Region>, std::vector<Region>> halo_types(const std::vector<HaloField>& fields,
+                                                               const std::vector<HaloDirection>& directions,
+                                                               const std::vector<int>& peers, int dims,
+                                                               const std::array<std::int64_t, 4>& n, std::int64_t g,
+                                                               bool scatter, bool pieced, bool per_field) {
+  std::vector<Region> regions, scatters;
+  const std::vector<std::vector<const HaloField*>> groups = scatter_groups(fields);
+  std::vector<std::map<std::array<std::int64_t, 4>, Datatype>> shapes(groups.size());  // (scatter_side's, per group)
+  for (std::size_t d = 0; d < directions.size(); ++d) {
+    const HaloDirection& h = directions[d];
+    const int peer = peers[d];
+    // All fields in one message: a struct of their regions at absolute addresses; or a message per field (same tag,
+    // in field order on both sides, so they pair as MPI orders them; the engine still sends those that do not go
+    // direct as one message per neighbour).
+    for (std::size_t first = 0; first < fields.size(); first += per_field ? 1 : fields.size()) {
+      const std::size_t last = per_field ? first + 1 : fields.size();
+      const std::vector<std::int64_t> ones(last - first, 1);
+      std::vector<std::int64_t> at;
+      std::vector<Datatype> sends, recvs;
+      for (std::size_t i = first; i < last; ++i) {
+        at.push_back(fields[i].address);
+        sends.push_back(fields[i].region(dims, h.send_lo, h.send_hi));
+        recvs.push_back(fields[i].region(dims, h.recv_lo, h.recv_hi));
+      }
+      Datatype send = struct_type(ones, at, sends);
+      Datatype recv = struct_type(ones, at, recvs);
+      send.commit();
+      recv.commit();
+      regions.push_back({peer, h.index, h.opposite, send, recv, first == 0});
+    }
+    // A scatter's messages: a group of fields each (scatter_groups: a combining launch combines elements of one type),
+    // the ghosts sent and the owned cells combined; the transport still sends a neighbour's as one message where it
+    // packs them.
+    if (!scatter) continue;
+    const int order = scatter_order(h, dims, n, g);
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      if (pieced) {
+        auto [ghosts, ghost_pieces] = scatter_side(groups[i], shapes[i], h, dims, h.recv_lo, h.recv_hi, n, g);
+        auto [owned, owned_pieces] = scatter_side(groups[i], shapes[i], h, dims, h.send_lo, h.send_hi, n, g);
+        scatters.push_back({peer, h.index, h.opposite, ghosts, owned, i == 0, order, std::move(ghost_pieces),
+                            std::move(owned_pieces)});
+      } else if (groups[i].size() == fields.size() && !per_field) {  // (the gather's types, the other way round)
+        const auto& r = regions.back();
+        scatters.push_back({peer, h.index, h.opposite, r.recv, r.send, true, order});
+      } else {
+        scatters.push_back({peer, h.index, h.opposite, group_region(groups[i], dims, h.recv_lo, h.recv_hi),
+                            group_region(groups[i], dims, h.send_lo, h.send_hi), i == 0, order});
+      }
+    }
+  }
+  return {std::move(regions), std::move(scatters)};
+}
+
+// What halo_types' result follows from, as HaloTypesMemo's key: the grid and this process's place and neighbours in
+// it, the options that shape messages, the agreed choices, and each field by address, extents, order and element.
+inline std::vector<std::int64_t> halo_types_key(const std::vector<HaloField>& fields, const HaloGrid& grid,
+                                                const std::vector<int>& peers, const mpi::HaloOptions& options,
+                                                bool pieced, bool per_field) {
+  std::vector<std::int64_t> key{grid.rank,       options.ghost, static_cast<std::int64_t>(options.neighbors),
+                                options.scatter, pieced,        per_field};
+  for (int k = 0; k < grid.rank; ++k) key.insert(key.end(), {grid.dims[k], grid.periods[k], grid.coords[k]});
+  key.insert(key.end(), peers.begin(), peers.end());
+  for (const HaloField& f : fields) {
+    const TypeSignature sig = f.element.signature();
+    key.insert(key.end(), {f.address, f.rank, static_cast<std::int64_t>(f.order), f.components_first,
+                           static_cast<std::int64_t>(sig.hash), sig.length, f.element.extent(), f.element.size()});
+    key.insert(key.end(), f.extents.begin(), f.extents.begin() + f.rank);
+  }
+  return key;
 }
 
 template <class ExecSpace>
@@ -448,61 +569,29 @@ mpi::HaloPlan<ExecSpace> make_halo_plan_of(const ExecSpace& space, MPI_Comm cart
   grid.rank = dims;
   mpi_check(MPI_Comm_rank(cart, &me), where, "MPI_Comm_rank");
   mpi_check(MPI_Cart_get(cart, dims, grid.dims.data(), grid.periods.data(), grid.coords.data()), where, "MPI_Cart_get");
-  std::vector<typename HaloPlan<ExecSpace>::Region> regions, scatters;
-  std::vector<std::map<std::array<std::int64_t, 4>, Datatype>> shapes(fields.size());  // (scatter_side's, per field)
+  const std::vector<HaloDirection> directions = halo_directions(grid, n, g, options.neighbors == HaloNeighbors::All);
+  std::vector<int> peers(directions.size(), MPI_PROC_NULL);
+  for (std::size_t d = 0; d < directions.size(); ++d)
+    if (directions[d].exists)
+      mpi_check(MPI_Cart_rank(cart, directions[d].neighbor.data(), &peers[d]), where, "MPI_Cart_rank");
+  // A transport whose sender writes the receiver's cells itself through a mapping of one allocation per message
+  // (capability one_allocation): a message per field.
   const TransportCapabilities can = capabilities(resolved<ExecSpace>(options.transport));
-  for (const HaloDirection& h : halo_directions(grid, n, g, options.neighbors == HaloNeighbors::All)) {
-    int peer = MPI_PROC_NULL;
-    if (h.exists) mpi_check(MPI_Cart_rank(cart, h.neighbor.data(), &peer), where, "MPI_Cart_rank");
-    // All fields in one message: a struct of their regions at absolute addresses. A transport whose sender writes
-    // the receiver's cells itself through a mapping of one allocation per message (capability one_allocation): a
-    // message per field (same tag, in field order on both sides, so they pair as MPI orders them; the engine still
-    // sends those that do not go direct as one message per neighbour).
-    const bool per_field = can.direct && can.one_allocation && fields.size() > 1;
-    for (std::size_t first = 0; first < fields.size(); first += per_field ? 1 : fields.size()) {
-      const std::size_t last = per_field ? first + 1 : fields.size();
-      const std::vector<std::int64_t> ones(last - first, 1);
-      std::vector<std::int64_t> at;
-      std::vector<Datatype> sends, recvs;
-      for (std::size_t i = first; i < last; ++i) {
-        at.push_back(fields[i].address);
-        sends.push_back(fields[i].region(dims, h.send_lo, h.send_hi));
-        recvs.push_back(fields[i].region(dims, h.recv_lo, h.recv_hi));
-      }
-      Datatype send = struct_type(ones, at, sends);
-      Datatype recv = struct_type(ones, at, recvs);
-      send.commit();
-      recv.commit();
-      regions.push_back({peer, h.index, h.opposite, send, recv, first == 0});
-    }
-    // A scatter's messages: a field each (a combining launch combines elements of one type), the ghosts sent and the
-    // owned cells combined; the transport still sends a neighbour's as one message where it packs them.
-    if (!options.scatter) continue;
-    const int order = scatter_order(h, dims, n, g);
-    if (pieced) {
-      for (std::size_t i = 0; i < fields.size(); ++i) {
-        auto [ghosts, ghost_pieces] = scatter_side(fields[i], shapes[i], h, dims, h.recv_lo, h.recv_hi, n, g);
-        auto [owned, owned_pieces] = scatter_side(fields[i], shapes[i], h, dims, h.send_lo, h.send_hi, n, g);
-        scatters.push_back({peer, h.index, h.opposite, ghosts, owned, i == 0, order, std::move(ghost_pieces),
-                            std::move(owned_pieces)});
-      }
-      continue;
-    }
-    if (fields.size() == 1) {  // (the gather's types of one field, the other way round: committed once)
-      const auto& r = regions.back();
-      scatters.push_back({peer, h.index, h.opposite, r.recv, r.send, true, order});
-      continue;
-    }
-    for (std::size_t i = 0; i < fields.size(); ++i) {
-      Datatype ghosts = struct_type({1}, {fields[i].address}, {fields[i].region(dims, h.recv_lo, h.recv_hi)});
-      Datatype owned = struct_type({1}, {fields[i].address}, {fields[i].region(dims, h.send_lo, h.send_hi)});
-      ghosts.commit();
-      owned.commit();
-      scatters.push_back({peer, h.index, h.opposite, ghosts, owned, i == 0, order});
-    }
+  const bool per_field = can.direct && can.one_allocation && fields.size() > 1;
+  // The messages' types, made or, for the same fields, grid and options as a plan made before, kept (HaloTypesMemo).
+  using Types =
+      std::pair<std::vector<typename HaloPlan<ExecSpace>::Region>, std::vector<typename HaloPlan<ExecSpace>::Region>>;
+  std::vector<std::int64_t> key = halo_types_key(fields, grid, peers, options, pieced, per_field);
+  HaloTypesMemo<Types>& memo = HaloTypesMemo<Types>::instance();
+  Types types;
+  if (!memo.find(key, types)) {
+    types = halo_types<typename HaloPlan<ExecSpace>::Region>(fields, directions, peers, dims, n, g, options.scatter,
+                                                             pieced, per_field);
+    memo.keep(std::move(key), types);
   }
   clock.mark("types");
-  return HaloPlan<ExecSpace>::build(space, std::move(control), options, std::move(regions), std::move(scatters), me);
+  return HaloPlan<ExecSpace>::build(space, std::move(control), options, std::move(types.first), std::move(types.second),
+                                    me);
 }
 
 }  // namespace KokkosDDT::Impl

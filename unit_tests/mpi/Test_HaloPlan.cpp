@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Halo plans (HaloPlanCheck.hpp): 2-D fields (the other ranks: Test_HaloPlanRanks.cpp, Test_HaloPlanRank4.cpp), steps
-// back to back, bad arguments and arguments that differ between the ranks, a vector of fields.
+// back to back, bad arguments and arguments that differ between the ranks, a vector of fields, plans made again.
 #include "mpi/HaloPlanCheck.hpp"
 
 using namespace KokkosDDT;
@@ -173,4 +173,31 @@ TEST_CASE("mpi halo plan: a vector of fields exchanges as the same fields given 
     CHECK(std::equal(a.data(), a.data() + a.size(), b.data()));
   }
   MPI_Comm_free(&grid.cart);
+}
+
+// Plans made one after another over the same field (HaloTypesMemo keeps a plan's types for the next one over the same
+// fields) on grids alike but for their periods: each plan's messages are its own grid's, the ends of a non-periodic
+// grid receiving nothing.
+TEST_CASE("mpi halo plan: made again over the same field, on another grid", "[mpi][halo]") {
+  using M = ExecSpace::memory_space;
+  const std::int64_t n = 64;
+  Kokkos::View<double*, M> u("u", n + 2);
+  ExecSpace space;
+  for (const bool periodic : {true, false, true}) {
+    Grid grid = make_grid(1, {0, 1, 1, 1}, periodic);
+    const std::int64_t global = n * grid.dims[0], first = n * grid.coords[0];
+    Kokkos::parallel_for(
+        "fill", Kokkos::RangePolicy<ExecSpace>(space, 0, n + 2),
+        KOKKOS_LAMBDA(std::int64_t i) { u(i) = i == 0 || i == n + 1 ? -1.0 : static_cast<double>(first + i - 1); });
+    auto plan = mpi::make_halo_plan(space, grid.cart, options(1), u);
+    plan.start(space);
+    plan.wait();
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u);
+    const bool low = periodic || grid.coords[0] > 0, high = periodic || grid.coords[0] < grid.dims[0] - 1;
+    INFO("rank " << grid.rank << " of " << grid.dims[0] << (periodic ? ", periodic" : ""));
+    CHECK(h(0) == (low ? static_cast<double>((first - 1 + global) % global) : -1.0));
+    CHECK(h(n + 1) == (high ? static_cast<double>((first + n) % global) : -1.0));
+    plan = {};  // (collective, before the communicator goes)
+    MPI_Comm_free(&grid.cart);
+  }
 }

@@ -59,10 +59,10 @@ auto& at(const View& v, int dims, const std::array<std::int64_t, 4>& i, int c, b
   return v.access(k[0], k[1], k[2], k[3], k[4]);
 }
 
-// A plan over fields of rank R (+1 with components, 3 of them) of doubles and one of ints: a gather, then scatters
-// with each of `ops` (the int field gets the same operation). P: where the components are (HaloOptions::components).
-// A wide interior scatters in pieces, one launch of chains; a thin one (an extent under 4 ghosts: 3 + 2 ghosts of 2)
-// by orders.
+// A plan over two fields of rank R (+1 with components, 3 of them) of doubles and one of ints between them: a gather,
+// then scatters with each of `ops` (the int field gets the same operation). P: where the components are
+// (HaloOptions::components). A wide interior scatters in pieces, one launch of chains; a thin one (an extent under 4
+// ghosts: 3 + 2 ghosts of 2) by orders.
 template <int R, class Layout, bool Components, mpi::HaloComponents P = mpi::HaloComponents::ByLayout>
 void check_scatter(const Grid& grid, mpi::HaloNeighbors neighbors, int ghost, bool wide, const std::vector<Op>& ops) {
   using M = ExecSpace::memory_space;
@@ -86,12 +86,15 @@ void check_scatter(const Grid& grid, mpi::HaloNeighbors neighbors, int ghost, bo
   U u("u", Layout(extent(ue[0], 0, UR), extent(ue[1], 1, UR), extent(ue[2], 2, UR), extent(ue[3], 3, UR),
                   extent(ue[4], 4, UR)));
   V v("v", Layout(extent(n[0], 0, R), extent(n[1], 1, R), extent(n[2], 2, R), extent(n[3], 3, R)));
+  U u2("u2", u.layout());  // (u's kind after v's: a scatter's group of two fields, scatter_groups)
   ExecSpace space;
   mpi::HaloOptions o = options(ghost, neighbors);
   o.scatter = true;
   o.components = P;
-  auto plan = mpi::make_halo_plan(space, grid.cart, o, u, v);
+  auto plan = mpi::make_halo_plan(space, grid.cart, o, u, v, u2);
+  constexpr double kShift = 7;  // (u2 holds u's values plus this)
   auto hu = Kokkos::create_mirror_view(u);
+  auto hu2 = Kokkos::create_mirror_view(u2);
   auto hv = Kokkos::create_mirror_view(v);
   const std::int64_t cells = n[0] * n[1] * n[2] * n[3];
   auto index = [&](std::int64_t cell) {
@@ -117,13 +120,16 @@ void check_scatter(const Grid& grid, mpi::HaloNeighbors neighbors, int ghost, bo
   auto fill = [&] {
     for (std::int64_t cell = 0; cell < cells; ++cell) {
       const auto i = index(cell);
-      for (int c = 0; c < C; ++c)
+      for (int c = 0; c < C; ++c) {
         at(hu, dims, i, c, cfirst) = inside(i) ? owned_value(global_of(i), c) : ghost_value(grid.rank, i, c);
+        at(hu2, dims, i, c, cfirst) = at(hu, dims, i, c, cfirst) + kShift;
+      }
       at(hv, dims, i, 0, cfirst) =
           static_cast<int>(inside(i) ? owned_value(global_of(i), 1) : ghost_value(grid.rank, i, 1));
     }
     Kokkos::deep_copy(u, hu);
     Kokkos::deep_copy(v, hv);
+    Kokkos::deep_copy(u2, hu2);
   };
   INFO("rank " << grid.rank << ", rank-" << R << (Components ? " fields with components" : " fields") << ", grid "
                << grid.dims[0] << "x" << grid.dims[1] << "x" << grid.dims[2] << ", ghost " << ghost
@@ -136,6 +142,7 @@ void check_scatter(const Grid& grid, mpi::HaloNeighbors neighbors, int ghost, bo
   plan.wait();
   Kokkos::deep_copy(hu, u);
   Kokkos::deep_copy(hv, v);
+  Kokkos::deep_copy(hu2, u2);
   int wrong = 0;
   for (std::int64_t cell = 0; cell < cells; ++cell) {
     const auto i = index(cell);
@@ -155,6 +162,7 @@ void check_scatter(const Grid& grid, mpi::HaloNeighbors neighbors, int ghost, bo
     for (int c = 0; c < C; ++c) {
       const double want = inside(i) ? owned_value(x, c) : sent ? owned_value(x, c) : ghost_value(grid.rank, i, c);
       wrong += at(hu, dims, i, c, cfirst) != want;
+      wrong += at(hu2, dims, i, c, cfirst) != want + kShift;
     }
     const int want_v = static_cast<int>(inside(i) || sent ? owned_value(x, 1) : ghost_value(grid.rank, i, 1));
     wrong += at(hv, dims, i, 0, cfirst) != want_v;
@@ -180,11 +188,15 @@ void check_scatter(const Grid& grid, mpi::HaloNeighbors neighbors, int ghost, bo
     if (wide) CHECK(plan.scatter_launches() - launched <= 2);  // the packs, then every piece's chain
     Kokkos::deep_copy(hu, u);
     Kokkos::deep_copy(hv, v);
+    Kokkos::deep_copy(hu2, u2);
     wrong = 0;
     for (std::int64_t cell = 0; cell < cells; ++cell) {
       const auto i = index(cell);
-      std::array<double, C> want{};
-      for (int c = 0; c < C; ++c) want[c] = inside(i) ? owned_value(global_of(i), c) : ghost_value(grid.rank, i, c);
+      std::array<double, C> want{}, want2{};
+      for (int c = 0; c < C; ++c) {
+        want[c] = inside(i) ? owned_value(global_of(i), c) : ghost_value(grid.rank, i, c);
+        want2[c] = want[c] + kShift;
+      }
       double want_v = inside(i) ? owned_value(global_of(i), 1) : ghost_value(grid.rank, i, 1);
       for (const Impl::HaloDirection& h : directions) {
         if (!inside(i) || !h.exists) continue;
@@ -197,10 +209,14 @@ void check_scatter(const Grid& grid, mpi::HaloNeighbors neighbors, int ghost, bo
         if (!in) continue;
         int peer = 0;
         MPI_Cart_rank(grid.cart, h.neighbor.data(), &peer);
-        for (int c = 0; c < C; ++c) want[c] = combine(op, want[c], ghost_value(peer, j, c));
+        for (int c = 0; c < C; ++c) {
+          want[c] = combine(op, want[c], ghost_value(peer, j, c));
+          want2[c] = combine(op, want2[c], ghost_value(peer, j, c) + kShift);
+        }
         want_v = combine(op, want_v, static_cast<double>(static_cast<int>(ghost_value(peer, j, 1))));
       }
-      for (int c = 0; c < C; ++c) wrong += at(hu, dims, i, c, cfirst) != want[c];
+      for (int c = 0; c < C; ++c)
+        wrong += (at(hu, dims, i, c, cfirst) != want[c]) + (at(hu2, dims, i, c, cfirst) != want2[c]);
       wrong += at(hv, dims, i, 0, cfirst) != static_cast<int>(want_v);
     }
     INFO("scatter with " << op_name(op));

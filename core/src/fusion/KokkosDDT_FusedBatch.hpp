@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
@@ -150,7 +151,8 @@ class FusedBatch {
                   "with an operation, combines any)");
     return single.primitive;
   }
-  void copy_records();  // records_ into the execution space's memory (and the kernel's parameters where carried)
+  void copy_records();   // records_ into the execution space's memory again (set_op), and into the parameters
+  void carry_records();  // records_ into the kernel's parameters where carried, else their chains' heads
   // A checked record's place in the launch: its first team and its completion slot.
   void place(FusedRecord& r, std::int64_t bytes, const char* where);
   // The kernel's records (as parameters when few, else copied to the execution space once), counters and flags.
@@ -169,7 +171,6 @@ class FusedBatch {
   LaunchKind kind_;  // what the records share (FusedLaunch: uniform launches)
   bool built_ = false, inline_ = false, in_flight_ = false;
   FusedKernel<ExecSpace> kernel_{};
-  Kokkos::View<std::int64_t*, MemSpace> done_;
   Kokkos::View<std::uint64_t*, HostVisible> flags_;
   std::vector<std::uint64_t*> signal_counters_;  // device completion (signal_after)
   std::vector<std::uint64_t*> raise_, waits_;    // device begin (gate_on)
@@ -180,10 +181,8 @@ class FusedBatch {
   std::vector<int> record_phases_;  // per record: its phase (phase(p))
   std::int64_t chain_first_ = -1;   // the open chain's first record (begin_chain), or -1
   std::vector<bool> follows_;       // per record: it runs in the teams of the record after it (a chain's, not its last)
-  Kokkos::View<std::int64_t*, MemSpace> phases_, phase_first_;  // FusedCompletion's phase counters, first teams
-  Kokkos::View<std::uintptr_t*, MemSpace> signals_;
-  Kokkos::View<std::int64_t[2], MemSpace> launch_done_;  // teams done, teams started
-  Kokkos::View<FusedRecord*, MemSpace> records_view_;
+  Kokkos::View<std::int64_t*, MemSpace> arena_;        // what the kernel reads and counts in memory (build)
+  Kokkos::View<FusedRecord*, MemSpace> records_view_;  // the records', in arena_
 };
 
 template <class ExecSpace>
@@ -505,7 +504,8 @@ void FusedBatch<ExecSpace>::place(FusedRecord& r, std::int64_t bytes, const char
 // Devices: where a phase's words outnumber the device's threads, several words per thread (launch_words_per_thread),
 // counted per phase: phases run one after the other, each on the whole device, so each is one wave of its own. (Counted
 // over the batch, a large scatter's seven phases each got a seventh of the device, its threads moving seven times the
-// words while the teams of the later phases waited.)
+// words while the teams of the later phases waited.) A chain's members all count, its tile narrower by their number
+// (chain_words_per_thread): its team moves every member's words.
 template <class ExecSpace>
 void FusedBatch<ExecSpace>::retile() {
   if constexpr (!Backend::walks_runs) {
@@ -520,7 +520,9 @@ void FusedBatch<ExecSpace>::retile() {
         std::size_t widest = k;  // (a chain: one tile, its widest word's, and its teams for every record)
         for (; follows_[last]; ++last)
           if (records_[last + 1].word > records_[widest].word) widest = last + 1;
-        const std::int64_t teams = widen_tile(records_[widest], per_thread, Backend::team_size);
+        const auto members = static_cast<std::int64_t>(last - k + 1);
+        const std::int64_t teams =
+            widen_tile(records_[widest], chain_words_per_thread(per_thread, members), Backend::team_size);
         for (std::size_t j = k; j <= last; ++j) {
           records_[j].first_team = static_cast<std::int32_t>(first);
           records_[j].tile = records_[widest].tile;
@@ -546,14 +548,38 @@ void FusedBatch<ExecSpace>::build() {
   const auto n = static_cast<std::int64_t>(records_.size());
   inline_ = Backend::synchronous && Backend::walks_runs && teams_ == n &&
             (space_.concurrency() == 1 || bytes_ <= Config::host_inline_bytes);
-  done_ = Kokkos::View<std::int64_t*, MemSpace>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::done"), n);
   flags_ = Kokkos::View<std::uint64_t*, HostVisible>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::flags"), n);
-  records_view_ = Kokkos::View<FusedRecord*, MemSpace>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::records"), n);
+  std::vector<std::uint64_t*> signals = signal_counters_;  // the kernel's order: signals, raises, gates
+  signals.insert(signals.end(), raise_.begin(), raise_.end());
+  signals.insert(signals.end(), waits_.begin(), waits_.end());
+  const auto k = signal_counters_.empty() ? std::int64_t{0} : static_cast<std::int64_t>(signals.size());
+  const auto p = phase_first.size() > 2 ? static_cast<std::int64_t>(phase_first.size()) - 1 : 0;  // (one: no waits)
+  // What the kernel reads and counts in the execution space's memory, in one allocation filled by one copy (a halo
+  // plan makes a dozen batches, and each allocation or copy to a device costs microseconds): in 8-byte words, the
+  // records, each record's done counter, then where there are signals their addresses and the launch's two counters,
+  // then where there are phases their counters and first teams. Counters start at zero.
+  constexpr std::int64_t record_words = sizeof(FusedRecord) / sizeof(std::int64_t);
+  static_assert(sizeof(FusedRecord) % sizeof(std::int64_t) == 0 && alignof(FusedRecord) <= alignof(std::int64_t));
+  const std::int64_t at_done = n * record_words, at_signals = at_done + n, at_launch = at_signals + k;
+  const std::int64_t at_phases = at_launch + (k > 0 ? 2 : 0), at_first = at_phases + (p > 0 ? 2 + p : 0);
+  const std::int64_t words = at_first + (p > 0 ? p + 1 : 0);
+  std::vector<std::int64_t> staged(static_cast<std::size_t>(words), 0);
+  if (n > 0) std::memcpy(staged.data(), records_.data(), static_cast<std::size_t>(n) * sizeof(FusedRecord));
+  for (std::int64_t i = 0; i < k; ++i)
+    staged[at_signals + i] = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(signals[i]));
+  for (std::int64_t i = 0; i < (p > 0 ? p + 1 : 0); ++i) staged[at_first + i] = phase_first[i];
+  arena_ = Kokkos::View<std::int64_t*, MemSpace>(
+      Kokkos::view_alloc(space_, Kokkos::WithoutInitializing, "KokkosDDT::FusedBatch::arena"), words);
+  Kokkos::deep_copy(space_, arena_,
+                    Kokkos::View<const std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                        staged.data(), staged.size()));
+  std::int64_t* const base = arena_.data();
+  records_view_ = Kokkos::View<FusedRecord*, MemSpace>(reinterpret_cast<FusedRecord*>(base), n);
   kernel_ = FusedKernel<ExecSpace>{};
-  copy_records();
+  carry_records();
   kernel_.records.ring = records_view_;
   kernel_.records.n = kernel_.records.capacity = n;
-  kernel_.completion.done = done_;
+  kernel_.completion.done = Kokkos::View<std::int64_t*, MemSpace>(base + at_done, n);
   kernel_.completion.flags = flags_.data();
   kind_ = LaunchKind{};
   for (const FusedRecord& r : records_) kind_.add(r);
@@ -561,37 +587,21 @@ void FusedBatch<ExecSpace>::build() {
     if (!waits_.empty() && r.gate >= static_cast<std::int64_t>(waits_.size()))
       throw_error(ErrorCode::InvalidArgument, "KokkosDDT::FusedBatch::gate_on", "waits",
                   "has no counter for a record's gate");
-  if (!signal_counters_.empty()) {
-    std::vector<std::uint64_t*> all = signal_counters_;  // the kernel's order: signals, raises, gates
-    all.insert(all.end(), raise_.begin(), raise_.end());
-    all.insert(all.end(), waits_.begin(), waits_.end());
-    const auto k = static_cast<std::int64_t>(all.size());
-    signals_ = Kokkos::View<std::uintptr_t*, MemSpace>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::signals"), k);
-    launch_done_ = Kokkos::View<std::int64_t[2], MemSpace>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::done"));
-    auto at = Kokkos::create_mirror_view(signals_);
-    for (std::int64_t i = 0; i < k; ++i) at(i) = reinterpret_cast<std::uintptr_t>(all[i]);
-    Kokkos::deep_copy(space_, signals_, at);
+  if (k > 0) {
     FusedCompletion<ExecSpace>& c = kernel_.completion;
-    c.signals = signals_.data();
+    c.signals = reinterpret_cast<const std::uintptr_t*>(base + at_signals);
     c.signal_count = static_cast<std::int32_t>(signal_counters_.size());
     c.raise_count = static_cast<std::int32_t>(raise_.size());
     c.gate_count = static_cast<std::int32_t>(waits_.size());
     c.low_half = low_half_;
-    c.launch_done = launch_done_.data();
-    c.launch_started = launch_done_.data() + 1;
+    c.launch_done = base + at_launch;
+    c.launch_started = base + at_launch + 1;
     c.launch_teams = teams_;
   }
-  if (phase_first.size() > 2) {  // (one phase: nothing to wait for, teams by league rank)
-    const auto p = static_cast<std::int64_t>(phase_first.size()) - 1;
-    phases_ = Kokkos::View<std::int64_t*, MemSpace>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::phases"), 2 + p);
-    phase_first_ = Kokkos::View<std::int64_t*, MemSpace>(
-        Kokkos::view_alloc(space_, Kokkos::WithoutInitializing, "KokkosDDT::FusedBatch::phase_first"), p + 1);
-    Kokkos::View<const std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> first(
-        phase_first.data(), phase_first.size());
-    Kokkos::deep_copy(space_, phase_first_, first);
+  if (p > 0) {
     FusedCompletion<ExecSpace>& c = kernel_.completion;
-    c.phases = phases_.data();
-    c.phase_first = phase_first_.data();
+    c.phases = base + at_phases;
+    c.phase_first = base + at_first;
     c.phase_count = static_cast<std::int32_t>(p);
     c.launch_teams = teams_;
   }
@@ -601,13 +611,20 @@ void FusedBatch<ExecSpace>::build() {
 
 template <class ExecSpace>
 void FusedBatch<ExecSpace>::copy_records() {
+  Kokkos::deep_copy(space_, records_view_,
+                    Kokkos::View<const FusedRecord*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                        records_.data(), records_.size()));
+  carry_records();
+  space_.fence("KokkosDDT::FusedBatch: records copied");
+}
+
+template <class ExecSpace>
+void FusedBatch<ExecSpace>::carry_records() {
   const auto n = static_cast<std::int64_t>(records_.size());
-  auto host = Kokkos::create_mirror_view(records_view_);
-  for (std::int64_t i = 0; i < n; ++i) host(i) = records_[i];
-  Kokkos::deep_copy(space_, records_view_, host);
   if (n <= kernel_.records.kCarried)
     for (std::int64_t i = 0; i < n; ++i) kernel_.records.carry(i, records_[i]);
-  space_.fence("KokkosDDT::FusedBatch: records copied");
+  else
+    kernel_.records.carry_heads(records_.data(), n);
 }
 
 // Compiled once per backend in the library (core/src/eti/KokkosDDT_ETI_FusedBatch.cpp).

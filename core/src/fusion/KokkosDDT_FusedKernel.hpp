@@ -48,18 +48,17 @@ struct FusedKernel {
 
   // The launch's work for the team's ticket (its league rank, or with phases the order it started in): its record's
   // tile through run_tile(record, tile), between the completion's begin and finish (shared by this kernel and the
-  // uniform ones). A chain's records (those with the same first team, FusedBatch::begin_chain; the team finds the
-  // last) run their tile in one pass where run_chain(first, last, tile) takes them (FusedTile::run_chain), else one
-  // after another, a barrier between them, so that each sees the cells the one before wrote (one call site of each:
+  // uniform ones). A chain's records (those with the same first team, FusedBatch::begin_chain; FusedRecords::find
+  // gives them) run their tile in one pass where run_chain(first, last, tile) takes them (FusedTile::run_chain), else
+  // one after another, a barrier between them, so that each sees the cells the one before wrote (one call site of each:
   // the kernels stay whole, FusedKernel).
   template <class RunTile, class RunChain>
   KOKKOS_FORCEINLINE_FUNCTION void execute(const Member& team, const RunTile& run_tile,
                                            const RunChain& run_chain) const {
     const FusedTicket ticket = completion.ticket(team);
-    const std::int64_t last = records.find(ticket.team);
+    const std::int64_t found = records.find(ticket.team);
+    const std::int64_t first = records.found_first(found), last = records.found_last(found);
     const FusedRecord& r = records.record(last);
-    std::int64_t first = last;
-    while (first > 0 && records.record(first - 1).first_team == r.first_team) --first;
     completion.begin(team, r, ticket);
     const std::int64_t t = ticket.team - r.first_team;
     if (first == last || !run_chain(first, last, t)) {

@@ -21,6 +21,15 @@ inline std::int64_t launch_words_per_thread(std::int64_t words, std::int64_t thr
   return threads > 0 && words > threads ? (words + threads - 1) / threads : 1;
 }
 
+// Words per thread of a chain of `members` records (FusedBatch::begin_chain) in a launch of `per_thread`: a chain's
+// team moves each member's words over the same cells one after another, so its threads move `members` times their
+// tile's words; the chain's tile is that many times narrower (never under one word), so that every team of the launch
+// does about the same work. (Tiled alike, the teams of a halo scatter's corner and edge chains, of 7 and 3 members,
+// ran long after the face chains' had ended: half the device's cycles idle at 128^3.)
+inline std::int64_t chain_words_per_thread(std::int64_t per_thread, std::int64_t members) {
+  return std::max<std::int64_t>(1, per_thread / std::max<std::int64_t>(1, members));
+}
+
 // Record r's tile widened to `per_thread` words per thread of `team_size`-thread teams (never narrowed, never past its
 // bytes); returns its teams.
 inline std::int64_t widen_tile(FusedRecord& r, std::int64_t per_thread, int team_size) {

@@ -250,6 +250,18 @@ void give_back_landing(const LandingBuffer& buffer) {
   }
 }
 
+bool device_range(int device, char* lo, char* hi) {
+  auto on_device = [device](char* p) {
+    CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
+    unsigned int type = 0;
+    int ordinal = -1;
+    void* values[] = {&type, &ordinal};
+    return cuPointerGetAttributes(2, attrs, values, reinterpret_cast<CUdeviceptr>(p)) == CUDA_SUCCESS &&
+           type == CU_MEMORYTYPE_DEVICE && ordinal == device;
+  };
+  return hi > lo && on_device(lo) && on_device(hi - 1);
+}
+
 bool export_range(int device, char* lo, char* hi, cudaIpcMemHandle_t& handle, char*& base) {
   // One driver call for every fact (it answers for any pointer: host memory reads as no device, no range).
   CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,

@@ -63,6 +63,10 @@ void give_back_stream(const StepStream& s);  // (idle: nothing left on it)
 // none (host or managed memory, several allocations, memory that legacy IPC cannot export: pools, VMM).
 bool export_range(int device, char* lo, char* hi, cudaIpcMemHandle_t& handle, char*& base);
 
+// Whether bytes [lo, hi) begin and end in GPU `device`'s memory, in one allocation or several (a landed receive: this
+// process's own kernel unpacks it into its cells, which need no export).
+bool device_range(int device, char* lo, char* hi);
+
 // What a process holds (tests: a re-made plan maps nothing new; a loop of plans keeps the open mappings flat).
 struct PeerMemoryStats {
   std::int64_t opened = 0;           // cudaIpcOpenMemHandle calls so far

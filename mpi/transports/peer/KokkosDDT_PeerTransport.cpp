@@ -198,8 +198,11 @@ class Handshake {
     std::int64_t bytes = 0;
     for (std::size_t j = 0; j < receives_.size(); ++j) {
       const CommittedMessage& r = receives_[j];
-      // (a combining receive is always landed: the sender must not write cells the receiver combines into)
-      if (r.peer == me_ || !(r.combines || landed_by_rule(r)) || !exported(r, nullptr, nullptr)) continue;
+      // (a combining receive is always landed: the sender must not write cells the receiver combines into; the cells
+      // may span allocations, fields of one message: this process's kernel unpacks them)
+      if (r.peer == me_ || !(r.combines || landed_by_rule(r))) continue;
+      const auto [lo, hi] = span(r);
+      if (!device_range(dev_.ordinal, lo, hi)) continue;
       landed_at_[j] = bytes;
       bytes += (r.count * r.type->size + 255) / 256 * 256;
     }
