@@ -181,7 +181,8 @@ class FusedBatch {
   std::vector<int> record_phases_;  // per record: its phase (phase(p))
   std::int64_t chain_first_ = -1;   // the open chain's first record (begin_chain), or -1
   std::vector<bool> follows_;       // per record: it runs in the teams of the record after it (a chain's, not its last)
-  Kokkos::View<std::int64_t*, MemSpace> arena_;        // what the kernel reads and counts in memory (build)
+  std::vector<std::int64_t> arena_staging_;      // arena_'s first contents, kept while its copy may still read them
+  Kokkos::View<std::int64_t*, MemSpace> arena_;  // what the kernel reads and counts in memory (build)
   Kokkos::View<FusedRecord*, MemSpace> records_view_;  // the records', in arena_
 };
 
@@ -563,7 +564,8 @@ void FusedBatch<ExecSpace>::build() {
   const std::int64_t at_done = n * record_words, at_signals = at_done + n, at_launch = at_signals + k;
   const std::int64_t at_phases = at_launch + (k > 0 ? 2 : 0), at_first = at_phases + (p > 0 ? 2 + p : 0);
   const std::int64_t words = at_first + (p > 0 ? p + 1 : 0);
-  std::vector<std::int64_t> staged(static_cast<std::size_t>(words), 0);
+  std::vector<std::int64_t>& staged = arena_staging_;  // (the copy may read it after build returns: Kokkos's rule)
+  staged.assign(static_cast<std::size_t>(words), 0);
   if (n > 0) std::memcpy(staged.data(), records_.data(), static_cast<std::size_t>(n) * sizeof(FusedRecord));
   for (std::int64_t i = 0; i < k; ++i)
     staged[at_signals + i] = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(signals[i]));
