@@ -521,13 +521,15 @@ ExchangeEngine<ExecSpace>::ExchangeEngine(const ExecSpace& space, std::shared_pt
   replayable_ = step_->replayable();
   if (!Backend::has_graphs) why_eager_ = std::string(ExecSpace::name()) + " has no graphs";
   if (!replayable_) why_eager_ = not_replayable();
+  clock.mark("signals");
   // Built now, not at the first step: a step captured in a CUDA graph must meet no allocation and no fence.
   packs_.prepare();
   writes_.prepare();
   unpacks_.prepare();
+  clock.mark("batches");
   add_combining(where);
   for (FusedBatch<ExecSpace>& b : combines_) b.prepare();
-  clock.mark("signals");
+  clock.mark("combining");
 }
 
 template <class ExecSpace>

@@ -6,12 +6,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "KokkosDDT_CommittedWire.hpp"
 #include "KokkosDDT_Communicators.hpp"
@@ -41,9 +44,26 @@ struct Device {
   bool flush = false;   // waits may flush remote writes
 };
 
+// A device's facts, queried once per process: cudaGetDeviceProperties fills some hundred fields (tens to hundreds of
+// microseconds each call), and every plan's handshake asks for this device's uuid and, on another GPU, its peers'.
+struct DeviceFacts {
+  std::mutex mutex;
+  std::map<int, Device> devices;                   // by ordinal
+  std::vector<std::array<std::int64_t, 2>> uuids;  // every visible device's, by ordinal (read once)
+};
+DeviceFacts& device_facts() {
+  static DeviceFacts* facts = new DeviceFacts;  // (never destroyed: plans may end after static destruction begins)
+  return *facts;
+}
+
 Device this_device(const char* where) {
+  int ordinal = 0;
+  cuda_check(cudaGetDevice(&ordinal), where, "cudaGetDevice");
+  DeviceFacts& facts = device_facts();
+  std::lock_guard<std::mutex> lock(facts.mutex);
+  if (auto known = facts.devices.find(ordinal); known != facts.devices.end()) return known->second;
   Device d;
-  cuda_check(cudaGetDevice(&d.ordinal), where, "cudaGetDevice");
+  d.ordinal = ordinal;
   cudaDeviceProp prop{};
   cuda_check(cudaGetDeviceProperties(&prop, d.ordinal), where, "cudaGetDeviceProperties");
   std::memcpy(d.uuid, &prop.uuid, sizeof d.uuid);
@@ -55,22 +75,30 @@ Device this_device(const char* where) {
   }
   d.memops = memops != 0;
   d.flush = flush != 0;
-  return d;
+  return facts.devices.emplace(ordinal, d).first->second;
 }
 
 // Whether this process's GPU writes the GPU with `uuid` (the same one, or a peer).
 bool reaches(const Device& me, const std::int64_t* uuid) {
   if (uuid[0] == me.uuid[0] && uuid[1] == me.uuid[1]) return true;
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) return false;
-  for (int i = 0; i < n; ++i) {
-    cudaDeviceProp prop{};
-    if (cudaGetDeviceProperties(&prop, i) != cudaSuccess) continue;
-    if (std::memcmp(&prop.uuid, uuid, 16) != 0) continue;
-    int can = 0;
-    return cudaDeviceCanAccessPeer(&can, me.ordinal, i) == cudaSuccess && can;
+  DeviceFacts& facts = device_facts();
+  std::unique_lock<std::mutex> lock(facts.mutex);
+  if (facts.uuids.empty()) {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) n = 0;
+    facts.uuids.assign(static_cast<std::size_t>(n), {0, 0});
+    for (int i = 0; i < n; ++i) {
+      cudaDeviceProp prop{};
+      if (cudaGetDeviceProperties(&prop, i) == cudaSuccess) std::memcpy(facts.uuids[i].data(), &prop.uuid, 16);
+    }
+    (void)cudaGetLastError();
   }
-  (void)cudaGetLastError();
+  for (std::size_t i = 0; i < facts.uuids.size(); ++i) {
+    if (facts.uuids[i][0] != uuid[0] || facts.uuids[i][1] != uuid[1]) continue;
+    lock.unlock();
+    int can = 0;  // (a topology query: cheap)
+    return cudaDeviceCanAccessPeer(&can, me.ordinal, static_cast<int>(i)) == cudaSuccess && can;
+  }
   return false;  // (not visible to this process)
 }
 
@@ -518,6 +546,7 @@ Deliveries PeerTransport::route(const std::vector<CommittedMessage>& sends,
                                 bool replayable, const char* where) {
   SetupClock clock("peer route");
   Handshake h(sends, receives, control_, node_, replayable, where);
+  clock.mark("device and links");
   h.allocate();
   clock.mark("allocate");
   h.offer();
