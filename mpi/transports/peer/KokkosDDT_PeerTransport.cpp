@@ -44,8 +44,9 @@ struct Device {
   bool flush = false;   // waits may flush remote writes
 };
 
-// A device's facts, queried once per process: cudaGetDeviceProperties fills some hundred fields (tens to hundreds of
-// microseconds each call), and every plan's handshake asks for this device's uuid and, on another GPU, its peers'.
+// A device's facts, queried once per process: cudaGetDeviceProperties fills every field of a device's properties for
+// the one (the uuid) a handshake needs, and every plan's handshake asked for this device's and, on another GPU, its
+// peers'.
 struct DeviceFacts {
   std::mutex mutex;
   std::map<int, Device> devices;                   // by ordinal
