@@ -625,3 +625,53 @@ TEST_CASE("fused batch: chains combine into the same cells in the order added, i
   for (int i = 1; i < 1001; ++i) wrong_shorts += shorts_h(i) != 5 + 3 * 3;
   CHECK(wrong_shorts == 0);
 }
+
+// A batch's memory (its records and counters in the execution space, its completion flags) is on loan from pools
+// (KokkosDDT_BlockPool.hpp): a destroyed batch gives it back only once its launches are done, so that a batch built
+// right after it, on the same blocks, cannot overwrite records that a running launch still reads. A long launch (many
+// phases over a large array) is left running on one instance while its batch is destroyed, and a batch alike (the same
+// sizes: the blocks just given back) is built and launched on another; both results must be whole.
+TEST_CASE("fused batch: memory goes back to its pool only after the batch's launches", "[ops][fusion]") {
+  using Mem = ExecSpace::memory_space;
+  ExecSpace space;
+  const auto instances = Kokkos::Experimental::partition_space(space, 1, 1);
+  constexpr int kN = 1 << 21, kPhases = 12;
+  Kokkos::View<double*, Mem> first("first", kN), second("second", kN), ones("ones", kN), twos("twos", kN);
+  Kokkos::deep_copy(ones, 1.0);
+  Kokkos::deep_copy(twos, 2.0);
+  space.fence();
+  Datatype half = contiguous(kN / 2, primitive<double>());
+  half.commit();
+  const std::int64_t bytes = std::int64_t(kN / 2) * 8;
+  auto fill = [&](Impl::FusedBatch<ExecSpace>& batch, double* cells) {
+    for (int p = 0; p < kPhases; ++p) {
+      batch.phase(p);
+      const bool add = p % 2 == 0;
+      for (int h = 0; h < 2; ++h)
+        batch.add_unpack((add ? ones : twos).data() + h * (kN / 2), bytes, cells + h * (kN / 2), 1, half,
+                         add ? Op::Sum : Op::Prod);
+    }
+  };
+  const std::int64_t idle = Impl::BlockPool<Mem>::idle_blocks();
+  {
+    Impl::FusedBatch<ExecSpace> batch(instances[0]);
+    fill(batch, first.data());
+    batch.launch(instances[0]);  // (not waited for: the batch goes while it may run)
+  }
+  CHECK(Impl::BlockPool<Mem>::idle_blocks() > idle);  // (its arena is back)
+  Impl::FusedBatch<ExecSpace> next(instances[1]);
+  fill(next, second.data());
+  next.launch(instances[1]);
+  next.wait();
+  for (const ExecSpace& s : instances) s.fence();
+  double want = 0;
+  for (int p = 0; p < kPhases; ++p) want = p % 2 == 0 ? want + 1 : want * 2;
+  for (const auto& cells : {first, second}) {
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cells);
+    int wrong = 0;
+    for (int i = 0; i < kN; ++i) wrong += host(i) != want;
+    INFO((cells.data() == first.data() ? "the destroyed batch's" : "the next batch's")
+         << " cells: want " << want << ", cell 0 " << host(0));
+    CHECK(wrong == 0);
+  }
+}

@@ -739,6 +739,12 @@ ExchangeEngine<ExecSpace>::~ExchangeEngine() {
     clock.mark("idle");
     step_space_.fence("KokkosDDT: a plan released");  // (the unpacks read the transport's buffers)
     clock.mark("fence");
+    // (each batch fences the instances it launched on before its memory goes back to the pools: while they live)
+    packs_ = FusedBatch<ExecSpace>();
+    writes_ = FusedBatch<ExecSpace>();
+    unpacks_ = FusedBatch<ExecSpace>();
+    combines_.clear();
+    clock.mark("batches");
     writes_space_ = ExecSpace();  // (its instance goes while the step's stream, which it runs on, still lives)
     step_.reset();  // (after the fence: this process's writes into peers' cells are done before it unmaps them)
     clock.mark("step");

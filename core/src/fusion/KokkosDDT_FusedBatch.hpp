@@ -25,6 +25,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "KokkosDDT_BlockPool.hpp"
 #include "KokkosDDT_Config.hpp"
 #include "KokkosDDT_Error.hpp"
 #include "KokkosDDT_FusedLaunch.hpp"
@@ -39,6 +40,27 @@ namespace KokkosDDT::Impl {
 
 // Members longer than a line are defined after the class (not inline), so that the library's explicit instantiation
 // (below) is the only place that compiles them for its backends.
+// What a batch's launches read (its records and counters: the arena) and write (its completion flags), on loan from
+// the pools (KokkosDDT_BlockPool.hpp): a plan made in every run of a time loop allocates its batches' memory once.
+// Given back when the last copy of the batch goes, after a fence of each instance the batch launched on (a kernel of
+// it may still be running there; a pooled block is not freed, so no free synchronizes the device for it). Whoever
+// destroys a batch keeps those instances alive until then (the exchange engine destroys its batches before the
+// step's streams).
+template <class ExecSpace>
+struct BatchMemory {
+  PooledBlock arena, flags;
+  std::vector<ExecSpace> launched_on;
+  BatchMemory() = default;
+  BatchMemory(const BatchMemory&) = delete;
+  BatchMemory& operator=(const BatchMemory&) = delete;
+  void launched(const ExecSpace& space) {
+    if (std::find(launched_on.begin(), launched_on.end(), space) == launched_on.end()) launched_on.push_back(space);
+  }
+  ~BatchMemory() {
+    for (const ExecSpace& space : launched_on) space.fence("KokkosDDT::FusedBatch: its memory back to the pool");
+  }
+};
+
 template <class ExecSpace>
 class FusedBatch {
   using MemSpace = typename ExecSpace::memory_space;
@@ -171,6 +193,7 @@ class FusedBatch {
   LaunchKind kind_;  // what the records share (FusedLaunch: uniform launches)
   bool built_ = false, inline_ = false, in_flight_ = false;
   FusedKernel<ExecSpace> kernel_{};
+  std::shared_ptr<BatchMemory<ExecSpace>> memory_;  // the blocks below are views of (build)
   Kokkos::View<std::uint64_t*, HostVisible> flags_;
   std::vector<std::uint64_t*> signal_counters_;  // device completion (signal_after)
   std::vector<std::uint64_t*> raise_, waits_;    // device begin (gate_on)
@@ -442,6 +465,7 @@ void FusedBatch<ExecSpace>::wait() {
 
 template <class ExecSpace>
 void FusedBatch<ExecSpace>::run_kernel(const ExecSpace& space, FusedKernel<ExecSpace> kernel) {
+  memory_->launched(space);  // (fenced before the arena and flags go back to their pools)
   kernel.completion.signal = signal_;
   static const std::string label = "KokkosDDT::FusedBatch::launch";
   FusedLaunch<ExecSpace>::launch(space, kernel, kind_, teams_, scratch_, label);
@@ -549,7 +573,10 @@ void FusedBatch<ExecSpace>::build() {
   const auto n = static_cast<std::int64_t>(records_.size());
   inline_ = Backend::synchronous && Backend::walks_runs && teams_ == n &&
             (space_.concurrency() == 1 || bytes_ <= Config::host_inline_bytes);
-  flags_ = Kokkos::View<std::uint64_t*, HostVisible>(Kokkos::view_alloc(space_, "KokkosDDT::FusedBatch::flags"), n);
+  memory_ = std::make_shared<BatchMemory<ExecSpace>>();
+  memory_->flags = BlockPool<HostVisible>::take(n * static_cast<std::int64_t>(sizeof(std::uint64_t)));
+  flags_ = Kokkos::View<std::uint64_t*, HostVisible>(reinterpret_cast<std::uint64_t*>(memory_->flags.data), n);
+  std::memset(flags_.data(), 0, static_cast<std::size_t>(n) * sizeof(std::uint64_t));  // (host-visible memory)
   std::vector<std::uint64_t*> signals = signal_counters_;  // the kernel's order: signals, raises, gates
   signals.insert(signals.end(), raise_.begin(), raise_.end());
   signals.insert(signals.end(), waits_.begin(), waits_.end());
@@ -570,8 +597,8 @@ void FusedBatch<ExecSpace>::build() {
   for (std::int64_t i = 0; i < k; ++i)
     staged[at_signals + i] = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(signals[i]));
   for (std::int64_t i = 0; i < (p > 0 ? p + 1 : 0); ++i) staged[at_first + i] = phase_first[i];
-  arena_ = Kokkos::View<std::int64_t*, MemSpace>(
-      Kokkos::view_alloc(space_, Kokkos::WithoutInitializing, "KokkosDDT::FusedBatch::arena"), words);
+  memory_->arena = BlockPool<MemSpace>::take(words * static_cast<std::int64_t>(sizeof(std::int64_t)));
+  arena_ = Kokkos::View<std::int64_t*, MemSpace>(reinterpret_cast<std::int64_t*>(memory_->arena.data), words);
   Kokkos::deep_copy(space_, arena_,
                     Kokkos::View<const std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
                         staged.data(), staged.size()));

@@ -600,6 +600,7 @@ Deliveries PeerTransport::route(const std::vector<CommittedMessage>& sends,
   }
   // (The links also without pairs: destroying them is the plan's collective end on every process.)
   out.step = std::make_unique<PeerStep>(std::move(h.links), std::move(rest.step));
+  clock.mark("step");  // (its watcher registered; the handshake's own end follows, in the route's total)
   return out;
 }
 
