@@ -38,8 +38,6 @@
 
 namespace KokkosDDT::Impl {
 
-// Members longer than a line are defined after the class (not inline), so that the library's explicit instantiation
-// (below) is the only place that compiles them for its backends.
 // What a batch's launches read (its records and counters: the arena) and write (its completion flags), on loan from
 // the pools (KokkosDDT_BlockPool.hpp): a plan made in every run of a time loop allocates its batches' memory once.
 // Given back when the last copy of the batch goes, after a fence of each instance the batch launched on (a kernel of
@@ -61,6 +59,8 @@ struct BatchMemory {
   }
 };
 
+// Members longer than a line are defined after the class (not inline), so that the library's explicit instantiation
+// (below) is the only place that compiles them for its backends.
 template <class ExecSpace>
 class FusedBatch {
   using MemSpace = typename ExecSpace::memory_space;
