@@ -402,8 +402,11 @@ void halo_table(const Space& space) {
           const double scatter_us = median_us(reps, [&] { plan.scatter(KokkosDDT::Op::Sum); });
           record("halo", n, w, F, "scatter", 0, scatter_us, scatter_launches);
           record("halo", n, w, F, "gather", 0, gather_us, 1);
-          std::printf("      plan scatter (sum) %.2f us (%lld launches), its gather %.2f us, scatter/gather %.2f\n",
-                      scatter_us, static_cast<long long>(scatter_launches), gather_us, scatter_us / gather_us);
+          std::printf(
+              "      plan scatter (sum) %.2f us (%lld launches; %lld chains, %lld in one pass), its gather %.2f us, "
+              "scatter/gather %.2f\n",
+              scatter_us, static_cast<long long>(scatter_launches), static_cast<long long>(plan.scatter_chains()),
+              static_cast<long long>(plan.scatter_one_pass_chains()), gather_us, scatter_us / gather_us);
           plan = {};
           MPI_Comm_free(&alone);
         }

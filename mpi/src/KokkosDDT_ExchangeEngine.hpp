@@ -188,6 +188,11 @@ class ExchangeEngine {
     return n;
   }
   std::int64_t chains() const { return chains_; }  // chains of combining pieces (add_chains), one per place and type
+  std::int64_t one_pass_chains() const {  // of them, those combined in one pass (devices: FusedTile::chain_in_one_pass)
+    std::int64_t n = 0;
+    for (const FusedBatch<ExecSpace>& b : combines_) n += b.one_pass_chains();
+    return n;
+  }
   // The operation combining receives apply from the next step on (Replace at first). Throws InvalidArgument naming
   // `op` where it has no meaning for a combining receive's elements (nothing changed). Between steps only; a change
   // waits for the last step's unpacks.

@@ -171,6 +171,8 @@ class HaloPlan {
   std::int64_t scatter_launches() const { return scatter_ ? scatter_->launches() : 0; }
   // Chains of the scatter's pieces (0: the scatter runs by orders, in phases; DESIGN.md, "Chains instead of orders").
   std::int64_t scatter_chains() const { return scatter_ ? scatter_->chains() : 0; }
+  // Of them, those combined in one pass (devices; DESIGN.md, "Chains instead of orders").
+  std::int64_t scatter_one_pass_chains() const { return scatter_ ? scatter_->one_pass_chains() : 0; }
   MPI_Comm comm() const { return control_ ? control_->comm() : MPI_COMM_NULL; }  // the plan's duplicate
   const TransportChoice& transport() const { return transport_; }                // as the options named it
   // How each message travels (a line per direction, neighbour and route; KokkosDDT_Routes.hpp), and as text.

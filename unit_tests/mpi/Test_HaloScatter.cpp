@@ -226,6 +226,9 @@ void check_scatter(const Grid& grid, mpi::HaloNeighbors neighbors, int ghost, bo
   if (plan.neighbors() == 0) CHECK(plan.scatter_launches() == 0);
   // In pieces (chains) exactly where every extent holds 4 ghost widths and something is combined.
   CHECK((plan.scatter_chains() > 0) == (Impl::scatter_in_pieces(R, n, ghost) && plan.neighbors() > 0));
+  // Of them, devices combine some in one pass (FusedTile::chain_in_one_pass); hosts run every record in turn.
+  CHECK(plan.scatter_one_pass_chains() <= plan.scatter_chains());
+  if (Impl::BackendTraits<ExecSpace>::walks_runs) CHECK(plan.scatter_one_pass_chains() == 0);
   plan = {};  // (collective, before the communicator goes)
 }
 

@@ -142,6 +142,9 @@ class FusedBatch {
 
   int size() const { return static_cast<int>(records_.size()); }
   std::int64_t launches() const { return launches_; }
+  // Chains of two records or more that its launch combines in one pass (FusedTile::chain_in_one_pass; devices only),
+  // once built (prepare).
+  std::int64_t one_pass_chains() const { return one_pass_chains_; }
 
   // Runs every request (after the previous launch completed: waits for it first). Returns at once on devices.
   void launch() { launch(space_); }
@@ -175,6 +178,7 @@ class FusedBatch {
   }
   void copy_records();   // records_ into the execution space's memory again (set_op), and into the parameters
   void carry_records();  // records_ into the kernel's parameters where carried, else their chains' heads
+  void mark_one_pass_chains();
   // A checked record's place in the launch: its first team and its completion slot.
   void place(FusedRecord& r, std::int64_t bytes, const char* where);
   // The kernel's records (as parameters when few, else copied to the execution space once), counters and flags.
@@ -203,7 +207,8 @@ class FusedBatch {
   int phase_ = 0;
   std::vector<int> record_phases_;  // per record: its phase (phase(p))
   std::int64_t chain_first_ = -1;   // the open chain's first record (begin_chain), or -1
-  std::vector<bool> follows_;       // per record: it runs in the teams of the record after it (a chain's, not its last)
+  std::int64_t one_pass_chains_ = 0;
+  std::vector<bool> follows_;  // per record: it runs in the teams of the record after it (a chain's, not its last)
   std::vector<std::int64_t> arena_staging_;      // arena_'s first contents, kept while its copy may still read them
   Kokkos::View<std::int64_t*, MemSpace> arena_;  // what the kernel reads and counts in memory (build)
   Kokkos::View<FusedRecord*, MemSpace> records_view_;  // the records', in arena_
@@ -560,11 +565,33 @@ void FusedBatch<ExecSpace>::retile() {
   }
 }
 
+// Devices: the chains the launch's kernel combines in one pass (FusedTile::chain_in_one_pass), their last records
+// marked (the kernel reads a chain's last record first: FusedKernel::execute), their sources' scratch reserved.
+template <class ExecSpace>
+void FusedBatch<ExecSpace>::mark_one_pass_chains() {
+  one_pass_chains_ = 0;
+  for (std::size_t k = 0, last = 0; k < records_.size(); k = ++last) {
+    while (follows_[last]) ++last;
+    const auto members = static_cast<std::int64_t>(last - k + 1);
+    records_[last].one_pass =
+        members > 1 &&
+        FusedTile<ExecSpace>::chain_in_one_pass(records_.data() + k, members,
+                                                types_[k].impl_committed("KokkosDDT::FusedBatch::launch").shape, kind_);
+    if (records_[last].one_pass) {
+      scratch_ = std::max(scratch_, FusedTile<ExecSpace>::chain_scratch_bytes(members));
+      ++one_pass_chains_;
+    }
+  }
+}
+
 template <class ExecSpace>
 void FusedBatch<ExecSpace>::build() {
   if (chain_first_ >= 0)
     throw_error(ErrorCode::InvalidArgument, "KokkosDDT::FusedBatch::launch", "this", "a chain is open (end_chain)");
   retile();
+  kind_ = LaunchKind{};
+  for (const FusedRecord& r : records_) kind_.add(r);
+  mark_one_pass_chains();
   // The phases' first teams, dense (a phase without records would let the next one through early), and the end.
   std::vector<std::int64_t> phase_first;
   for (std::size_t i = 0; i < records_.size(); ++i)
@@ -610,8 +637,6 @@ void FusedBatch<ExecSpace>::build() {
   kernel_.records.n = kernel_.records.capacity = n;
   kernel_.completion.done = Kokkos::View<std::int64_t*, MemSpace>(base + at_done, n);
   kernel_.completion.flags = flags_.data();
-  kind_ = LaunchKind{};
-  for (const FusedRecord& r : records_) kind_.add(r);
   for (const FusedRecord& r : records_)
     if (!waits_.empty() && r.gate >= static_cast<std::int64_t>(waits_.size()))
       throw_error(ErrorCode::InvalidArgument, "KokkosDDT::FusedBatch::gate_on", "waits",

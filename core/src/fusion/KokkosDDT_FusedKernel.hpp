@@ -41,7 +41,9 @@ struct FusedKernel {
     }
   };
   struct NoChain {
-    KOKKOS_FORCEINLINE_FUNCTION bool operator()(std::int64_t, std::int64_t, std::int64_t) const { return false; }
+    KOKKOS_FORCEINLINE_FUNCTION bool operator()(const FusedRecord&, std::int64_t, std::int64_t, std::int64_t) const {
+      return false;
+    }
   };
 
   KOKKOS_FUNCTION void operator()(const Member& team) const { execute(team, Tile{team}, NoChain{}); }
@@ -49,9 +51,9 @@ struct FusedKernel {
   // The launch's work for the team's ticket (its league rank, or with phases the order it started in): its record's
   // tile through run_tile(record, tile), between the completion's begin and finish (shared by this kernel and the
   // uniform ones). A chain's records (those with the same first team, FusedBatch::begin_chain; FusedRecords::find
-  // gives them) run their tile in one pass where run_chain(first, last, tile) takes them (FusedTile::run_chain), else
-  // one after another, a barrier between them, so that each sees the cells the one before wrote (one call site of each:
-  // the kernels stay whole, FusedKernel).
+  // gives them) run their tile in one pass where run_chain(last record, first, last, tile) takes them
+  // (FusedTile::run_chain), else one after another, a barrier between them, so that each sees the cells the one before
+  // wrote (one call site of each: the kernels stay whole, FusedKernel).
   template <class RunTile, class RunChain>
   KOKKOS_FORCEINLINE_FUNCTION void execute(const Member& team, const RunTile& run_tile,
                                            const RunChain& run_chain) const {
@@ -61,7 +63,7 @@ struct FusedKernel {
     const FusedRecord& r = records.record(last);
     completion.begin(team, r, ticket);
     const std::int64_t t = ticket.team - r.first_team;
-    if (first == last || !run_chain(first, last, t)) {
+    if (first == last || !run_chain(r, first, last, t)) {
       for (std::int64_t i = first; i <= last; ++i) {
         if (i > first) team.team_barrier();
         run_tile(records.record(i), t);
@@ -88,12 +90,14 @@ struct UniformFusedKernel {
     }
   };
   // (a chain's records read from their copy in the execution space's memory, FusedRecords::ring, by a function apart:
-  // passed the parameters' address, it would copy them all to each thread's stack, FusedKernel)
+  // passed the parameters' address, it would copy them all to each thread's stack, FusedKernel; only a fixed batch's
+  // chains take one pass, and its ring holds every record, carried or not)
   struct Chain {
     const Member& team;
     const FusedRecords<typename ExecSpace::memory_space>& records;
-    KOKKOS_FORCEINLINE_FUNCTION bool operator()(std::int64_t first, std::int64_t last, std::int64_t t) const {
-      return FusedTile<ExecSpace>::template run_chain<Dir, W, L>(team, records.ring.data(), records.start,
+    KOKKOS_FORCEINLINE_FUNCTION bool operator()(const FusedRecord& r, std::int64_t first, std::int64_t last,
+                                                std::int64_t t) const {
+      return FusedTile<ExecSpace>::template run_chain<Dir, W, L>(team, r, records.ring.data(), records.start,
                                                                  records.capacity, first, last, t);
     }
   };

@@ -35,6 +35,9 @@ struct FusedRecord {
   // kFlatRecord, or kShapedRecord.
   std::int32_t start = 0;
   std::int8_t word = 1, direction = 0, cache = 0;  // cache: see cache_level
+  // Devices: 1 where the record is its chain's last (FusedBatch::begin_chain) and the chain combines in one pass
+  // in its launch (FusedTile::chain_in_one_pass, decided once as the batch is built), else 0.
+  std::int8_t one_pass = 0;
   std::int16_t gate = -1;  // the counter its teams wait for before they write (FusedBatch::gate_on; -1: none)
   // Direction::Combine: the operation (an Op) and the Primitive of every element (its word holds whole elements).
   std::int8_t op = 0, element = 0;

@@ -14,6 +14,7 @@
 #include "KokkosDDT_DeviceInterleave.hpp"
 #include "KokkosDDT_FusedRecord.hpp"
 #include "KokkosDDT_HostWalk.hpp"
+#include "KokkosDDT_LaunchKind.hpp"
 #include "KokkosDDT_ShapeOffset.hpp"
 #include "KokkosDDT_TraversalArgs.hpp"
 #include "KokkosDDT_TypedCopy.hpp"
@@ -377,36 +378,64 @@ struct FusedTile {
 
   // Devices: tile t of a chain of combining records (FusedBatch::begin_chain: the same cells, in the order added) in
   // one pass, where every record locates its positions alike without a walk (all flat, or all shaped by one narrow
-  // shape) and combines one element type of 4 to W bytes: each thread's word of the cells is read once per
-  // kChainInFlight records, their incoming words loaded before any is combined, combined in the chain's order (as the
-  // records one after another would, bitwise) and stored. One record after another, a barrier between, a thread waits
-  // for memory twice per record, and a halo's corner cell has 7 (ncu: a 16^3 halo's chains took 19 us, where its
-  // gather's copies take 5). A thread has the same words in every record, so that the groups need no barrier. Returns
-  // false, having done nothing, for a chain it does not take (the records then run one after another).
-  static constexpr int kChainInFlight = 4;  // (8 spilled under the fused kernels' launch bounds)
-  // A chain record's incoming word of position p, at typed offset `at`: at base + (by_offset ? at : p) + shift.
+  // shape) and combines one element type of 4 to W bytes (chain_in_one_pass): the team's threads first read one
+  // member's source each into team scratch, in parallel; then each thread reads its word of the cells once, the
+  // members' incoming words kChainInFlight at a time (their loads issued together), combines them in the chain's order
+  // (as the records one after another would, bitwise) and stores the word once. One record after another, a barrier
+  // between, a thread waits for memory twice per record, and a halo's corner cell has 7; a kernel that checked the
+  // chain itself read its records one after another, a dependent load each, before the first word moved.
+  static constexpr int kChainInFlight = 4;
+  // The pass's word in a launch of words of W bytes (4 or more): W, but 8 bytes in a launch of 16-byte words (whose
+  // tiles hold whole 8-byte words; kChainInFlight of 16 bytes spill).
+  static constexpr int chain_word(int w) { return w > 8 ? 8 : w; }
+  // A member's incoming word of position p, at typed offset `at`: at base + (by_offset ? at : p) + shift.
   struct ChainSource {
     const char* base;
     std::int64_t shift;
     std::int8_t op;
     bool by_offset;
   };
-  struct ChainGroup {
-    ChainSource source[kChainInFlight];
-    int count;
-  };
-  template <Direction Dir, int W, Locating L>
-  KOKKOS_FORCEINLINE_FUNCTION static bool run_chain(const Member& team, const FusedRecord* ring, std::int64_t start,
-                                                    std::int64_t capacity, std::int64_t first, std::int64_t last,
-                                                    std::int64_t t) {
-    if constexpr (Backend::walks_runs || Dir != Direction::Combine || W < 4 || W > 8 || L == Locating::Walks)
+  // Team scratch a one-pass chain of `members` records takes (FusedBatch::end_chain reserves it).
+  static std::int64_t chain_scratch_bytes(std::int64_t members) {
+    return members * static_cast<std::int64_t>(sizeof(ChainSource)) + static_cast<std::int64_t>(alignof(ChainSource));
+  }
+  // Whether the chain [r, r + n) combines in one pass on this backend's devices, in a launch of `kind`: every record
+  // combining, flat or shaped by one shape (`shape`, the host's copy of it; narrow, positions below 2^31), over the
+  // same stream positions and tile, one element type of 4 bytes to the pass's word (chain_word), in a kernel without
+  // walks (whose code stays as small as it was). Decided once, on the host, as the batch is built.
+  static bool chain_in_one_pass(const FusedRecord* r, std::int64_t n, const Shape& shape, const LaunchKind& kind) {
+    if constexpr (Backend::walks_runs) {
       return false;
-    else
-      return chain_apart<W>(team, ring, start, capacity, first, last, t);
+    } else {
+      const FusedRecord& f = r[0];
+      if (f.start >= 0 || (f.start == kShapedRecord && !shape_narrow(shape, f.end))) return false;
+      const int size = element_size(static_cast<Primitive>(f.element)), word = kind.combining_word();
+      if (word < 4 || kind.locating() == Locating::Walks || size < 4 || size > chain_word(word)) return false;
+      for (std::int64_t i = 0; i < n; ++i)
+        if (r[i].direction != static_cast<std::int8_t>(Direction::Combine) || r[i].element != f.element ||
+            r[i].start != f.start || r[i].shape != f.shape || r[i].begin != f.begin || r[i].end != f.end ||
+            r[i].tile != f.tile)
+          return false;
+      return true;
+    }
+  }
+  // `last_record` the chain's last one (its one_pass: chain_in_one_pass said so for this launch). False, having done
+  // nothing, where it did not (the records then run one after another).
+  template <Direction Dir, int W, Locating L>
+  KOKKOS_FORCEINLINE_FUNCTION static bool run_chain(const Member& team, const FusedRecord& last_record,
+                                                    const FusedRecord* ring, std::int64_t start, std::int64_t capacity,
+                                                    std::int64_t first, std::int64_t last, std::int64_t t) {
+    if constexpr (Backend::walks_runs || Dir != Direction::Combine || W < 4 || L == Locating::Walks) {
+      return false;
+    } else {
+      if (!last_record.one_pass) return false;
+      chain_apart<chain_word(W)>(team, ring, start, capacity, first, last, t);
+      return true;
+    }
   }
   // (apart, its arguments by value, the records read from the ring: the kernel's own code stays as small as before)
   template <int W>
-  __attribute__((noinline)) KOKKOS_FUNCTION static bool chain_apart(const Member& team, const FusedRecord* ring,
+  __attribute__((noinline)) KOKKOS_FUNCTION static void chain_apart(const Member& team, const FusedRecord* ring,
                                                                     std::int64_t start, std::int64_t capacity,
                                                                     std::int64_t first, std::int64_t last,
                                                                     std::int64_t t) {
@@ -414,70 +443,75 @@ struct FusedTile {
       const std::int64_t j = start + i;
       return ring[j < capacity ? j : j - capacity];
     };
-    const FusedRecord& r0 = record(first);
-    if (r0.start >= 0 || (r0.start == kShapedRecord && !shape_narrow(*r0.shape, r0.end))) return false;
-    for (std::int64_t i = first + 1; i <= last; ++i) {
-      const FusedRecord& r = record(i);
-      if (r.element != r0.element || r.start != r0.start || r.shape != r0.shape) return false;
+    const FusedRecord& r = record(last);  // (the members' positions, tile, cells, shape and element are its)
+    const auto element = static_cast<Primitive>(r.element);
+    const auto members = static_cast<int>(last - first + 1);
+    auto* sources = static_cast<ChainSource*>(
+        team.team_scratch(0).get_shmem_aligned(members * sizeof(ChainSource), alignof(ChainSource)));
+    for (int u = team.team_rank(); u < members; u += team.team_size()) {
+      const FusedRecord& r = record(first + u);
+      const bool copy = typed_to_typed(r);
+      sources[u] = {copy ? r.typed : r.packed, copy ? 0 : -r.begin, r.op, copy};
     }
-    const auto element = static_cast<Primitive>(r0.element);
-    const int size = element_size(element);
-    if (size < 4 || size > W) return false;
-    const std::int64_t begin = r0.begin + t * r0.tile, stop = begin + r0.tile < r0.end ? begin + r0.tile : r0.end;
-    char* const cells = typed_to_typed(r0) ? r0.packed : r0.typed;  // (a combining copy's destination: r.packed)
-    const Shape* shape = r0.start == kFlatRecord ? nullptr : r0.shape;
-    for (std::int64_t i = first; i <= last; i += kChainInFlight) {
-      ChainGroup g{};
-      g.count = static_cast<int>(last - i + 1 < kChainInFlight ? last - i + 1 : kChainInFlight);
-      for (int u = 0; u < kChainInFlight; ++u) {
-        if (u >= g.count) break;
-        const FusedRecord& r = record(i + u);
-        const bool copy = typed_to_typed(r);
-        g.source[u] = {copy ? r.typed : r.packed, copy ? 0 : -r.begin, r.op, copy};
-      }
-      with_element_type(element, [&](auto v) {
-        using T = decltype(v);
-        if constexpr (sizeof(T) >= 4 && sizeof(T) <= W)
-          chain_group<W, T>(team, shape, r0.lookaside, cells, begin, stop, g);
-      });
-    }
-    return true;
+    const std::int64_t begin = r.begin + t * r.tile, stop = begin + r.tile < r.end ? begin + r.tile : r.end;
+    char* const cells = typed_to_typed(r) ? r.packed : r.typed;  // (a combining copy's destination: r.packed)
+    const Shape* shape = r.start == kFlatRecord ? nullptr : r.shape;
+    const std::int64_t* lookaside = r.lookaside;
+    team.team_barrier();
+    with_element_type(element, [&](auto v) {
+      using T = decltype(v);
+      if constexpr (sizeof(T) >= 4 && sizeof(T) <= W)
+        chain_words<W, T>(team, shape, lookaside, cells, begin, stop, sources, members);
+    });
   }
-  // (a thread's words of the tile, for a group's records: apart too, one element type's code each, few registers)
+  // (a thread's words of the tile: apart too, one element type's code each, few registers)
   template <int W, class T>
-  __attribute__((noinline)) KOKKOS_FUNCTION static void chain_group(const Member& team, const Shape* shape,
+  __attribute__((noinline)) KOKKOS_FUNCTION static void chain_words(const Member& team, const Shape* shape,
                                                                     const std::int64_t* lookaside, char* cells,
                                                                     std::int64_t begin, std::int64_t stop,
-                                                                    const ChainGroup g) {
+                                                                    const ChainSource* sources, int members) {
+    const std::int64_t step = static_cast<std::int64_t>(team.team_size()) * W;
+    const std::int64_t mine = begin + static_cast<std::int64_t>(team.team_rank()) * W;
+    if (shape == nullptr)
+      return chain_words_located<W, T>(mine, stop, step, cells, sources, members, [](auto p) { return p; });
+    const Shape s = *shape;  // (in registers: the words' stores could alias it, and every word would reload it)
+    chain_words_located<W, T>(mine, stop, step, cells, sources, members,
+                              [&](std::int64_t p) { return shape_offset<true>(s, lookaside, p); });
+  }
+  template <int W, class T, class Locate>
+  KOKKOS_FORCEINLINE_FUNCTION static void chain_words_located(std::int64_t p, std::int64_t stop, std::int64_t step,
+                                                              char* cells, const ChainSource* sources, int members,
+                                                              const Locate& locate) {
     constexpr int U = kChainInFlight;
     auto address = [](const void* base, std::int64_t offset) {
       return reinterpret_cast<char*>(reinterpret_cast<std::uintptr_t>(base) + static_cast<std::uintptr_t>(offset));
     };
     auto aligned = [](const void* a) { return (reinterpret_cast<std::uintptr_t>(a) & (W - 1)) == 0; };
-    const std::int64_t step = static_cast<std::int64_t>(team.team_size()) * W;
-    for (std::int64_t p = begin + static_cast<std::int64_t>(team.team_rank()) * W; p < stop; p += step) {
-      const std::int64_t at = shape ? shape_offset<true>(*shape, lookaside, p) : p;
+    for (; p < stop; p += step) {
+      const std::int64_t at = locate(p);
       char* const cell = address(cells, at);
-      const char* src[U];
+      auto source = [&](int m) {
+        const ChainSource& c = sources[m];
+        return address(c.base, (c.by_offset ? at : p) + c.shift);
+      };
       bool all = aligned(cell);
-      for (int u = 0; u < U; ++u) {
-        const ChainSource& c = g.source[u];
-        src[u] = address(c.base, (c.by_offset ? at : p) + c.shift);
-        all = all && (u >= g.count || aligned(src[u]));
-      }
-      if (!all) {  // (elements at odd offsets: each record's, element by element)
-        for (int u = 0; u < U && u < g.count; ++u)
+      for (int m = 0; m < members; ++m) all = all && aligned(source(m));
+      if (!all) {  // (elements at odd offsets: each member's, element by element, in order)
+        for (int m = 0; m < members; ++m)
           for (int k = 0; k + static_cast<int>(sizeof(T)) <= W; k += static_cast<int>(sizeof(T)))
-            store_value(cell + k, combine_selected(static_cast<Op>(g.source[u].op), load_value<T>(cell + k),
-                                                   load_value<T>(src[u] + k)));
+            store_value(cell + k, combine_selected(static_cast<Op>(sources[m].op), load_value<T>(cell + k),
+                                                   load_value<T>(source(m) + k)));
         continue;
       }
-      Word<W> existing = load_word<W>(cell), incoming[U];
-      for (int u = 0; u < U; ++u)
-        if (u < g.count) incoming[u] = load_word<W>(src[u]);
-      for (int u = 0; u < U; ++u)
-        if (u < g.count) combine_in_word<W, T>(static_cast<Op>(g.source[u].op), existing, incoming[u]);
-      store_word<W>(cell, existing);
+      Word<W> cell_word = load_word<W>(cell);
+      for (int m = 0; m < members; m += U) {
+        Word<W> incoming[U];
+        for (int u = 0; u < U; ++u)
+          if (m + u < members) incoming[u] = load_word<W>(source(m + u));
+        for (int u = 0; u < U; ++u)
+          if (m + u < members) combine_in_word<W, T>(static_cast<Op>(sources[m + u].op), cell_word, incoming[u]);
+      }
+      store_word<W>(cell, cell_word);
     }
   }
 
