@@ -395,7 +395,7 @@ struct FusedTile {
     std::int8_t op;
     bool by_offset;
   };
-  // Team scratch a one-pass chain of `members` records takes (FusedBatch::end_chain reserves it).
+  // Team scratch a one-pass chain of `members` records takes (FusedBatch::mark_one_pass_chains reserves it).
   static std::int64_t chain_scratch_bytes(std::int64_t members) {
     return members * static_cast<std::int64_t>(sizeof(ChainSource)) + static_cast<std::int64_t>(alignof(ChainSource));
   }
