@@ -554,7 +554,8 @@ TEST_CASE("fused batch: combining copies equal a pack and the reference engine's
 // `mixed`: a record of 2-byte elements in 2-byte words joins them (no word holds every record's elements: the
 // mixed-word kernel, where chains run one record after another); else the chains combine in one pass on devices
 // (FusedTile::chain_in_one_pass). `odd`: the packed buffers 4 bytes off their words (element by element). `wide`:
-// zones of an even number of cells at even places, in 16-byte words (the pass takes 8 bytes of them at a time).
+// zones of an even number of cells at even places, in 16-byte words (whose launches run chains one record after
+// another: FusedTile::kChainWordMax).
 // Launched three times; the result must be each chain's requests applied in order, three times over, and nothing else
 // touched.
 void check_chains(bool mixed, bool odd, bool wide) {
@@ -617,9 +618,9 @@ void check_chains(bool mixed, bool odd, bool wide) {
     batch.wait();
     for (int j = 0; j < kChain; ++j) want = op_of(j) == Op::Sum ? want + 1 : want * 2;
   }
-  // Devices take one pass for both chains (their records shaped alike, of doubles) but in the mixed-word kernel;
-  // hosts run the records in turn.
-  CHECK(batch.one_pass_chains() == (Impl::BackendTraits<ExecSpace>::walks_runs || mixed ? 0 : 2));
+  // Devices take one pass for both chains (their records shaped alike, of doubles) but in the mixed-word kernel and in
+  // 16-byte words; hosts run the records in turn.
+  CHECK(batch.one_pass_chains() == (Impl::BackendTraits<ExecSpace>::walks_runs || mixed || wide ? 0 : 2));
   space.fence();
   auto field_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field);
   std::int64_t wrong = 0, inside = 0;

@@ -385,9 +385,9 @@ struct FusedTile {
   // between, a thread waits for memory twice per record, and a halo's corner cell has 7; a kernel that checked the
   // chain itself read its records one after another, a dependent load each, before the first word moved.
   static constexpr int kChainInFlight = 4;
-  // The pass's word in a launch of words of W bytes (4 or more): W, but 8 bytes in a launch of 16-byte words (whose
-  // tiles hold whole 8-byte words; kChainInFlight of 16 bytes spill).
-  static constexpr int chain_word(int w) { return w > 8 ? 8 : w; }
+  // Launches of words of 4 to kChainWordMax bytes: a launch of 16-byte words keeps its records one after another
+  // (kChainInFlight words of 16 bytes spill, and 8-byte passes in it measured slower: chain-scratch-2026-12-03).
+  static constexpr int kChainWordMax = 8;
   // A member's incoming word of position p, at typed offset `at`: at base + (by_offset ? at : p) + shift.
   struct ChainSource {
     const char* base;
@@ -401,8 +401,8 @@ struct FusedTile {
   }
   // Whether the chain [r, r + n) combines in one pass on this backend's devices, in a launch of `kind`: every record
   // combining, flat or shaped by one shape (`shape`, the host's copy of it; narrow, positions below 2^31), over the
-  // same stream positions and tile, one element type of 4 bytes to the pass's word (chain_word), in a kernel without
-  // walks (whose code stays as small as it was). Decided once, on the host, as the batch is built.
+  // same stream positions and tile, one element type of 4 bytes to the launch's word (at most kChainWordMax), in a
+  // kernel without walks (whose code stays as small as it was). Decided once, on the host, as the batch is built.
   static bool chain_in_one_pass(const FusedRecord* r, std::int64_t n, const Shape& shape, const LaunchKind& kind) {
     if constexpr (Backend::walks_runs) {
       return false;
@@ -410,7 +410,8 @@ struct FusedTile {
       const FusedRecord& f = r[0];
       if (f.start >= 0 || (f.start == kShapedRecord && !shape_narrow(shape, f.end))) return false;
       const int size = element_size(static_cast<Primitive>(f.element)), word = kind.combining_word();
-      if (word < 4 || kind.locating() == Locating::Walks || size < 4 || size > chain_word(word)) return false;
+      if (word < 4 || word > kChainWordMax || kind.locating() == Locating::Walks || size < 4 || size > word)
+        return false;
       for (std::int64_t i = 0; i < n; ++i)
         if (r[i].direction != static_cast<std::int8_t>(Direction::Combine) || r[i].element != f.element ||
             r[i].start != f.start || r[i].shape != f.shape || r[i].begin != f.begin || r[i].end != f.end ||
@@ -425,11 +426,12 @@ struct FusedTile {
   KOKKOS_FORCEINLINE_FUNCTION static bool run_chain(const Member& team, const FusedRecord& last_record,
                                                     const FusedRecord* ring, std::int64_t start, std::int64_t capacity,
                                                     std::int64_t first, std::int64_t last, std::int64_t t) {
-    if constexpr (Backend::walks_runs || Dir != Direction::Combine || W < 4 || L == Locating::Walks) {
+    if constexpr (Backend::walks_runs || Dir != Direction::Combine || W < 4 || W > kChainWordMax ||
+                  L == Locating::Walks) {
       return false;
     } else {
       if (!last_record.one_pass) return false;
-      chain_apart<chain_word(W)>(team, ring, start, capacity, first, last, t);
+      chain_apart<W>(team, ring, start, capacity, first, last, t);
       return true;
     }
   }
