@@ -2,6 +2,9 @@
 #include "KokkosDDT_Communicators.hpp"
 
 #include <cstdlib>
+#include <map>
+#include <mutex>
+#include <vector>
 
 #include "KokkosDDT_SetupDeadline.hpp"
 #include "KokkosDDT_Settings.hpp"
@@ -37,7 +40,25 @@ void free_comm(MPI_Comm& comm) {
   comm = MPI_COMM_NULL;
 }
 
-std::int64_t node_leader(MPI_Comm comm, const char* where) {
+namespace {
+
+// Which processes comm holds, in its rank order: their ranks in MPI_COMM_WORLD (one process each).
+std::vector<int> world_ranks(MPI_Comm comm, const char* where) {
+  MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
+  mpi_check(MPI_Comm_group(comm, &group), where, "MPI_Comm_group");
+  int size = 0;
+  MPI_Group_size(group, &size);
+  std::vector<int> ranks(size), out(size);
+  for (int i = 0; i < size; ++i) ranks[i] = i;
+  int rc = MPI_Comm_group(MPI_COMM_WORLD, &world);
+  if (rc == MPI_SUCCESS) rc = MPI_Group_translate_ranks(group, size, ranks.data(), world, out.data());
+  MPI_Group_free(&group);
+  if (world != MPI_GROUP_NULL) MPI_Group_free(&world);
+  mpi_check(rc, where, "MPI_Group_translate_ranks");
+  return out;
+}
+
+std::int64_t node_leader_of(MPI_Comm comm, const char* where) {
   MPI_Comm node = MPI_COMM_NULL;
   mpi_check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), where, "MPI_Comm_split_type");
   int rank = 0, world = 0;
@@ -54,6 +75,25 @@ std::int64_t node_leader(MPI_Comm comm, const char* where) {
   const int rc = MPI_Bcast(&leader, 1, MPI_INT64_T, 0, node);  // (rank 0 of the node is its lowest rank in comm)
   MPI_Comm_free(&node);
   mpi_check(rc, where, "MPI_Bcast (node)");
+  return leader;
+}
+
+}  // namespace
+
+// The answer depends only on comm's processes and their order, so it is kept per such list: every plan's control plane
+// is a new duplicate of the same processes, and a plan asks once per direction. Consistent across the processes: each
+// of a list's processes took part in the one collective call that filled its entry, and entries are never dropped.
+std::int64_t node_leader(MPI_Comm comm, const char* where) {
+  static std::mutex lock;
+  static std::map<std::vector<int>, std::int64_t> known;
+  std::vector<int> processes = world_ranks(comm, where);
+  {
+    const std::lock_guard<std::mutex> hold(lock);
+    if (auto it = known.find(processes); it != known.end()) return it->second;
+  }
+  const std::int64_t leader = node_leader_of(comm, where);
+  const std::lock_guard<std::mutex> hold(lock);
+  known.emplace(std::move(processes), leader);
   return leader;
 }
 

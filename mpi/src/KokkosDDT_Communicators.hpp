@@ -31,7 +31,9 @@ bool mpi_finalized();
 MPI_Comm duplicate_comm(MPI_Comm comm, const char* where);  // collective over comm
 void free_comm(MPI_Comm& comm);                             // (after MPI_Finalize: only forgets it)
 
-// The lowest rank in comm of the processes of comm that share this one's node (MPI_Comm_split_type). Collective.
+// The lowest rank in comm of the processes of comm that share this one's node (MPI_Comm_split_type). Collective the
+// first time for a list of processes (comm's, in rank order); then answered from what this process keeps, alike on
+// all of them, for every communicator of the same processes (each plan's duplicate).
 // KOKKOSDDT_NODE_SIZE=k (a testing knob) splits each node further into groups of k consecutive ranks of
 // MPI_COMM_WORLD, which the library then treats as nodes of their own: two nodes on one machine.
 std::int64_t node_leader(MPI_Comm comm, const char* where);
