@@ -217,11 +217,14 @@ class HaloPlan {
     scattering_ = &e == scatter_.get();
   }
   Impl::ExchangeEngine<ExecSpace>* active() const { return scattering_ ? scatter_.get() : engine_.get(); }
+  // One direction's sends and receives (a gather's, or with `scatter` a scatter's), and the engine that runs them.
+  using Messages = std::pair<std::vector<Impl::PlannedMessage>, std::vector<Impl::PlannedMessage>>;
+  static Messages messages_of(const HaloOptions& options, const std::vector<Region>& regions, bool scatter);
   static std::unique_ptr<Impl::ExchangeEngine<ExecSpace>> engine_of(const ExecSpace& space,
                                                                     std::shared_ptr<Impl::MpiTransport> control,
                                                                     const HaloOptions& options,
-                                                                    const std::vector<Region>& regions, bool scatter,
-                                                                    int me, const char* where);
+                                                                    const Messages& messages, bool scatter, int me,
+                                                                    const char* where);
 
   // (declared first, destroyed last: the engine's messages may run on it)
   std::shared_ptr<Impl::MpiTransport> control_;  // the plan's MPI duplicate: handshakes, and the MPI transport's data
@@ -637,39 +640,55 @@ HaloPlan<ExecSpace> HaloPlan<ExecSpace>::build(const ExecSpace& space, std::shar
   plan.transport_ = options.transport;
   for (const Region& r : regions)
     if (r.peer != MPI_PROC_NULL && r.first) plan.peers_.push_back(r.peer);
-  plan.engine_ = engine_of(space, plan.control_, options, regions, false, me, where);
+  const Messages gather = messages_of(options, regions, false);
+  const Messages scatter = options.scatter ? messages_of(options, scatters, true) : Messages{};
+  Impl::SetupClock clock("halo plan build");
+  // Both directions' messages matched at once (one exchange of descriptions, one verdict), each among its own.
+  std::vector<const std::vector<Impl::PlannedMessage>*> sends{&gather.first}, recvs{&gather.second};
+  if (options.scatter) {
+    sends.push_back(&scatter.first);
+    recvs.push_back(&scatter.second);
+  }
+  Impl::agree_or_throw(
+      plan.control_->comm(),
+      Impl::match_messages(*plan.control_, sends, recvs, me,
+                           " (the fields' extents, ghost widths or value types differ between the ranks)", where),
+      "fields");
+  clock.mark("match");
+  plan.engine_ = engine_of(space, plan.control_, options, gather, false, me, where);
+  clock.mark("gather");
   // (a transport of its own: its step's counters, mappings and staging are the scatter's; with MPI, the same tags as
   // the gather's, whose messages are all matched before a process starts a scatter: MPI keeps their order)
-  if (options.scatter) plan.scatter_ = engine_of(space, plan.control_, options, scatters, true, me, where);
+  if (options.scatter) plan.scatter_ = engine_of(space, plan.control_, options, scatter, true, me, where);
+  clock.mark("scatter");
   return plan;
+}
+
+template <class ExecSpace>
+typename HaloPlan<ExecSpace>::Messages HaloPlan<ExecSpace>::messages_of(const HaloOptions& options,
+                                                                        const std::vector<Region>& regions,
+                                                                        bool scatter) {
+  // Region d is sent towards d with tag + d; its ghost region is filled by what the neighbour at d sent towards -d.
+  // (A scatter's regions are the other way round already: ghosts sent, owned cells combined, in their order.)
+  Messages m;
+  for (const Region& r : regions) {
+    m.first.push_back({nullptr, true, 1, r.send, r.peer, options.tag + r.direction});
+    m.first.back().pieces = r.send_pieces;
+    m.second.push_back({nullptr, true, 1, r.recv, r.peer, options.tag + r.opposite, scatter ? r.order : -1});
+    m.second.back().pieces = r.recv_pieces;
+  }
+  return m;
 }
 
 template <class ExecSpace>
 std::unique_ptr<Impl::ExchangeEngine<ExecSpace>> HaloPlan<ExecSpace>::engine_of(
     const ExecSpace& space, std::shared_ptr<Impl::MpiTransport> control, const HaloOptions& options,
-    const std::vector<Region>& regions, bool scatter, int me, const char* where) {
-  // Region d is sent towards d with tag + d; its ghost region is filled by what the neighbour at d sent towards -d.
-  // (A scatter's regions are the other way round already: ghosts sent, owned cells combined, in their order.)
-  std::vector<Impl::PlannedMessage> sends, recvs;
-  for (const Region& r : regions) {
-    sends.push_back({nullptr, true, 1, r.send, r.peer, options.tag + r.direction});
-    sends.back().pieces = r.send_pieces;
-    recvs.push_back({nullptr, true, 1, r.recv, r.peer, options.tag + r.opposite, scatter ? r.order : -1});
-    recvs.back().pieces = r.recv_pieces;
-  }
-  Impl::SetupClock clock(scatter ? "halo plan build (scatter)" : "halo plan build");
-  Impl::agree_or_throw(
-      control->comm(),
-      Impl::match_messages(*control, sends, recvs, me,
-                           " (the fields' extents, ghost widths or value types differ between the ranks)", where),
-      "fields");
-  clock.mark("match");
+    const Messages& messages, bool scatter, int me, const char* where) {
   std::shared_ptr<Impl::Transport> transport =
       Impl::library_transport(Impl::resolved<ExecSpace>(options.transport), control, where);
-  clock.mark("transport");
-  return std::make_unique<Impl::ExchangeEngine<ExecSpace>>(space, std::move(transport), control, sends, recvs, me,
-                                                           where, Impl::timeout_seconds(options.timeout),
-                                                           options.graph && !scatter);
+  return std::make_unique<Impl::ExchangeEngine<ExecSpace>>(
+      space, std::move(transport), control, messages.first, messages.second, me, where,
+      Impl::timeout_seconds(options.timeout), options.graph && !scatter);
 }
 
 // Compiled once per backend in the library (mpi/src/eti/KokkosDDT_ETI_Plans.cpp).

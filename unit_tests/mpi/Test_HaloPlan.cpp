@@ -92,6 +92,10 @@ TEST_CASE("mpi halo plan: bad arguments throw on every rank", "[mpi][halo][error
   if (size > 1) {
     Kokkos::View<double**, M> mine("mine", 8, rank == 0 ? 9 : 8);  // (the faces along dimension 0 differ)
     Test::require_error([&] { mpi::make_halo_plan(space, grid.cart, {}, mine); }, ErrorCode::InvalidArgument, "fields");
+    mpi::HaloOptions both;
+    both.scatter = true;  // (the gather's and the scatter's messages matched at once)
+    Test::require_error([&] { mpi::make_halo_plan(space, grid.cart, both, mine); }, ErrorCode::InvalidArgument,
+                        "fields");
   }
   MPI_Comm_free(&grid.cart);
 }
@@ -200,4 +204,21 @@ TEST_CASE("mpi halo plan: made again over the same field, on another grid", "[mp
     plan = {};  // (collective, before the communicator goes)
     MPI_Comm_free(&grid.cart);
   }
+}
+
+// Several exchanges matched at once (a halo plan's gather and scatter: Impl::match_messages over both) pair each
+// exchange's messages only among themselves: messages to this rank itself, with one tag, where exchange 0 sends one
+// and receives two and exchange 1 sends two and receives one; together three and three, but neither pairs up.
+TEST_CASE("mpi halo plan: exchanges matched at once pair only among their own messages", "[mpi][halo][errors]") {
+  auto control = Impl::MpiTransport::duplicate(MPI_COMM_WORLD, "test");
+  const int me = control->rank();
+  const Datatype d = primitive<double>();
+  auto messages = [&](int n) { return std::vector<Impl::PlannedMessage>(n, {nullptr, true, 1, d, me, 7}); };
+  const std::vector<Impl::PlannedMessage> one = messages(1), two = messages(2);
+  using Exchanges = std::vector<const std::vector<Impl::PlannedMessage>*>;
+  CHECK(Impl::match_messages(*control, Exchanges{&one, &two}, Exchanges{&one, &two}, me, "", "test").empty());
+  const std::string error =
+      Impl::match_messages(*control, Exchanges{&one, &two}, Exchanges{&two, &one}, me, "", "test");
+  INFO(error);
+  CHECK(error.find("tag 7") != std::string::npos);
 }
