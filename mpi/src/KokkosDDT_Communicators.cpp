@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "KokkosDDT_Communicators.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -92,6 +93,8 @@ std::int64_t node_leader(MPI_Comm comm, const char* where) {
     if (auto it = known.find(processes); it != known.end()) return it->second;
   }
   const std::int64_t leader = node_leader_of(comm, where);
+  // (processes outside MPI_COMM_WORLD, spawned ones, have no world rank to tell them apart by: not kept)
+  if (std::find(processes.begin(), processes.end(), MPI_UNDEFINED) != processes.end()) return leader;
   const std::lock_guard<std::mutex> hold(lock);
   known.emplace(std::move(processes), leader);
   return leader;
