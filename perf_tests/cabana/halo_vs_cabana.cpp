@@ -7,6 +7,9 @@
 //   cabana   createHalo, halo->gather, halo->scatter(ScatterReduce::Sum()) per run, the halo made anew in every run
 //   per run  make_halo_plan({w, All, scatter}), plan.exchange(), plan.scatter(Op::Sum): the plan made anew each run
 //   once     one plan made before the runs: exchange() and scatter(Op::Sum) per run
+//   wire     MPI alone: each neighbour's message of the halo (its bytes, contiguous, in the space's memory) sent and
+//            received with MPI_Isend/MPI_Irecv and one MPI_Waitall, no pack: what the MPI beneath both moves the bytes
+//            in, the floor of any halo over it (Cabana's, and our plan's over "mpi")
 // Every operation is followed by a fence of the execution space. Results are checked first: Cabana's gather and ours
 // on two copies of one array must agree bit for bit, and so must the scatters that follow (the values are small
 // integers: every sum is exact whatever its order). Printed: mean microseconds per operation (the slowest rank's mean
@@ -61,6 +64,7 @@ std::vector<int> parse_list(const char* text) {
 struct Row {
   int n, w;
   double cabana[3], per_run[3], once[2];  // create, gather, scatter (once: gather, scatter)
+  double wire;                            // MPI alone, the gather's messages contiguous
   bool gather_equal, scatter_equal;
 };
 
@@ -89,6 +93,53 @@ double mean_us(int runs, const F& f, const U& untimed) {
 template <class F>
 double mean_us(int runs, const F& f) {
   return mean_us(runs, f, [] {});
+}
+
+// The wire: every message of a w-wide 26-neighbour halo of n^3 owned cells of 4 doubles (a neighbour at offset o gets
+// the owned cells within w of that face, edge or corner: n cells along a dimension where o is 0, w where it is not)
+// sent from one buffer per neighbour in `Memory` and received into another, with MPI alone. Mean of `runs` after one
+// untimed exchange.
+template <class Memory>
+double wire_us(MPI_Comm cart, int n, int w, int runs) {
+  int dims[3], periods[3], coords[3];
+  MPI_Cart_get(cart, 3, dims, periods, coords);
+  struct Peer {
+    int rank, send_tag, recv_tag;
+    Kokkos::View<double*, Memory> out, in;
+  };
+  std::vector<Peer> peers;
+  for (int o = 0; o < 27; ++o) {
+    const int off[3] = {o / 9 - 1, o / 3 % 3 - 1, o % 3 - 1};
+    if (off[0] == 0 && off[1] == 0 && off[2] == 0) continue;
+    int at[3], rank = -1;
+    std::size_t count = 4;
+    bool inside = true;
+    for (int d = 0; d < 3; ++d) {
+      at[d] = coords[d] + off[d];
+      inside = inside && at[d] >= 0 && at[d] < dims[d];
+      count *= off[d] == 0 ? std::size_t(n) : std::size_t(w);
+    }
+    if (!inside) continue;
+    MPI_Cart_rank(cart, at, &rank);
+    // (tags: the direction seen from the sender, so that a receive from offset o expects the tag of -o)
+    peers.push_back({rank, o, 26 - o, Kokkos::View<double*, Memory>("wire out", count),
+                     Kokkos::View<double*, Memory>("wire in", count)});
+  }
+  Kokkos::fence();
+  auto exchange = [&] {
+    std::vector<MPI_Request> requests;
+    for (auto& p : peers) {
+      requests.emplace_back();
+      MPI_Irecv(p.in.data(), int(p.in.size()), MPI_DOUBLE, p.rank, p.recv_tag, cart, &requests.back());
+    }
+    for (auto& p : peers) {
+      requests.emplace_back();
+      MPI_Isend(p.out.data(), int(p.out.size()), MPI_DOUBLE, p.rank, p.send_tag, cart, &requests.back());
+    }
+    MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  };
+  exchange();
+  return mean_us(runs, exchange);
 }
 
 template <class Device>
@@ -186,7 +237,7 @@ Row compare(int n, int w, int runs) {
     if (all > 0 && grid->blockId() == 0) std::printf("  %s: %ld values differ\n", what, all);
     return all == 0;
   };
-  Row row{n, w, {-1, -1, -1}, {}, {}, false, false};
+  Row row{n, w, {-1, -1, -1}, {}, {}, -1, false, false};
   if (!g_cabana) {  // (the same first plan, gather and scatter as the check below makes untimed: not in the means)
     auto plan = ddt::make_halo_plan(space, cart, options, vb);
     plan.exchange();
@@ -250,6 +301,8 @@ Row compare(int n, int w, int runs) {
   row.once[0] = mean_us(runs, [&] { plan.exchange(); });
   row.once[1] = mean_us(runs, [&] { plan.scatter(KokkosDDT::Op::Sum); });
   plan = {};
+  // (device buffers need a CUDA-aware MPI: Cabana's check, off with --cabana off, says one is there)
+  if (g_cabana || !kDevice) row.wire = wire_us<typename Device::memory_space>(cart, n, w, runs);
   return row;
 }
 
@@ -258,25 +311,25 @@ void table(const char* name, const std::vector<int>& sizes, const std::vector<in
   if (rank == 0) {
     std::printf("\n%s: mean us per operation (slowest rank), Cabana 0.7.0 against KokkosDDT; x = Cabana / ours\n",
                 name);
-    std::printf("%4s %2s | %9s %9s %9s | %9s %9s %9s | %9s %9s | %6s %6s %6s | %s\n", "n", "w", "cab_make", "cab_gath",
-                "cab_scat", "ddt_make", "ddt_gath", "ddt_scat", "once_gat", "once_sca", "x_make", "x_gath", "x_scat",
-                "checked");
+    std::printf("%4s %2s | %9s %9s %9s | %9s %9s %9s | %9s %9s | %6s %6s %6s | %8s | %s\n", "n", "w", "cab_make",
+                "cab_gath", "cab_scat", "ddt_make", "ddt_gath", "ddt_scat", "once_gat", "once_sca", "x_make", "x_gath",
+                "x_scat", "mpi_wire", "checked");
   }
   for (int w : widths)
     for (int n : sizes) {
       const Row r = compare<Device>(n, w, 10);
       if (rank != 0) continue;
-      std::printf("%4d %2d | %9.1f %9.1f %9.1f | %9.1f %9.1f %9.1f | %9.1f %9.1f | %6.2f %6.2f %6.2f | %s\n", n, w,
-                  r.cabana[0], r.cabana[1], r.cabana[2], r.per_run[0], r.per_run[1], r.per_run[2], r.once[0], r.once[1],
-                  r.cabana[0] / r.per_run[0], r.cabana[1] / r.per_run[1], r.cabana[2] / r.per_run[2],
+      std::printf("%4d %2d | %9.1f %9.1f %9.1f | %9.1f %9.1f %9.1f | %9.1f %9.1f | %6.2f %6.2f %6.2f | %8.1f | %s\n", n,
+                  w, r.cabana[0], r.cabana[1], r.cabana[2], r.per_run[0], r.per_run[1], r.per_run[2], r.once[0],
+                  r.once[1], r.cabana[0] / r.per_run[0], r.cabana[1] / r.per_run[1], r.cabana[2] / r.per_run[2], r.wire,
                   !g_cabana                           ? "-"
                   : r.gather_equal && r.scatter_equal ? "equal"
                                                       : "MISMATCH");
       std::fflush(stdout);
       if (csv)
-        std::fprintf(csv, "%s,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d\n", name, n, w, r.cabana[0], r.cabana[1],
-                     r.cabana[2], r.per_run[0], r.per_run[1], r.per_run[2], r.once[0], r.once[1],
-                     r.gather_equal && r.scatter_equal ? 1 : 0);
+        std::fprintf(csv, "%s,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%.3f\n", name, n, w, r.cabana[0],
+                     r.cabana[1], r.cabana[2], r.per_run[0], r.per_run[1], r.per_run[2], r.once[0], r.once[1],
+                     r.gather_equal && r.scatter_equal ? 1 : 0, r.wire);
     }
 }
 
@@ -303,7 +356,7 @@ int main(int argc, char* argv[]) {
   if (csv)
     std::fprintf(csv,
                  "space,n,w,cabana_create_us,cabana_gather_us,cabana_scatter_us,ddt_create_us,ddt_gather_us,"
-                 "ddt_scatter_us,ddt_once_gather_us,ddt_once_scatter_us,checked\n");
+                 "ddt_scatter_us,ddt_once_gather_us,ddt_once_scatter_us,checked,mpi_wire_us\n");
   if (rank == 0)
     std::printf("halo_vs_cabana: %d ranks, %s, Kokkos %d, our transport %s\n", size,
                 Kokkos::DefaultExecutionSpace::name(), KOKKOS_VERSION, g_transport.c_str());
