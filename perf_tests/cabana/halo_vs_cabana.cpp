@@ -76,23 +76,29 @@ double slowest(double us, MPI_Comm comm) {
 }
 
 // `untimed` runs before each timed `f` (the previous run's halo destroyed, as Cabana's benchmark does at a run's end).
+// Each timed run is a Kokkos profiling region named "hvc <n> <w> <what>" (g_case: "<n> <w>"), which a Kokkos Tools
+// library records: perf_tests/timeline/kokkosddt_timeline.cpp, then perf_tests/timeline/region_summary.py.
+std::string g_case;
 template <class F, class U>
-double mean_us(int runs, const F& f, const U& untimed) {
+double mean_us(const char* what, int runs, const F& f, const U& untimed) {
+  const std::string region = "hvc " + g_case + " " + what;
   Kokkos::Timer t;
   double total = 0;
   for (int r = 0; r < runs; ++r) {
     untimed();
     MPI_Barrier(MPI_COMM_WORLD);
+    Kokkos::Profiling::pushRegion(region);
     t.reset();
     f();
     total += t.seconds();
+    Kokkos::Profiling::popRegion();
   }
   return slowest(total / runs * 1e6, MPI_COMM_WORLD);
 }
 
 template <class F>
-double mean_us(int runs, const F& f) {
-  return mean_us(runs, f, [] {});
+double mean_us(const char* what, int runs, const F& f) {
+  return mean_us(what, runs, f, [] {});
 }
 
 // The wire: every message of a w-wide 26-neighbour halo of n^3 owned cells of 4 doubles (a neighbour at offset o gets
@@ -139,13 +145,14 @@ double wire_us(MPI_Comm cart, int n, int w, int runs) {
     MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   };
   exchange();
-  return mean_us(runs, exchange);
+  return mean_us("wire", runs, exchange);
 }
 
 template <class Device>
 Row compare(int n, int w, int runs) {
   using Space = typename Device::execution_space;
   Space space;
+  g_case = std::to_string(n) + " " + std::to_string(w);
   DimBlockPartitioner<3> partitioner;
   auto ranks = partitioner.ranksPerDimension(MPI_COMM_WORLD, {0, 0, 0});
   std::array<int, 3> cells;
@@ -272,18 +279,18 @@ Row compare(int n, int w, int runs) {
   if (kDevice) g_keep.insert(g_keep.end(), {a, b});
   if (g_cabana)
     row.cabana[0] = mean_us(
-        runs, [&] { halo = createHalo(NodeHaloPattern<3>(), w, *a); },
+        "cabana make", runs, [&] { halo = createHalo(NodeHaloPattern<3>(), w, *a); },
         [&] {
           if (kDevice && halo) g_keep.push_back(halo);  // (its buffers are never freed: see g_keep)
           halo.reset();
         });
   if (g_cabana)
-    row.cabana[1] = mean_us(runs, [&] {
+    row.cabana[1] = mean_us("cabana gather", runs, [&] {
       halo->gather(space, *a);
       space.fence();
     });
   if (g_cabana)
-    row.cabana[2] = mean_us(runs, [&] {
+    row.cabana[2] = mean_us("cabana scatter", runs, [&] {
       halo->scatter(space, ScatterReduce::Sum(), *a);
       space.fence();
     });
@@ -294,12 +301,12 @@ Row compare(int n, int w, int runs) {
   // its run): what a plan gives back when it ends (the peer route's counters, landing buffers and streams) serves the
   // next one.
   row.per_run[0] = mean_us(
-      runs, [&] { plan = ddt::make_halo_plan(space, cart, options, vb); }, [&] { plan = {}; });
-  row.per_run[1] = mean_us(runs, [&] { plan.exchange(); });
-  row.per_run[2] = mean_us(runs, [&] { plan.scatter(KokkosDDT::Op::Sum); });
+      "ours make", runs, [&] { plan = ddt::make_halo_plan(space, cart, options, vb); }, [&] { plan = {}; });
+  row.per_run[1] = mean_us("ours gather", runs, [&] { plan.exchange(); });
+  row.per_run[2] = mean_us("ours scatter", runs, [&] { plan.scatter(KokkosDDT::Op::Sum); });
   // The plan made once: the persistent use (warmed by the runs above).
-  row.once[0] = mean_us(runs, [&] { plan.exchange(); });
-  row.once[1] = mean_us(runs, [&] { plan.scatter(KokkosDDT::Op::Sum); });
+  row.once[0] = mean_us("once gather", runs, [&] { plan.exchange(); });
+  row.once[1] = mean_us("once scatter", runs, [&] { plan.scatter(KokkosDDT::Op::Sum); });
   plan = {};
   // (device buffers need a CUDA-aware MPI: Cabana's check, off with --cabana off, says one is there)
   if (g_cabana || !kDevice) row.wire = wire_us<typename Device::memory_space>(cart, n, w, runs);
