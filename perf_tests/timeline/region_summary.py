@@ -22,17 +22,9 @@ import re
 import statistics
 import sys
 
+from step_timeline import load  # (the traces' reader, beside this script)
+
 COPY_KINDS = {"1": "HtoD", "2": "DtoH", "8": "DtoD", "10": "PtoP"}
-
-
-def load(path):
-    rows = collections.defaultdict(list)
-    with open(path) as f:
-        for r in csv.DictReader(f):
-            for k in ("a", "b", "start_ns", "end_ns", "correlation", "extra"):
-                r[k] = int(r[k])
-            rows[r["what"]].append(r)
-    return rows
 
 
 def short(name):
