@@ -10,6 +10,9 @@
 //   wire     MPI alone: each neighbour's message of the halo (its bytes, contiguous, in the space's memory) sent and
 //            received with MPI_Isend/MPI_Irecv and one MPI_Waitall, no pack: what the MPI beneath both moves the bytes
 //            in, the floor of any halo over it (Cabana's, and our plan's over "mpi")
+//   hand     a hand-written gather: every neighbour's owned cells packed by one Kokkos kernel (threads along the View's
+//            fastest dimension) into the wire's buffers, the wire's MPI exchange, one kernel unpacking into the ghosts:
+//            what a Kokkos user writes by hand, checked equal to Cabana's gather
 // Every operation is followed by a fence of the execution space. Results are checked first: Cabana's gather and ours
 // on two copies of one array must agree bit for bit, and so must the scatters that follow (the values are small
 // integers: every sum is exact whatever its order). Printed: mean microseconds per operation (the slowest rank's mean
@@ -65,7 +68,8 @@ struct Row {
   int n, w;
   double cabana[3], per_run[3], once[2];  // create, gather, scatter (once: gather, scatter)
   double wire;                            // MPI alone, the gather's messages contiguous
-  bool gather_equal, scatter_equal;
+  double hand;                            // the hand-written gather (HandGather)
+  bool gather_equal, scatter_equal, hand_equal;
 };
 
 // The slowest rank's value.
@@ -148,6 +152,128 @@ double wire_us(MPI_Comm cart, int n, int w, int runs) {
   return mean_us("wire", runs, exchange);
 }
 
+// A box of cells of the local (n + 2w)^3 array, its elements (cells x 4 components) at `offset` in its packed buffer.
+struct Box {
+  int lo[3], extent[3];
+  long offset;
+};
+
+// One kernel over every box's elements: element q of box b is (lo + (i, j, k), c), i fastest for LayoutLeft Views (c
+// for LayoutRight ones), so that neighbouring threads touch neighbouring memory where the box allows; packs the View's
+// cells into `packed`, or unpacks them from it.
+template <class View, class Buffer, class Boxes>
+struct HandKernel {
+  View v;
+  Buffer packed;
+  Boxes boxes;
+  int count;
+  bool pack;
+  KOKKOS_INLINE_FUNCTION void operator()(long q) const {
+    int b = 0;
+    while (b + 1 < count && boxes(b + 1).offset <= q) ++b;
+    const Box& x = boxes(b);
+    long e = q - x.offset;
+    int at[4];
+    if (std::is_same_v<typename View::array_layout, Kokkos::LayoutLeft>) {
+      for (int d = 0; d < 3; ++d) {
+        at[d] = x.lo[d] + int(e % x.extent[d]);
+        e /= x.extent[d];
+      }
+      at[3] = int(e);
+    } else {
+      at[3] = int(e % 4);
+      e /= 4;
+      for (int d = 2; d >= 0; --d) {
+        at[d] = x.lo[d] + int(e % x.extent[d]);
+        e /= x.extent[d];
+      }
+    }
+    double& cell = v(at[0], at[1], at[2], at[3]);
+    if (pack)
+      packed(q) = cell;
+    else
+      cell = packed(q);
+  }
+};
+
+// A hand-written gather of a w-wide 26-neighbour halo on the Cartesian communicator: each neighbour at offset o gets
+// the owned cells within w of that side (the wire's counts) and sends back the cells that fill this side's ghosts;
+// one pack launch, the MPI exchange of the wire (one buffer per direction, a slice per neighbour), one unpack launch.
+template <class Space, class View>
+struct HandGather {
+  using Memory = typename View::memory_space;
+  Space space;
+  View v;
+  MPI_Comm cart;
+  std::vector<int> ranks, send_tags, recv_tags;
+  std::vector<Box> send_boxes, recv_boxes;
+  Kokkos::View<Box*, Memory> sends, recvs;
+  Kokkos::View<double*, Memory> out, in;
+  long total = 0;
+
+  HandGather(const Space& s, const View& view, MPI_Comm c, int n, int w) : space(s), v(view), cart(c) {
+    int dims[3], periods[3], coords[3];
+    MPI_Cart_get(cart, 3, dims, periods, coords);
+    for (int o = 0; o < 27; ++o) {
+      const int off[3] = {o / 9 - 1, o / 3 % 3 - 1, o % 3 - 1};
+      if (off[0] == 0 && off[1] == 0 && off[2] == 0) continue;
+      int at[3], rank = -1;
+      bool inside = true;
+      Box send{{}, {}, total}, recv{{}, {}, total};
+      long cells = 4;
+      for (int d = 0; d < 3; ++d) {
+        at[d] = coords[d] + off[d];
+        inside = inside && at[d] >= 0 && at[d] < dims[d];
+        send.extent[d] = recv.extent[d] = off[d] == 0 ? n : w;
+        send.lo[d] = off[d] > 0 ? n : w;                       // owned cells next to that side
+        recv.lo[d] = off[d] < 0 ? 0 : off[d] > 0 ? n + w : w;  // the ghosts on that side
+        cells *= send.extent[d];
+      }
+      if (!inside) continue;
+      MPI_Cart_rank(cart, at, &rank);
+      ranks.push_back(rank);
+      send_tags.push_back(o);  // (as the wire's: a receive from offset o expects the tag of -o)
+      recv_tags.push_back(26 - o);
+      send_boxes.push_back(send);
+      recv_boxes.push_back(recv);
+      total += cells;
+    }
+    sends = to_device(send_boxes);
+    recvs = to_device(recv_boxes);
+    out = Kokkos::View<double*, Memory>("hand out", total);
+    in = Kokkos::View<double*, Memory>("hand in", total);
+  }
+  static Kokkos::View<Box*, Memory> to_device(const std::vector<Box>& boxes) {
+    Kokkos::View<Box*, Memory> d("hand boxes", boxes.size());
+    Kokkos::View<const Box*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(boxes.data(), boxes.size());
+    Kokkos::deep_copy(d, h);
+    return d;
+  }
+  void run() {
+    const int count = int(ranks.size());
+    if (total > 0)
+      Kokkos::parallel_for("hvc hand pack", Kokkos::RangePolicy<Space>(space, 0, total),
+                           HandKernel<View, decltype(out), decltype(sends)>{v, out, sends, count, true});
+    space.fence();  // (MPI reads the packed bytes)
+    std::vector<MPI_Request> requests(2 * std::size_t(count));
+    for (int p = 0; p < count; ++p) {
+      const Box& r = recv_boxes[p];
+      const long cells = 4L * r.extent[0] * r.extent[1] * r.extent[2];
+      MPI_Irecv(in.data() + r.offset, int(cells), MPI_DOUBLE, ranks[p], recv_tags[p], cart, &requests[p]);
+    }
+    for (int p = 0; p < count; ++p) {
+      const Box& s = send_boxes[p];
+      const long cells = 4L * s.extent[0] * s.extent[1] * s.extent[2];
+      MPI_Isend(out.data() + s.offset, int(cells), MPI_DOUBLE, ranks[p], send_tags[p], cart, &requests[count + p]);
+    }
+    MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+    if (total > 0)
+      Kokkos::parallel_for("hvc hand unpack", Kokkos::RangePolicy<Space>(space, 0, total),
+                           HandKernel<View, decltype(in), decltype(recvs)>{v, in, recvs, count, false});
+    space.fence();
+  }
+};
+
 template <class Device>
 Row compare(int n, int w, int runs) {
   using Space = typename Device::execution_space;
@@ -163,8 +289,10 @@ Row compare(int n, int w, int runs) {
   auto layout = createArrayLayout(grid, w, 4, Cell());
   auto a = createArray<double, Device>("cabana", layout);
   auto b = createArray<double, Device>("kokkosddt", layout);
+  auto h = createArray<double, Device>("hand", layout);
   auto va = a->view();
   auto vb = b->view();
+  auto vh = h->view();
   // Owned cells: a small integer of the global cell and component; ghosts 0.
   std::array<int, 3> offset;
   for (int d = 0; d < 3; ++d) offset[d] = grid->globalOffset(d);
@@ -180,6 +308,7 @@ Row compare(int n, int w, int runs) {
         }
   Kokkos::deep_copy(va, host);
   Kokkos::deep_copy(vb, host);
+  Kokkos::deep_copy(vh, host);
   // The model, to tell which side is wrong where they differ: after a gather every cell inside the global domain holds
   // its global cell's value (ghosts outside it keep 0); after the scatter that follows, an owned cell holds its value
   // times one plus the ranks whose ghost cells (26 neighbours, width w) hold a copy of it.
@@ -225,10 +354,11 @@ Row compare(int n, int w, int runs) {
   options.components = ddt::HaloComponents::Last;  // (Cabana's (i, j, k, dof), in the space's default layout)
   options.scatter = true;
   MPI_Comm cart = grid->comm();
-  // Whether Cabana's array and ours agree bit for bit on every rank; where not, the first difference is printed.
-  auto equal = [&](const char* what) {
+  // Whether Cabana's array and `ours` (vb, or the hand-written gather's vh) agree bit for bit on every rank; where not,
+  // the first difference is printed.
+  auto equal = [&](const char* what, const auto& ours) {
     auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), va);
-    auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), vb);
+    auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ours);
     long differ = 0, all = 0;
     for (std::size_t i = 0; i < ha.extent(0); ++i)
       for (std::size_t j = 0; j < ha.extent(1); ++j)
@@ -244,7 +374,8 @@ Row compare(int n, int w, int runs) {
     if (all > 0 && grid->blockId() == 0) std::printf("  %s: %ld values differ\n", what, all);
     return all == 0;
   };
-  Row row{n, w, {-1, -1, -1}, {}, {}, -1, false, false};
+  Row row{n, w, {-1, -1, -1}, {}, {}, -1, -1, false, false, false};
+  HandGather<Space, decltype(vh)> hand(space, vh, cart, n, w);
   if (!g_cabana) {  // (the same first plan, gather and scatter as the check below makes untimed: not in the means)
     auto plan = ddt::make_halo_plan(space, cart, options, vb);
     plan.exchange();
@@ -259,15 +390,18 @@ Row compare(int n, int w, int runs) {
     halo->gather(space, *a);
     plan.exchange();
     space.fence();
-    row.gather_equal = equal("gather");
+    row.gather_equal = equal("gather", vb);
     if (!row.gather_equal) {
       model_wrong("gather", false, va, "Cabana");
       model_wrong("gather", false, vb, "ours");
     }
+    hand.run();
+    row.hand_equal = equal("hand-written gather", vh);
+    if (!row.hand_equal) model_wrong("gather", false, vh, "hand-written");
     halo->scatter(space, ScatterReduce::Sum(), *a);
     plan.scatter(KokkosDDT::Op::Sum);
     space.fence();
-    row.scatter_equal = equal("scatter");
+    row.scatter_equal = equal("scatter", vb);
     if (!row.scatter_equal) {
       model_wrong("scatter", true, va, "Cabana");
       model_wrong("scatter", true, vb, "ours");
@@ -276,7 +410,7 @@ Row compare(int n, int w, int runs) {
   // Cabana's benchmark, as it runs it: the halo made in every run, each operation timed on its own.
   std::shared_ptr<Halo<typename Device::memory_space>> halo;
   constexpr bool kDevice = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Device::memory_space>::accessible;
-  if (kDevice) g_keep.insert(g_keep.end(), {a, b});
+  if (kDevice) g_keep.insert(g_keep.end(), {a, b, h});
   if (g_cabana)
     row.cabana[0] = mean_us(
         "cabana make", runs, [&] { halo = createHalo(NodeHaloPattern<3>(), w, *a); },
@@ -309,7 +443,11 @@ Row compare(int n, int w, int runs) {
   row.once[1] = mean_us("once scatter", runs, [&] { plan.scatter(KokkosDDT::Op::Sum); });
   plan = {};
   // (device buffers need a CUDA-aware MPI: Cabana's check, off with --cabana off, says one is there)
-  if (g_cabana || !kDevice) row.wire = wire_us<typename Device::memory_space>(cart, n, w, runs);
+  if (g_cabana || !kDevice) {
+    row.wire = wire_us<typename Device::memory_space>(cart, n, w, runs);
+    hand.run();  // (untimed: the first)
+    row.hand = mean_us("hand gather", runs, [&] { hand.run(); });
+  }
   return row;
 }
 
@@ -318,25 +456,26 @@ void table(const char* name, const std::vector<int>& sizes, const std::vector<in
   if (rank == 0) {
     std::printf("\n%s: mean us per operation (slowest rank), Cabana 0.7.0 against KokkosDDT; x = Cabana / ours\n",
                 name);
-    std::printf("%4s %2s | %9s %9s %9s | %9s %9s %9s | %9s %9s | %6s %6s %6s | %8s | %s\n", "n", "w", "cab_make",
+    std::printf("%4s %2s | %9s %9s %9s | %9s %9s %9s | %9s %9s | %6s %6s %6s | %8s %8s | %s\n", "n", "w", "cab_make",
                 "cab_gath", "cab_scat", "ddt_make", "ddt_gath", "ddt_scat", "once_gat", "once_sca", "x_make", "x_gath",
-                "x_scat", "mpi_wire", "checked");
+                "x_scat", "mpi_wire", "hand_gat", "checked");
   }
   for (int w : widths)
     for (int n : sizes) {
       const Row r = compare<Device>(n, w, 10);
       if (rank != 0) continue;
-      std::printf("%4d %2d | %9.1f %9.1f %9.1f | %9.1f %9.1f %9.1f | %9.1f %9.1f | %6.2f %6.2f %6.2f | %8.1f | %s\n", n,
-                  w, r.cabana[0], r.cabana[1], r.cabana[2], r.per_run[0], r.per_run[1], r.per_run[2], r.once[0],
-                  r.once[1], r.cabana[0] / r.per_run[0], r.cabana[1] / r.per_run[1], r.cabana[2] / r.per_run[2], r.wire,
-                  !g_cabana                           ? "-"
-                  : r.gather_equal && r.scatter_equal ? "equal"
-                                                      : "MISMATCH");
+      std::printf(
+          "%4d %2d | %9.1f %9.1f %9.1f | %9.1f %9.1f %9.1f | %9.1f %9.1f | %6.2f %6.2f %6.2f | %8.1f %8.1f | %s\n", n,
+          w, r.cabana[0], r.cabana[1], r.cabana[2], r.per_run[0], r.per_run[1], r.per_run[2], r.once[0], r.once[1],
+          r.cabana[0] / r.per_run[0], r.cabana[1] / r.per_run[1], r.cabana[2] / r.per_run[2], r.wire, r.hand,
+          !g_cabana                                           ? "-"
+          : r.gather_equal && r.scatter_equal && r.hand_equal ? "equal"
+                                                              : "MISMATCH");
       std::fflush(stdout);
       if (csv)
-        std::fprintf(csv, "%s,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%.3f\n", name, n, w, r.cabana[0],
+        std::fprintf(csv, "%s,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%.3f,%.3f\n", name, n, w, r.cabana[0],
                      r.cabana[1], r.cabana[2], r.per_run[0], r.per_run[1], r.per_run[2], r.once[0], r.once[1],
-                     r.gather_equal && r.scatter_equal ? 1 : 0, r.wire);
+                     r.gather_equal && r.scatter_equal && r.hand_equal ? 1 : 0, r.wire, r.hand);
     }
 }
 
@@ -363,7 +502,7 @@ int main(int argc, char* argv[]) {
   if (csv)
     std::fprintf(csv,
                  "space,n,w,cabana_create_us,cabana_gather_us,cabana_scatter_us,ddt_create_us,ddt_gather_us,"
-                 "ddt_scatter_us,ddt_once_gather_us,ddt_once_scatter_us,checked,mpi_wire_us\n");
+                 "ddt_scatter_us,ddt_once_gather_us,ddt_once_scatter_us,checked,mpi_wire_us,hand_gather_us\n");
   if (rank == 0)
     std::printf("halo_vs_cabana: %d ranks, %s, Kokkos %d, our transport %s\n", size,
                 Kokkos::DefaultExecutionSpace::name(), KOKKOS_VERSION, g_transport.c_str());
