@@ -7,31 +7,18 @@
 # local one: the direct typed copy would take one pass. KOKKOSDDT_PEER_LANDING=never forces the direct route, no code
 # change: halo_vs_cabana auto, rule against never, 64^3-256^3, widths 1 and 4, under MPS and time-sliced.
 # KokkosDDT's library from .carry/head.tgz against the carried CUDA-aware Open MPI, Cabana and halo_vs_cabana on it
-# (as lease-s10.sh). Everything into $OUT/res.tgz at the end (a call brings back only a few files).
+# (perf_tests/cabana/device_build.sh). Everything into $OUT/res.tgz at the end (a call brings back only a few files).
 #   run: bash next-session-planned.sh          (about 7 minutes)
 set -u
 out=/tmp/landing; rm -rf $out; mkdir -p $out
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PATH=/opt/ompi-cuda/bin:/usr/local/cuda/bin:$PATH
 stamp() { echo "==== $(date -u +%T) $*" | tee -a "$out/session.log"; }
 trap 'tar czf $OUT/res.tgz -C $out .' EXIT
-jobs=$(env -u OMP_NUM_THREADS nproc)
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$out/gpu.txt" 2>&1
 tar xzf .carry/ompi-cuda.tgz -C /
-stamp "library build"
-tree=/tmp/lib-tree
-rm -rf $tree /tmp/lib-src && mkdir -p $tree /tmp/lib-src
-tar xzf .carry/head.tgz -C $tree
-tar xzf .carry/tpls/kokkos-4.6.01.tar.gz -C /tmp/lib-src
-(cd $tree && FETCHCONTENT_SOURCE_DIR_KOKKOS=/tmp/lib-src/kokkos-4.6.01 cmake --preset cuda -DKokkosDDT_ENABLE_TESTS=OFF \
-  -DKokkosDDT_ENABLE_PERF_TESTS=OFF -DKokkosDDT_ENABLE_EXAMPLES=OFF -DKokkosDDT_ENABLE_KOKKOS_KERNELS=OFF \
-  -DMPI_CXX_COMPILER=/opt/ompi-cuda/bin/mpicxx -DMPI_C_COMPILER=/opt/ompi-cuda/bin/mpicc &&
-  cmake --build build/cuda -j "$jobs" && cmake --install build/cuda --prefix /tmp/kinst) > "$out/lib-build.log" 2>&1 ||
-  { stamp "LIBRARY BUILD FAILED"; exit 1; }
-sed -i 's/^default_arch="sm_70"/default_arch="sm_90"/' /tmp/kinst/bin/nvcc_wrapper
-stamp "cabana + halo_vs_cabana build"
-(export CXX=/tmp/kinst/bin/nvcc_wrapper OUT=$out/cabana CABANA_STAGE=build
-  bash perf_tests/cabana/run_cabana.sh /tmp/kinst 2 large) > "$out/cabana-stage-build.log" 2>&1 ||
-  { stamp "CABANA BUILD FAILED"; exit 1; }
+stamp "library, Cabana and halo_vs_cabana build"
+bash perf_tests/cabana/device_build.sh .carry/head.tgz /tmp/kinst $out 2>&1 | tee -a $out/session.log
+[ "${PIPESTATUS[0]}" = 0 ] || exit 1
 hvc=/tmp/cabana-bench/hvc/halo_vs_cabana
 for mps in on off; do
   [ $mps = on ] && nvidia-cuda-mps-control -d
