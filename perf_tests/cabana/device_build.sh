@@ -10,6 +10,7 @@
 # SOURCE_TGZ: `git archive HEAD | gzip` of this repository; Kokkos's archive from .carry/tpls or ../shared/tpls.
 # PREFIX: where the library installs (halo_vs_cabana is then CABANA_WORK/hvc/halo_vs_cabana, default
 # /tmp/cabana-bench). LOG_DIR: lib-build.log and cabana-stage-build.log. Exits non-zero, saying which step failed.
+# DEVICE_BUILD_CMAKE_ARGS: more configure arguments (on a machine where no GPU is visible: -DKokkosDDT_CUDA_ARCH=90).
 set -uo pipefail
 source_tgz=${1:?usage: device_build.sh SOURCE_TGZ PREFIX LOG_DIR}
 prefix=${2:?usage: device_build.sh SOURCE_TGZ PREFIX LOG_DIR}
@@ -26,7 +27,8 @@ kokkos_src=$(mktemp -d /tmp/kokkos-src.XXXX)
 tar xzf "$source_tgz" -C "$tree" && tar xzf "$kokkos_tgz" -C "$kokkos_src" || { echo "device_build.sh: unpacking failed" >&2; exit 1; }
 (cd "$tree" && FETCHCONTENT_SOURCE_DIR_KOKKOS="$kokkos_src/kokkos-4.6.01" cmake --preset cuda \
   -DKokkosDDT_ENABLE_TESTS=OFF -DKokkosDDT_ENABLE_PERF_TESTS=OFF -DKokkosDDT_ENABLE_EXAMPLES=OFF \
-  -DKokkosDDT_ENABLE_KOKKOS_KERNELS=OFF -DMPI_CXX_COMPILER="$(command -v mpicxx)" -DMPI_C_COMPILER="$(command -v mpicc)" &&
+  -DKokkosDDT_ENABLE_KOKKOS_KERNELS=OFF -DMPI_CXX_COMPILER="$(command -v mpicxx)" -DMPI_C_COMPILER="$(command -v mpicc)" \
+  ${DEVICE_BUILD_CMAKE_ARGS:-} &&
   cmake --build build/cuda -j "$jobs" && cmake --install build/cuda --prefix "$prefix") > "$logs/lib-build.log" 2>&1 ||
   { echo "device_build.sh: the library's build failed ($logs/lib-build.log)" >&2; exit 1; }
 # (nvcc_wrapper's default architecture is sm_70; the lent GPUs are Hopper)

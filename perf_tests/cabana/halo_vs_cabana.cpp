@@ -105,34 +105,48 @@ double mean_us(const char* what, int runs, const F& f) {
   return mean_us(what, runs, f, [] {});
 }
 
+// The neighbours of a 26-neighbour halo on the Cartesian communicator (non-periodic: those inside the process grid),
+// with the tags of their messages: the direction seen from the sender, so that a receive from offset o expects the
+// tag of -o.
+struct Neighbour {
+  int rank, send_tag, recv_tag;
+  int off[3];  // -1, 0 or 1 along each dimension
+};
+std::vector<Neighbour> neighbours(MPI_Comm cart) {
+  int dims[3], periods[3], coords[3];
+  MPI_Cart_get(cart, 3, dims, periods, coords);
+  std::vector<Neighbour> out;
+  for (int o = 0; o < 27; ++o) {
+    Neighbour nb{-1, o, 26 - o, {o / 9 - 1, o / 3 % 3 - 1, o % 3 - 1}};
+    if (nb.off[0] == 0 && nb.off[1] == 0 && nb.off[2] == 0) continue;
+    int at[3];
+    bool inside = true;
+    for (int d = 0; d < 3; ++d) {
+      at[d] = coords[d] + nb.off[d];
+      inside = inside && at[d] >= 0 && at[d] < dims[d];
+    }
+    if (!inside) continue;
+    MPI_Cart_rank(cart, at, &nb.rank);
+    out.push_back(nb);
+  }
+  return out;
+}
+
 // The wire: every message of a w-wide 26-neighbour halo of n^3 owned cells of 4 doubles (a neighbour at offset o gets
 // the owned cells within w of that face, edge or corner: n cells along a dimension where o is 0, w where it is not)
 // sent from one buffer per neighbour in `Memory` and received into another, with MPI alone. Mean of `runs` after one
 // untimed exchange.
 template <class Memory>
 double wire_us(MPI_Comm cart, int n, int w, int runs) {
-  int dims[3], periods[3], coords[3];
-  MPI_Cart_get(cart, 3, dims, periods, coords);
   struct Peer {
     int rank, send_tag, recv_tag;
     Kokkos::View<double*, Memory> out, in;
   };
   std::vector<Peer> peers;
-  for (int o = 0; o < 27; ++o) {
-    const int off[3] = {o / 9 - 1, o / 3 % 3 - 1, o % 3 - 1};
-    if (off[0] == 0 && off[1] == 0 && off[2] == 0) continue;
-    int at[3], rank = -1;
+  for (const Neighbour& nb : neighbours(cart)) {
     std::size_t count = 4;
-    bool inside = true;
-    for (int d = 0; d < 3; ++d) {
-      at[d] = coords[d] + off[d];
-      inside = inside && at[d] >= 0 && at[d] < dims[d];
-      count *= off[d] == 0 ? std::size_t(n) : std::size_t(w);
-    }
-    if (!inside) continue;
-    MPI_Cart_rank(cart, at, &rank);
-    // (tags: the direction seen from the sender, so that a receive from offset o expects the tag of -o)
-    peers.push_back({rank, o, 26 - o, Kokkos::View<double*, Memory>("wire out", count),
+    for (int d = 0; d < 3; ++d) count *= nb.off[d] == 0 ? std::size_t(n) : std::size_t(w);
+    peers.push_back({nb.rank, nb.send_tag, nb.recv_tag, Kokkos::View<double*, Memory>("wire out", count),
                      Kokkos::View<double*, Memory>("wire in", count)});
   }
   Kokkos::fence();
@@ -205,35 +219,23 @@ struct HandGather {
   Space space;
   View v;
   MPI_Comm cart;
-  std::vector<int> ranks, send_tags, recv_tags;
+  std::vector<Neighbour> peers;
   std::vector<Box> send_boxes, recv_boxes;
   Kokkos::View<Box*, Memory> sends, recvs;
   Kokkos::View<double*, Memory> out, in;
   long total = 0;
 
-  HandGather(const Space& s, const View& view, MPI_Comm c, int n, int w) : space(s), v(view), cart(c) {
-    int dims[3], periods[3], coords[3];
-    MPI_Cart_get(cart, 3, dims, periods, coords);
-    for (int o = 0; o < 27; ++o) {
-      const int off[3] = {o / 9 - 1, o / 3 % 3 - 1, o % 3 - 1};
-      if (off[0] == 0 && off[1] == 0 && off[2] == 0) continue;
-      int at[3], rank = -1;
-      bool inside = true;
+  HandGather(const Space& s, const View& view, MPI_Comm c, int n, int w)
+      : space(s), v(view), cart(c), peers(neighbours(c)) {
+    for (const Neighbour& nb : peers) {
       Box send{{}, {}, total}, recv{{}, {}, total};
       long cells = 4;
       for (int d = 0; d < 3; ++d) {
-        at[d] = coords[d] + off[d];
-        inside = inside && at[d] >= 0 && at[d] < dims[d];
-        send.extent[d] = recv.extent[d] = off[d] == 0 ? n : w;
-        send.lo[d] = off[d] > 0 ? n : w;                       // owned cells next to that side
-        recv.lo[d] = off[d] < 0 ? 0 : off[d] > 0 ? n + w : w;  // the ghosts on that side
+        send.extent[d] = recv.extent[d] = nb.off[d] == 0 ? n : w;
+        send.lo[d] = nb.off[d] > 0 ? n : w;                          // owned cells next to that side
+        recv.lo[d] = nb.off[d] < 0 ? 0 : nb.off[d] > 0 ? n + w : w;  // the ghosts on that side
         cells *= send.extent[d];
       }
-      if (!inside) continue;
-      MPI_Cart_rank(cart, at, &rank);
-      ranks.push_back(rank);
-      send_tags.push_back(o);  // (as the wire's: a receive from offset o expects the tag of -o)
-      recv_tags.push_back(26 - o);
       send_boxes.push_back(send);
       recv_boxes.push_back(recv);
       total += cells;
@@ -250,7 +252,7 @@ struct HandGather {
     return d;
   }
   void run() {
-    const int count = int(ranks.size());
+    const int count = int(peers.size());
     if (total > 0)
       Kokkos::parallel_for("hvc hand pack", Kokkos::RangePolicy<Space>(space, 0, total),
                            HandKernel<View, decltype(out), decltype(sends)>{v, out, sends, count, true});
@@ -259,12 +261,13 @@ struct HandGather {
     for (int p = 0; p < count; ++p) {
       const Box& r = recv_boxes[p];
       const long cells = 4L * r.extent[0] * r.extent[1] * r.extent[2];
-      MPI_Irecv(in.data() + r.offset, int(cells), MPI_DOUBLE, ranks[p], recv_tags[p], cart, &requests[p]);
+      MPI_Irecv(in.data() + r.offset, int(cells), MPI_DOUBLE, peers[p].rank, peers[p].recv_tag, cart, &requests[p]);
     }
     for (int p = 0; p < count; ++p) {
       const Box& s = send_boxes[p];
       const long cells = 4L * s.extent[0] * s.extent[1] * s.extent[2];
-      MPI_Isend(out.data() + s.offset, int(cells), MPI_DOUBLE, ranks[p], send_tags[p], cart, &requests[count + p]);
+      MPI_Isend(out.data() + s.offset, int(cells), MPI_DOUBLE, peers[p].rank, peers[p].send_tag, cart,
+                &requests[count + p]);
     }
     MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
     if (total > 0)
