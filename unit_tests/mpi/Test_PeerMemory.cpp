@@ -3,7 +3,7 @@
 // peer transport (its ctest pass: two processes, on one GPU or two): a plan re-made over the same field maps nothing
 // new and allocates no counters; a field freed and allocated again (CUDA may give it the same address) is mapped
 // anew and the plan writes the new field, never the old one through a stale mapping; a loop of plans keeps the
-// mappings and the device memory flat.
+// mappings and the device memory flat; memory that another library keeps mapped goes by message.
 #include <Kokkos_Core.hpp>
 #include <KokkosDDT_Transports.hpp>
 
@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include <KokkosDDT_MPI.hpp>
 #include <KokkosDDT_PeerMemory.hpp>
@@ -135,6 +136,54 @@ TEST_CASE("peer memory: a loop of plans keeps the open mappings and the device m
   CHECK(after.open == before.open);
   CHECK(after.landing_buffers == before.landing_buffers);
   CHECK(free_after + (std::size_t{4} << 20) >= free_before);  // (flat: within 4 MiB of allocator slack)
+  MPI_Comm_free(&cart);
+}
+
+// A CUDA-aware MPI keeps its IPC mappings of buffers their owner has freed (Open MPI's smcuda cache), and CUDA may give
+// the owner's next allocation that memory: this process then cannot map it ("already mapped", seen with Cabana's halo
+// beside ours). Such a message takes the plan's message transport instead of failing the plan. Here each process's
+// buffer is mapped by its ring neighbours as such a cache would, then freed, and the field allocated anew at its size
+// (CUDA's choice whether it reuses the memory: either way the step must be right).
+TEST_CASE("peer memory: memory another library keeps mapped goes by message", "[transport][peer]") {
+  Test::World w;
+  if (!over_peer() || w.size < 2) return;
+  Test::Watchdog dog("peer memory: another library's mappings");
+  MPI_Comm cart = ring(w);
+  const std::size_t bytes = sizeof(double) * (kRows + 2) * (kCols + 2);
+  void* buffer = nullptr;
+  REQUIRE(cudaMalloc(&buffer, bytes) == cudaSuccess);
+  cudaIpcMemHandle_t mine{}, prev{}, next{};
+  REQUIRE(cudaIpcGetMemHandle(&mine, buffer) == cudaSuccess);
+  MPI_Sendrecv(&mine, sizeof mine, MPI_BYTE, w.next(), 0, &prev, sizeof prev, MPI_BYTE, w.prev(), 0, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+  MPI_Sendrecv(&mine, sizeof mine, MPI_BYTE, w.prev(), 1, &next, sizeof next, MPI_BYTE, w.next(), 1, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+  std::vector<void*> held;  // ("the other library's" mappings)
+  for (const cudaIpcMemHandle_t* h : {&prev, &next}) {
+    void* at = nullptr;
+    if (cudaIpcOpenMemHandle(&at, *h, cudaIpcMemLazyEnablePeerAccess) == cudaSuccess) held.push_back(at);
+    (void)cudaGetLastError();  // (2 processes: prev and next are one buffer, which CUDA may refuse to open twice)
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  REQUIRE(cudaFree(buffer) == cudaSuccess);
+  void* memory = nullptr;
+  REQUIRE(cudaMalloc(&memory, bytes) == cudaSuccess);
+  MPI_Barrier(MPI_COMM_WORLD);
+  {
+    Field f(static_cast<double*>(memory), kRows + 2, kCols + 2);
+    fill(f, w.rank);
+    mpi::HaloOptions options;
+    options.transport = Test::halo_transport();
+    auto plan = mpi::make_halo_plan(Kokkos::Cuda(), cart, options, f);
+    plan.start(Kokkos::Cuda());
+    plan.wait();
+    Kokkos::fence();
+    INFO("rank " << w.rank << "'s routes:\n" << plan.describe());
+    CHECK(exchanged(f, w));
+  }
+  for (void* at : held) (void)cudaIpcCloseMemHandle(at);
+  (void)cudaGetLastError();
+  CHECK(cudaFree(memory) == cudaSuccess);
   MPI_Comm_free(&cart);
 }
 

@@ -93,7 +93,7 @@ bool PeerLinks::leave(double timeout) {
 
 char* PeerLinks::map(std::int64_t owner, std::int64_t base, const cudaIpcMemHandle_t& handle, const char* where) {
   char* at = map_peer(owner, base, handle, where);
-  mapped_.emplace_back(owner, base);
+  if (at) mapped_.emplace_back(owner, base);
   return at;
 }
 

@@ -83,7 +83,7 @@ class PeerLinks final {
   DepartureBoard board;          // this process's (a word per slot) and the linked peers' words it posts in
   std::vector<int> board_peers;  // the rank of each slot of this process's board
   int device = 0;                // this process's GPU (the watchdog's thread sets it)
-  // Maps a peer's allocation for the links' lifetime.
+  // Maps a peer's allocation for the links' lifetime (nullptr: map_peer's, memory another library keeps mapped).
   char* map(std::int64_t owner, std::int64_t base, const cudaIpcMemHandle_t& handle, const char* where);
 
   // The step's own stream, of the device's highest priority: the writing kernel runs beside the caller's work between

@@ -112,6 +112,10 @@ char* map_peer(std::int64_t owner, std::int64_t base, const cudaIpcMemHandle_t& 
       i = m.idle.erase(i);
     }
     opened = cudaIpcOpenMemHandle(&at, handle, cudaIpcMemLazyEnablePeerAccess);
+    if (opened == cudaErrorAlreadyMapped) {  // (a mapping that is not ours to close, or one a live plan uses)
+      (void)cudaGetLastError();
+      return nullptr;
+    }
   }
   cuda_check(opened, where, "cudaIpcOpenMemHandle");
   ++m.opened;

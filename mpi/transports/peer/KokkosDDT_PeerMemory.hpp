@@ -26,7 +26,11 @@
 
 namespace KokkosDDT::Impl {
 
-// A peer's allocation mapped here (users: the plans that write it); unmap_peer when a plan no longer does.
+// A peer's allocation mapped here (users: the plans that write it); unmap_peer when a plan no longer does. nullptr
+// where CUDA says its memory is mapped in this process already by a mapping this transport cannot close: another
+// library's IPC cache (a CUDA-aware MPI keeps its mappings of buffers their owner has freed, and the owner's next
+// allocation may reuse that memory), or a live plan's mapping of a field its owner freed. The caller then takes
+// another route; every other failure throws.
 char* map_peer(std::int64_t owner, std::int64_t base, const cudaIpcMemHandle_t& handle, const char* where);
 void unmap_peer(std::int64_t owner, std::int64_t base);
 

@@ -21,6 +21,7 @@ enum class PeerRefusal : std::int64_t {
   Cells,        // the receive's cells are not in one device allocation CUDA IPC can export (host, managed, several)
   Failed,       // mapping failed (the plan then throws everywhere)
   NoBoard,      // the receiver's departure board cannot be opened: the processes share no /dev/shm
+  Mapped,       // the receiver's memory is mapped in the sender's process already, by a mapping not the transport's
 };
 
 // What one end of a pair knows of itself.
@@ -59,6 +60,8 @@ inline const char* why(PeerRefusal r) {
       return "mapping failed";
     case PeerRefusal::NoBoard:
       return "the processes share no host memory (/dev/shm)";
+    case PeerRefusal::Mapped:
+      return "the receiver's memory is mapped here already by another library (a CUDA-aware MPI's IPC cache)";
   }
   return "unknown";
 }

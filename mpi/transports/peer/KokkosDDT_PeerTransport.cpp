@@ -305,7 +305,10 @@ class Handshake {
       if (refusal == PeerRefusal::None && !open_board(s.peer, o.pid, o.board, o.slot)) refusal = PeerRefusal::NoBoard;
       if (refusal == PeerRefusal::None) {
         try {
-          go_direct(i, o, words);
+          if (!go_direct(i, o, words)) {
+            routes[i] = DirectRoute{};
+            refusal = PeerRefusal::Mapped;
+          }
         } catch (const Error& e) {
           routes[i] = DirectRoute{};
           refusal = PeerRefusal::Failed;
@@ -346,6 +349,12 @@ class Handshake {
         failure = "the departure board of rank " + std::to_string(r.peer) + " could not be opened (/dev/shm)";
       try {
         char* theirs = links->map(a.pid, a.counter_base, a.counter_block, where_);
+        if (!theirs)  // (the route is agreed already: the plan fails, on every process, saying why)
+          throw_error(ErrorCode::Transport, where_, "transport",
+                      "rank " + std::to_string(r.peer) +
+                          "'s step counters are mapped in this process already by "
+                          "another library (a CUDA-aware MPI's IPC cache of a freed buffer whose memory they reuse): "
+                          "keep buffers MPI has sent allocated, or make the plan with the \"mpi\" transport");
         links->upstream.push_back({address(links->counters.at() + written_[r.peer]), address(theirs + a.free), r.peer,
                                    checkable(a.pid, a.pid_namespace)});
       } catch (const Error& e) {
@@ -442,8 +451,10 @@ class Handshake {
               where_, call);
   }
 
-  // Send i goes direct: its receiver's cells (and, once per peer, its counters) mapped here.
-  void go_direct(std::size_t i, const Offer& o, const std::vector<std::int64_t>& words) {
+  // Send i goes direct: its receiver's cells (and, once per peer, its counters) mapped here. false: CUDA cannot map the
+  // receiver's cells or counters here (map_peer's nullptr: memory another library keeps mapped), and the message stays
+  // with the message transport; a mapping made before that is kept until the plan ends (unmapped with the others).
+  bool go_direct(std::size_t i, const Offer& o, const std::vector<std::int64_t>& words) {
     const CommittedMessage& s = sends_[i];
     DirectRoute& route = routes[i];
     if (o.landed && o.count != s.count * s.type->size)
@@ -452,17 +463,20 @@ class Handshake {
     if (!route.landed)
       route.type = committed_from_words(words.data() + words_of<Offer>(), words.size() - words_of<Offer>(), where_);
     char* cells = links->map(o.pid, o.cells_base, o.cells, where_);
+    if (!cells) return false;
+    const bool linked = downstream_.count(s.peer) != 0;
+    char* theirs = linked ? nullptr : links->map(o.pid, o.counter_base, o.counter_block, where_);
+    if (!linked && !theirs) return false;
     route.origin =
         reinterpret_cast<char*>(reinterpret_cast<std::uintptr_t>(cells) + static_cast<std::uintptr_t>(o.origin));
     route.count = o.count;
     route.direct = true;
-    const auto [at, linked] = downstream_.emplace(s.peer, static_cast<int>(links->downstream.size()));
-    route.gate = at->second;
-    if (!linked) return;
-    char* theirs = links->map(o.pid, o.counter_base, o.counter_block, where_);
+    route.gate = downstream_.emplace(s.peer, static_cast<int>(links->downstream.size())).first->second;
+    if (linked) return true;
     const bool shared = o.gpu[0] == dev_.uuid[0] && o.gpu[1] == dev_.uuid[1];
     links->downstream.push_back({address(links->counters.at() + free_[s.peer]), address(theirs + o.written), s.peer,
                                  checkable(o.pid, o.pid_namespace), shared});
+    return true;
   }
 };
 
