@@ -46,10 +46,18 @@ namespace {
 
 using namespace Cabana::Grid;
 
-// Device memory that Cabana's halos and the arrays held, kept until the end: a CUDA-aware MPI keeps its peers' CUDA IPC
-// mappings of freed buffers open (Open MPI's smcuda cache), and a later allocation reusing that memory could then not
-// be mapped by our peer transport (cudaIpcOpenMemHandle: "resource already mapped", seen on one H200 with 2 ranks).
+// Device memory that MPI has seen (Cabana's halos and the arrays, the wire's and the hand-written gather's buffers),
+// kept until the end: a CUDA-aware MPI keeps its peers' CUDA IPC mappings of freed buffers open (Open MPI's smcuda
+// cache), and a later allocation reusing that memory cannot be mapped by our peer transport (cudaIpcOpenMemHandle:
+// "resource already mapped", seen on one H200 with 2 ranks). The plan would then send those messages over MPI instead
+// (the peer route's refusal "mapped here already by another library"), not what this benchmark means to time.
 std::vector<std::shared_ptr<const void>> g_keep;
+
+template <class View>
+void keep_for_mpi(const View& v) {
+  if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename View::memory_space>::accessible)
+    g_keep.push_back(std::make_shared<const View>(v));
+}
 bool g_cabana = true;              // --cabana off: our side alone
 std::string g_transport = "auto";  // --transport mpi|peer|nccl|auto: our plan's
 
@@ -163,6 +171,10 @@ double wire_us(MPI_Comm cart, int n, int w, int runs) {
     MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   };
   exchange();
+  for (const Peer& p : peers) {
+    keep_for_mpi(p.out);
+    keep_for_mpi(p.in);
+  }
   return mean_us("wire", runs, exchange);
 }
 
@@ -244,6 +256,8 @@ struct HandGather {
     recvs = to_device(recv_boxes);
     out = Kokkos::View<double*, Memory>("hand out", total);
     in = Kokkos::View<double*, Memory>("hand in", total);
+    keep_for_mpi(out);
+    keep_for_mpi(in);
   }
   static Kokkos::View<Box*, Memory> to_device(const std::vector<Box>& boxes) {
     Kokkos::View<Box*, Memory> d("hand boxes", boxes.size());
