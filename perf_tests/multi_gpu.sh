@@ -2,18 +2,19 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The multi-GPU suite, one MPI rank per GPU, on a machine with 2 or 4 GPUs:
 # tests, examples against one rank, the profile of a step, the scaling benchmark, halo_bench and heat3d against Kokkos
-# Comm, at every rank count in RANKS (default: 2, and 4 where there are 4 GPUs). Run from the repository root:
+# Comm, the CG example, and Cabana's grid halo against ours (issue 73), at every rank count in RANKS (default: 2, and 4
+# where there are 4 GPUs). Run from the repository root:
 #
 #   bash perf_tests/multi_gpu.sh [STEP ...]        (no STEP: all of them, in order)
 #
-# Steps: environment kokkos build tests examples nodes compare profile scaling halo heat3d cg. Resumable: each step runs once per
+# Steps: environment kokkos build tests examples nodes compare profile scaling halo heat3d cg cabana-build cabana. Resumable: each step runs once per
 # machine (its state in /tmp/multi-gpu), and a call starts no step its remaining time cannot hold (MULTI_GPU_BUDGET_S,
 # default 560 s, for hosts that limit a command to 10 minutes; raise it where none does); call again on the same
 # machine for the rest. Every call leaves $OUT/multi-gpu.tgz (every log and CSV so far) and prints a summary.
 #
 # Inputs (git-ignored): .carry/kokkos-cuda.tgz (or .carry/tpls/kokkos-4.6.01.tar.gz: see gpu_session.sh),
-# .carry/catch2, .carry/tpls/kokkos-kernels-4.7.00.tar.gz (the CG example), and for heat3d the inputs
-# perf_tests/heat3d/run_heat3d.sh names.
+# .carry/catch2, .carry/tpls/kokkos-kernels-4.7.00.tar.gz (the CG example), for heat3d the inputs
+# perf_tests/heat3d/run_heat3d.sh names, and for Cabana a CUDA-aware MPI (.carry/ompi-cuda.tgz, below).
 #
 # Ranks take their GPUs by local rank (Kokkos' default mapping); NCCL's transport checks that no two share one.
 # NVLink multicast stays off (NCCL_NVLS_ENABLE=0): on some hosts it can take the GPUs down.
@@ -260,9 +261,44 @@ cg() {  # (last: Kokkos Kernels' templates are the slowest part of the build)
   return $failed
 }
 
-export -f check environment build tests examples nodes compare profile scaling halo heat3d cg
+# Cabana 0.7.0's grid halo against our halo plan, one rank per GPU (issue 73's goals on 2 and 4 GPUs): Cabana hands
+# device pointers to MPI, so both steps need a CUDA-aware one: /opt/ompi-cuda, or .carry/ompi-cuda.tgz holding it
+# (`tar czf .carry/ompi-cuda.tgz -C / opt/ompi-cuda` after ../shared/tools/cuda-aware-ompi.sh); without it they skip,
+# saying so. cabana-build: the working tree's library (the `cuda` preset, library alone, into /tmp/kinst-cabana), Cabana
+# and halo_vs_cabana on it (perf_tests/cabana/device_build.sh, into /tmp/cabana-bench). cabana: at every rank count,
+# Cabana's own benchmark as it is (its "large" run, 4 OpenMP threads per rank for its host section), then
+# halo_vs_cabana on the device over auto and over "mpi" (results checked equal to Cabana's in every row).
+ompi_cuda=/opt/ompi-cuda
+cabana_mpi() {
+  [ -x $ompi_cuda/bin/mpicxx ] || { [ -f .carry/ompi-cuda.tgz ] && tar xzf .carry/ompi-cuda.tgz -C /; }
+  [ -x $ompi_cuda/bin/mpicxx ] && "$ompi_cuda"/bin/ompi_info --parsable --all 2> /dev/null |
+    grep -q 'mpi_built_with_cuda_support:value:true'
+}
+cabana_build() {
+  cabana_mpi || { echo "cabana-build: skipped: no CUDA-aware MPI ($ompi_cuda or .carry/ompi-cuda.tgz)"; return 0; }
+  tar czf /tmp/multi-gpu-tree.tgz --exclude=./.carry --exclude=./build --exclude=./gpu-out . || return 1
+  PATH=$ompi_cuda/bin:$PATH bash perf_tests/cabana/device_build.sh /tmp/multi-gpu-tree.tgz /tmp/kinst-cabana \
+    "$logs/cabana"
+}
+cabana() {
+  local n t hvc=/tmp/cabana-bench/hvc/halo_vs_cabana
+  [ -x $hvc ] || { echo "cabana: skipped: no halo_vs_cabana (the cabana-build step skipped or failed)"; return 0; }
+  for n in $RANKS; do
+    for t in auto mpi; do  # (Cabana's own benchmark once per rank count, before the first)
+      env PATH=$ompi_cuda/bin:$PATH OUT="$logs/cabana" CABANA_STAGE=run OMP_NUM_THREADS=4 HVC_TAG="-$t" \
+        HVC_ONLY=$([ $t = auto ] && echo 0 || echo 1) HVC_ARGS="--space device --transport $t" \
+        bash perf_tests/cabana/run_cabana.sh /tmp/kinst-cabana "$n" large || return 1
+      tail -n 22 "$logs/cabana/halo_vs_cabana-$n-$t.txt"
+    done
+  done
+}
+
+export ompi_cuda
+export -f check environment build tests examples nodes compare profile scaling halo heat3d cg cabana_mpi cabana_build \
+  cabana
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(environment kokkos build tests examples nodes compare profile scaling halo heat3d cg)
+[ ${#steps[@]} -eq 0 ] &&
+  steps=(environment kokkos build tests examples nodes compare profile scaling halo heat3d cg cabana-build cabana)
 for s in "${steps[@]}"; do
   case $s in
     environment) step environment 20 environment ;;
@@ -277,6 +313,8 @@ for s in "${steps[@]}"; do
     halo) step halo 150 halo ;;
     heat3d) step heat3d 200 heat3d ;;
     cg) step cg 200 cg ;;
+    cabana-build) step cabana-build 420 cabana_build ;;
+    cabana) step cabana 360 cabana ;;
     *)
       echo "unknown step $s" >&2
       status=2
