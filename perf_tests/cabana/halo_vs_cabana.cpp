@@ -53,11 +53,13 @@ using namespace Cabana::Grid;
 // (the peer route's refusal "mapped here already by another library"), not what this benchmark means to time.
 std::vector<std::shared_ptr<const void>> g_keep;
 
+// Keeps a device View that MPI has sent or received (host memory needs no keeping: no IPC cache maps it).
 template <class View>
 void keep_for_mpi(const View& v) {
   if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename View::memory_space>::accessible)
     g_keep.push_back(std::make_shared<const View>(v));
 }
+
 bool g_cabana = true;              // --cabana off: our side alone
 std::string g_transport = "auto";  // --transport mpi|peer|nccl|auto: our plan's
 
